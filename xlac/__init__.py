@@ -1,0 +1,17 @@
+"""xlac: compile NumPy-style Python functions to XLA.
+
+>>> import numpy as np, xlac, xlac.numpy as xnp
+>>> f = xlac.compile(lambda x: xnp.sum(x * 2))
+>>> float(f(np.arange(4.0)))
+12.0
+"""
+from xlac import lowering as _lowering  # noqa: F401  (attaches the StableHLO emitters)
+from xlac.api import Compiled, CompiledFunction, Lowered, Traced, compile
+from xlac.array import Array, asarray
+from xlac.config import config
+from xlac.errors import TracerConversionError, UnsupportedError
+from xlac.ir.primitive import ShapeError
+
+__all__ = ["Array", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced", "TracerConversionError",
+           "UnsupportedError", "asarray", "compile", "config"]
+__version__ = "0.1.0"

@@ -1,0 +1,329 @@
+"""``xlac.compile``: the compiled function, its executable cache, and the ahead-of-time stages.
+
+>>> import numpy as np, xlac, xlac.numpy as xnp
+>>> @xlac.compile
+... def f(x, y):
+...     return xnp.tanh(x @ y)
+>>> out = f(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
+>>> out.shape, out.dtype
+((2, 4), dtype('float32'))
+>>> print(f.lower(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)).as_text()[:22])
+module @xlac {
+func.f
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from dataclasses import dataclass, field
+
+from xlac import runtime
+from xlac.errors import located
+from xlac.ir.graph import Graph
+from xlac.ir.types import TensorType
+from xlac.lowering import lower_module
+from xlac.passes import run_passes
+from xlac.signature import check_leaf, leaf_spec, to_buffer
+from xlac.trace import pytree
+from xlac.trace.context import Trace
+from xlac.trace.tracer import Tracer
+
+
+# ---------------------------------------------------------------- stages
+
+
+@dataclass
+class Traced:
+    """The IR of a function for one signature, as traced and after each pass. ``str()`` is the traced IR."""
+
+    name: str
+    stages: list[tuple[str, Graph]]
+    in_tree: pytree.TreeDef
+    in_specs: tuple
+    in_paths: list[str]
+    out_tree: pytree.TreeDef
+    device: object
+
+    @property
+    def graph(self) -> Graph:
+        """The graph as traced."""
+        return self.stages[0][1]
+
+    def ir(self, stage: str = "traced") -> Graph:
+        """The graph after ``stage`` ("traced" or a pass name, "final" for the last)."""
+        if stage == "final":
+            return self.stages[-1][1]
+        for name, graph in self.stages:
+            if name == stage:
+                return graph
+        raise KeyError(f"no stage {stage!r}; stages: {', '.join(n for n, _ in self.stages)}")
+
+    def __str__(self) -> str:
+        return str(self.graph)
+
+    def lower(self) -> "Lowered":
+        return Lowered(self, lower_module(self.ir("final")))
+
+
+@dataclass
+class Lowered:
+    """A traced function lowered to StableHLO text."""
+
+    traced: Traced
+    text: str
+
+    def as_text(self) -> str:
+        """The StableHLO module."""
+        return self.text
+
+    def ir(self, stage: str = "final") -> Graph:
+        return self.traced.ir(stage)
+
+    def compile(self) -> "Compiled":
+        return Compiled(self, runtime.compile_stablehlo(self.text, self.traced.device))
+
+
+@dataclass
+class Compiled:
+    """An executable for one signature; calling it checks every argument against that signature."""
+
+    lowered: Lowered
+    executable: runtime.Executable
+    _leaf_checks: list = field(default_factory=list)
+
+    def as_text(self) -> str:
+        """XLA's optimized HLO."""
+        return self.executable.optimized_hlo()
+
+    def cost_analysis(self) -> dict:
+        return self.executable.cost_analysis()
+
+    def memory_analysis(self) -> dict:
+        return self.executable.memory_analysis()
+
+    def __call__(self, *args, **kwargs):
+        traced = self.lowered.traced
+        leaves, tree = pytree.flatten((args, kwargs))
+        if tree != traced.in_tree:
+            raise TypeError(f"{traced.name}: compiled for arguments structured as {traced.in_tree}, "
+                            f"got {tree}")
+        for leaf, spec, path in zip(leaves, traced.in_specs, traced.in_paths):
+            check_leaf(leaf, spec, path)
+        return self.run(leaves)
+
+    def run(self, leaves):
+        """Execute with argument leaves already known to fit (the cached call path)."""
+        traced = self.lowered.traced
+        device = traced.device
+        buffers = [to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, traced.in_specs)]
+        outputs = self.executable.execute(buffers)
+        from xlac.array import Array
+        results = [Array._from_buffer(b, v.type) for b, v in zip(outputs, traced.ir("final").outputs)]
+        return pytree.unflatten(traced.out_tree, results)
+
+
+# ---------------------------------------------------------------- tracing
+
+
+def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device) -> Traced:
+    """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``."""
+    with Trace() as trace:
+        tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path)
+                   for (shape, dtype, weak), path in zip(specs, paths)]
+        args, kwargs = rebuild(tracers)
+        result = fn(*args, **kwargs)
+        out_leaves, out_tree = pytree.flatten(result)
+        from xlac.numpy._core import asarray
+        outputs = []
+        for leaf in out_leaves:
+            if isinstance(leaf, Tracer) and leaf.trace is not trace:
+                raise TypeError(located(f"{name} returned a traced value from another trace"))
+            outputs.append(asarray(leaf).value)
+    trace.graph.outputs = outputs
+    return Traced(name, run_passes(trace.graph), leaves_tree, tuple(specs), list(paths), out_tree, device)
+
+
+@dataclass
+class CacheInfo:
+    traces: int = 0
+    compiles: int = 0
+    hits: int = 0
+
+
+class CompiledFunction:
+    """A function compiled with XLA per argument signature; see :func:`compile`."""
+
+    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None):
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._device = runtime.get_device(device)
+        self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
+        self._cache: dict = {}
+        self._lock = threading.Lock()
+        self._info = CacheInfo()
+
+    def cache_info(self) -> CacheInfo:
+        """How many times this function was traced, compiled, and served from the cache."""
+        return CacheInfo(self._info.traces, self._info.compiles, self._info.hits)
+
+    def _split(self, args, kwargs):
+        """(dynamic args, dynamic kwargs, static values) with static arguments taken out."""
+        statics = []
+        if self._static_argnums:
+            dyn = []
+            for i, a in enumerate(args):
+                if i in self._static_argnums:
+                    statics.append((i, _hashable(a, f"static argument {i}")))
+                else:
+                    dyn.append(a)
+            args = tuple(dyn)
+        if self._static_argnames and kwargs:
+            dyn_kwargs = {}
+            for k, v in kwargs.items():
+                if k in self._static_argnames:
+                    statics.append((k, _hashable(v, f"static argument {k!r}")))
+                else:
+                    dyn_kwargs[k] = v
+            kwargs = dyn_kwargs
+        return args, kwargs, tuple(statics)
+
+    def _merge(self, dyn_args, dyn_kwargs, statics):
+        args = list(dyn_args)
+        kwargs = dict(dyn_kwargs)
+        for key, value in sorted((s for s in statics if isinstance(s[0], int)), key=lambda s: s[0]):
+            args.insert(key, value)
+        for key, value in statics:
+            if isinstance(key, str):
+                kwargs[key] = value
+        return args, kwargs
+
+    def _signature(self, args, kwargs):
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+        leaves, tree = pytree.flatten((dyn_args, dyn_kwargs))
+        try:
+            specs = tuple(leaf_spec(leaf, "") for leaf in leaves)
+        except TypeError:
+            paths = self._paths(tree)
+            specs = tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, paths))
+        return (tree, specs, statics), leaves
+
+    def _paths(self, tree):
+        arg_names = _parameter_names(self._fn)
+        paths = []
+        for path in pytree.leaf_paths(tree):
+            # path looks like "[0][i]..." (positional) or "[1]['name']..." (keyword)
+            if path.startswith("[0]["):
+                i = int(path[4:path.index("]", 4)])
+                rest = path[path.index("]", 4) + 1:]
+                name = _positional_name(arg_names, i, self._static_argnums)
+            else:
+                key_end = path.index("]", 4)
+                name, rest = path[5:key_end - 1], path[key_end + 1:]
+            paths.append(name + rest)
+        return paths
+
+    def _compiled_for(self, key, leaves) -> Compiled:
+        compiled = self._cache.get(key)
+        if compiled is not None:
+            self._info.hits += 1
+            return compiled
+        with self._lock:
+            compiled = self._cache.get(key)
+            if compiled is None:
+                traced = self._trace_for(key)
+                compiled = traced.lower().compile()
+                self._info.compiles += 1
+                self._cache[key] = compiled
+            else:
+                self._info.hits += 1
+        return compiled
+
+    def _trace_for(self, key) -> Traced:
+        tree, specs, statics = key
+        self._info.traces += 1
+
+        def rebuild(tracers):
+            dyn_args, dyn_kwargs = pytree.unflatten(tree, tracers)
+            return self._merge(dyn_args, dyn_kwargs, statics)
+        return trace_function(self._fn, self.__name__, tree, specs, self._paths(tree), rebuild, self._device)
+
+    def __call__(self, *args, **kwargs):
+        key, leaves = self._signature(args, kwargs)
+        return self._compiled_for(key, leaves).run(leaves)
+
+    def trace(self, *args, **kwargs) -> Traced:
+        """The IR for these arguments (``str()`` prints it), with every pass stage."""
+        key, _ = self._signature(args, kwargs)
+        return self._trace_for(key)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The StableHLO for these arguments: ``f.lower(x).as_text()``."""
+        return self.trace(*args, **kwargs).lower()
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else functools.partial(self, instance)
+
+    def __repr__(self) -> str:
+        return f"<xlac.compile of {self.__name__}>"
+
+
+def _hashable(value, what: str):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"{what} must be hashable to be part of the compile cache key; "
+                        f"got {type(value).__name__}") from None
+    return value
+
+
+def _parameter_names(fn) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _positional_name(names, dyn_index, static_argnums) -> str:
+    i, seen = 0, -1
+    while True:
+        if i not in static_argnums:
+            seen += 1
+            if seen == dyn_index:
+                return names[i] if i < len(names) else f"args[{i}]"
+        i += 1
+
+
+def _static_args(fn, static_argnums, static_argnames):
+    nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+    names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+    params = _parameter_names(fn)
+    for n in list(nums):
+        if n < 0:
+            raise ValueError(f"static_argnums must be non-negative, got {n}")
+        if n < len(params):
+            names.add(params[n])
+    for name in list(names):
+        if name in params:
+            nums.add(params.index(name))
+    return frozenset(nums), frozenset(names)
+
+
+def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None):
+    """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
+
+    Each new signature (pytree structure, shapes, dtypes, static values) is traced
+    once and compiled once; later calls with it run the cached executable.
+
+    >>> import numpy as np, xlac
+    >>> @xlac.compile(static_argnames="n")
+    ... def power_sum(x, n):
+    ...     return sum(x ** k for k in range(n))
+    >>> np.asarray(power_sum(np.array([2.0]), n=3))
+    array([7.])
+    """
+    if fn is None:
+        return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 device=device)
+    return CompiledFunction(fn, static_argnums, static_argnames, device)

@@ -1,0 +1,48 @@
+"""Errors xlac raises for misuse, each naming the user's source line.
+
+>>> try:
+...     raise_with_location(TypeError, "bad input")
+... except TypeError as e:
+...     "bad input" in str(e)
+True
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from xlac.ir.graph import SourceLocation
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_SKIPPED_PREFIXES = (_PACKAGE_DIR, os.path.dirname(os.__file__) + os.sep + "contextlib")
+
+
+def user_location(skip: int = 1) -> SourceLocation | None:
+    """The innermost frame outside the xlac package: the user's line that called into xlac."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_SKIPPED_PREFIXES) and not filename.startswith("<frozen"):
+            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def located(message: str, location: SourceLocation | None = None) -> str:
+    """``message`` followed by the user's file:line."""
+    location = location or user_location(2)
+    if location is None:
+        return message
+    return f"{message}\n  at {location.file}:{location.line} (in {location.function})"
+
+
+def raise_with_location(exc_type: type[Exception], message: str, location: SourceLocation | None = None):
+    raise exc_type(located(message, location or user_location(2)))
+
+
+class TracerConversionError(TypeError):
+    """A traced value was used where Python needs a concrete one (``if x > 0:``, ``int(x)``)."""
+
+
+class UnsupportedError(NotImplementedError):
+    """A NumPy feature xlac does not implement."""

@@ -1,0 +1,88 @@
+"""The graph IR: typed SSA values, nodes in program order, graphs with inputs and outputs.
+
+A node applies one primitive to operand values, with static attributes, and
+defines its result values. Every node remembers the user's source line and the
+``xlac.numpy`` function that produced it, so a pass or a dump can point back to
+Python.
+
+>>> import numpy as np
+>>> from xlac.ir.types import TensorType
+>>> x = Value(TensorType((3,), np.dtype("float32")))
+>>> g = Graph(inputs=[x], nodes=[], outputs=[x])
+>>> len(g.inputs)
+1
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xlac.ir.types import TensorType
+
+if TYPE_CHECKING:
+    from xlac.ir.primitive import Primitive
+
+_value_ids = itertools.count()
+
+
+class Value:
+    """An SSA value: defined once (by a node or as a graph input), typed statically."""
+
+    __slots__ = ("type", "id")
+
+    def __init__(self, type: TensorType):
+        self.type = type
+        self.id = next(_value_ids)
+
+    def __repr__(self) -> str:
+        return f"%{self.id}:{self.type}"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """Where the user's code called into xlac."""
+
+    file: str
+    line: int
+    function: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """One primitive application: ``results = primitive[attrs](*operands)``."""
+
+    primitive: "Primitive"
+    operands: tuple[Value, ...]
+    attrs: dict[str, Any]
+    results: tuple[Value, ...]
+    location: SourceLocation | None = None
+    origin: str = ""          # the xlac.numpy function (e.g. "einsum") that emitted this node
+    subgraphs: tuple["Graph", ...] = ()
+
+
+@dataclass(slots=True, eq=False)
+class Graph:
+    """A program: input values, nodes in program order, output values."""
+
+    inputs: list[Value]
+    nodes: list[Node] = field(default_factory=list)
+    outputs: list[Value] = field(default_factory=list)
+    input_names: list[str] = field(default_factory=list)   # argument paths, e.g. "x" or "params['w']"
+
+    def __str__(self) -> str:
+        from xlac.ir.printer import format_graph
+        return format_graph(self)
+
+    def op_counts(self) -> dict[str, int]:
+        """How many nodes of each primitive the graph holds (sub-graphs included)."""
+        counts: dict[str, int] = {}
+        for node in self.nodes:
+            counts[node.primitive.name] = counts.get(node.primitive.name, 0) + 1
+            for sub in node.subgraphs:
+                for name, n in sub.op_counts().items():
+                    counts[name] = counts.get(name, 0) + n
+        return counts

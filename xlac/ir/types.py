@@ -1,0 +1,49 @@
+"""TensorType: the static type of every IR value, a shape and a dtype."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlac.ir import dtypes
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType:
+    """A statically shaped tensor type.
+
+    >>> TensorType((8, 4), np.dtype("float32"))
+    f32[8,4]
+    """
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def with_dtype(self, dtype) -> "TensorType":
+        return TensorType(self.shape, dtype)
+
+    def with_shape(self, shape) -> "TensorType":
+        return TensorType(tuple(shape), self.dtype)
+
+    def mlir(self) -> str:
+        """StableHLO spelling: ``tensor<8x4xf32>``."""
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{dtypes.mlir_name(self.dtype)}>"
+
+    def __repr__(self) -> str:
+        return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    __str__ = __repr__
+
+
+def scalar_type(dtype) -> TensorType:
+    """The 0-d type of ``dtype``."""
+    return TensorType((), np.dtype(dtype))

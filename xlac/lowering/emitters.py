@@ -1,0 +1,320 @@
+"""One StableHLO emitter per primitive, attached to the primitive's declaration.
+
+An emitter takes the function writer, the node and its operands' SSA names and
+returns its results' SSA names. Elementwise primitives are one table each.
+
+>>> from xlac.ir import CATALOG
+>>> all(p.emitter is not None for p in CATALOG.values())
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.ir import dtypes
+from xlac.ir import primitives as P
+from xlac.ir.types import TensorType, scalar_type
+from xlac.lowering.module import FunctionWriter, dims, int_list
+
+BOOL = np.dtype("bool")
+
+
+def _emits(primitive):
+    def register(fn):
+        primitive.emitter = fn
+        return fn
+    return register
+
+
+def _types(node):
+    return [v.type for v in node.operands], [v.type for v in node.results]
+
+
+def _simple(op_name: str, attrs_of=lambda node: ""):
+    """An emitter for a primitive that maps onto one StableHLO op with no region."""
+    def emit(w: FunctionWriter, node, operands):
+        ins, outs = _types(node)
+        return w.op(op_name, operands, ins, outs, attrs_of(node))
+    return emit
+
+
+UNARY_STABLEHLO = {
+    "neg": "stablehlo.negate", "abs": "stablehlo.abs", "sign": "stablehlo.sign",
+    "exp": "stablehlo.exponential", "expm1": "stablehlo.exponential_minus_one", "log": "stablehlo.log",
+    "log1p": "stablehlo.log_plus_one", "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt",
+    "cbrt": "stablehlo.cbrt", "tanh": "stablehlo.tanh", "logistic": "stablehlo.logistic",
+    "sin": "stablehlo.sine", "cos": "stablehlo.cosine", "tan": "stablehlo.tan",
+    "floor": "stablehlo.floor", "ceil": "stablehlo.ceil", "round": "stablehlo.round_nearest_even",
+    "erf": "chlo.erf", "not": "stablehlo.not", "popcnt": "stablehlo.popcnt",
+    "real": "stablehlo.real", "imag": "stablehlo.imag",
+}
+BINARY_STABLEHLO = {
+    "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
+    "div": "stablehlo.divide", "rem": "stablehlo.remainder", "pow": "stablehlo.power",
+    "max": "stablehlo.maximum", "min": "stablehlo.minimum", "atan2": "stablehlo.atan2",
+    "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor",
+    "shift_left": "stablehlo.shift_left", "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
+    "shift_right_logical": "stablehlo.shift_right_logical",
+}
+for _name, _prim in P.unary.items():
+    _prim.emitter = _simple(UNARY_STABLEHLO[_name])
+for _name, _prim in P.binary.items():
+    _prim.emitter = _simple(BINARY_STABLEHLO[_name])
+P.is_finite.emitter = _simple("stablehlo.is_finite")
+P.select.emitter = _simple("stablehlo.select")
+P.clamp.emitter = _simple("stablehlo.clamp")
+P.convert.emitter = _simple("stablehlo.convert")
+P.bitcast_convert.emitter = _simple("stablehlo.bitcast_convert")
+P.reshape.emitter = _simple("stablehlo.reshape")
+P.dynamic_update_slice.emitter = _simple("stablehlo.dynamic_update_slice")
+P.broadcast_in_dim.emitter = _simple(
+    "stablehlo.broadcast_in_dim", lambda n: f"broadcast_dimensions = {dims(n.attrs['broadcast_dimensions'])}")
+P.transpose.emitter = _simple("stablehlo.transpose", lambda n: f"permutation = {dims(n.attrs['permutation'])}")
+P.reverse.emitter = _simple("stablehlo.reverse", lambda n: f"dimensions = {dims(n.attrs['dimensions'])}")
+P.slice_.emitter = _simple("stablehlo.slice", lambda n: (
+    f"start_indices = {dims(n.attrs['start'])}, limit_indices = {dims(n.attrs['limit'])}, "
+    f"strides = {dims(n.attrs['strides'])}"))
+P.dynamic_slice.emitter = _simple("stablehlo.dynamic_slice", lambda n: f"slice_sizes = {dims(n.attrs['sizes'])}")
+P.concatenate.emitter = _simple("stablehlo.concatenate", lambda n: f"dimension = {n.attrs['dimension']} : i64")
+P.pad.emitter = _simple("stablehlo.pad", lambda n: (
+    f"edge_padding_low = {dims(n.attrs['low'])}, edge_padding_high = {dims(n.attrs['high'])}, "
+    f"interior_padding = {dims(n.attrs['interior'])}"))
+P.iota.emitter = _simple("stablehlo.iota", lambda n: f"iota_dimension = {n.attrs['dimension']} : i64")
+
+
+def compare_type(dtype: np.dtype) -> str:
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    if dtypes.is_signed_int(dtype):
+        return "SIGNED"
+    return "UNSIGNED"
+
+
+def emit_compare(w: FunctionWriter, a: str, b: str, t: TensorType, direction: str) -> str:
+    attrs = (f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
+             f"compare_type = #stablehlo<comparison_type {compare_type(t.dtype)}>")
+    return w.op("stablehlo.compare", [a, b], [t, t], [t.with_dtype(BOOL)], attrs)[0]
+
+
+@_emits(P.compare)
+def _compare(w, node, operands):
+    return [emit_compare(w, *operands, node.operands[0].type, node.attrs["direction"])]
+
+
+# ---------------------------------------------------------------- constants
+
+
+def dense_literal(value: np.ndarray) -> str:
+    """MLIR dense elements: a splat scalar, or the raw little-endian bytes in hex."""
+    flat = value.reshape(-1)
+    if flat.size and value.dtype.kind != "c" and (flat == flat[0]).all() | (flat.size == 1):
+        return _scalar_literal(flat[:1].copy())
+    if value.dtype == BOOL:
+        value = value.astype(np.uint8)
+    return '"0x' + np.ascontiguousarray(value).astype(value.dtype.newbyteorder("<")).tobytes().hex().upper() + '"'
+
+
+def _scalar_literal(one: np.ndarray) -> str:
+    if one.dtype == BOOL:
+        return "true" if one[0] else "false"
+    if dtypes.is_int(one.dtype):
+        return str(int(one[0]))
+    bits = one.view(np.dtype(f"uint{8 * one.dtype.itemsize}"))[0]
+    return f"0x{int(bits):0{2 * one.dtype.itemsize}X}"
+
+
+def emit_constant(w: FunctionWriter, value: np.ndarray) -> str:
+    t = TensorType(value.shape, dtypes.canonical(value.dtype))
+    return w.op("stablehlo.constant", [], [], [t], f"value = dense<{dense_literal(value)}> : {t.mlir()}")[0]
+
+
+@_emits(P.constant)
+def _constant(w, node, operands):
+    return [emit_constant(w, node.attrs["value"])]
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def reduce_init(op: str, dtype: np.dtype) -> np.ndarray:
+    """The identity of a reduction: 0 for sum, 1 for prod, the lowest value for max, ..."""
+    if op == "sum" or op == "or":
+        return np.zeros((), dtype)
+    if op == "prod":
+        return np.ones((), dtype)
+    if op == "and":
+        return np.array(True) if dtype == BOOL else np.array(-1).astype(dtype)
+    lowest = op == "max"
+    if dtype == BOOL:
+        return np.array(not lowest)
+    if dtypes.is_int(dtype):
+        info = np.iinfo(dtype)
+        return np.array(info.min if lowest else info.max, dtype)
+    return np.array(-np.inf if lowest else np.inf).astype(dtype)
+
+
+REDUCE_BODY = {"sum": "add", "prod": "mul", "max": "max", "min": "min", "and": "and", "or": "or"}
+
+
+def _reduce_body_op(op: str, dtype) -> str:
+    if dtype == BOOL and op == "sum":
+        return "stablehlo.or"
+    if dtype == BOOL and op == "prod":
+        return "stablehlo.and"
+    return BINARY_STABLEHLO[REDUCE_BODY[op]]
+
+
+@_emits(P.reduce)
+def _reduce(w, node, operands):
+    x = node.operands[0].type
+    op = node.attrs["op"]
+    s = scalar_type(x.dtype)
+    init = emit_constant(w, reduce_init(op, x.dtype))
+
+    def body(rw, args):
+        return rw.op(_reduce_body_op(op, x.dtype), args, [s, s], [s]), [s]
+    region = w.region([s, s], body)
+    return w.op("stablehlo.reduce", [operands[0], init], [x, s], [node.results[0].type],
+                f"dimensions = {dims(node.attrs['axes'])}", [region])
+
+
+def _arg_reduce(direction: str):
+    """argmax / argmin as a reduce over (value, index) pairs; ties and NaNs go to the first index, as in NumPy."""
+    def emit(w, node, operands):
+        x = node.operands[0].type
+        axis, index_dtype = node.attrs["axis"], node.attrs["index_dtype"]
+        vt, it = scalar_type(x.dtype), scalar_type(index_dtype)
+        indices = w.op("stablehlo.iota", [], [], [x.with_dtype(index_dtype)], f"iota_dimension = {axis} : i64")[0]
+        init_value = emit_constant(w, reduce_init("max" if direction == "GT" else "min", x.dtype))
+        init_index = emit_constant(w, np.array(np.iinfo(index_dtype).max, index_dtype))
+        bt = vt.with_dtype(BOOL)
+
+        def body(rw, args):
+            a, ai, b, bi = args
+            better = emit_compare(rw, a, b, vt, direction)
+            equal = emit_compare(rw, a, b, vt, "EQ")
+            if dtypes.is_inexact(x.dtype):
+                a_nan = emit_compare(rw, a, a, vt, "NE")
+                b_nan = emit_compare(rw, b, b, vt, "NE")
+                both_nan = rw.op("stablehlo.and", [a_nan, b_nan], [bt, bt], [bt])[0]
+                equal = rw.op("stablehlo.or", [equal, both_nan], [bt, bt], [bt])[0]
+                not_b_nan = rw.op("stablehlo.not", [b_nan], [bt], [bt])[0]
+                better = rw.op("stablehlo.or", [better, a_nan], [bt, bt], [bt])[0]
+                better = rw.op("stablehlo.and", [better, not_b_nan], [bt, bt], [bt])[0]
+            first = emit_compare(rw, ai, bi, it, "LT")
+            tie = rw.op("stablehlo.and", [equal, first], [bt, bt], [bt])[0]
+            pick_a = rw.op("stablehlo.or", [better, tie], [bt, bt], [bt])[0]
+            value = rw.op("stablehlo.select", [pick_a, a, b], [bt, vt, vt], [vt])[0]
+            index = rw.op("stablehlo.select", [pick_a, ai, bi], [bt, it, it], [it])[0]
+            return [value, index], [vt, it]
+        region = w.region([vt, it, vt, it], body)
+        out = node.results[0].type
+        results = w.op("stablehlo.reduce", [operands[0], indices, init_value, init_index],
+                       [x, x.with_dtype(index_dtype), vt, it], [out.with_dtype(x.dtype), out],
+                       f"dimensions = {dims([axis])}", [region])
+        return [results[1]]
+    return emit
+
+
+P.argmax.emitter = _arg_reduce("GT")
+P.argmin.emitter = _arg_reduce("LT")
+
+
+# ---------------------------------------------------------------- contraction, sort, gather, scatter
+
+
+@_emits(P.dot_general)
+def _dot_general(w, node, operands):
+    (lc, rc), (lb, rb) = node.attrs["contracting"], node.attrs["batch"]
+    ins, outs = _types(node)
+    attrs = (f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = {int_list(lb)}, "
+             f"rhs_batching_dimensions = {int_list(rb)}, lhs_contracting_dimensions = {int_list(lc)}, "
+             f"rhs_contracting_dimensions = {int_list(rc)}>")
+    if dtypes.is_inexact(ins[0].dtype) and ins[0].dtype.itemsize >= 4:
+        # NumPy's float32 matmul is exact float32: no TF32 or bf16 passes on GPUs and TPUs.
+        attrs += ", precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]"
+    return w.op("stablehlo.dot_general", operands, ins, outs, attrs)
+
+
+def _less_than(rw, a: str, b: str, t: TensorType) -> tuple[str, str]:
+    """(a < b, a == b) with NaNs sorted after every number, as NumPy sorts."""
+    bt = t.with_dtype(BOOL)
+    lt = emit_compare(rw, a, b, t, "LT")
+    eq = emit_compare(rw, a, b, t, "EQ")
+    if dtypes.is_float(t.dtype):
+        a_nan = emit_compare(rw, a, a, t, "NE")
+        b_nan = emit_compare(rw, b, b, t, "NE")
+        a_num = rw.op("stablehlo.not", [a_nan], [bt], [bt])[0]
+        num_then_nan = rw.op("stablehlo.and", [a_num, b_nan], [bt, bt], [bt])[0]
+        lt = rw.op("stablehlo.or", [lt, num_then_nan], [bt, bt], [bt])[0]
+        both_nan = rw.op("stablehlo.and", [a_nan, b_nan], [bt, bt], [bt])[0]
+        eq = rw.op("stablehlo.or", [eq, both_nan], [bt, bt], [bt])[0]
+    return lt, eq
+
+
+@_emits(P.sort)
+def _sort(w, node, operands):
+    ins, outs = _types(node)
+    num_keys = node.attrs["num_keys"]
+    scalars = [scalar_type(t.dtype) for t in ins]
+    arg_types = [t for s in scalars for t in (s, s)]
+    bt = scalar_type(BOOL)
+
+    def body(rw, args):
+        result = None
+        for k in reversed(range(num_keys)):      # lexicographic: key 0 decides, later keys break ties
+            lt, eq = _less_than(rw, args[2 * k], args[2 * k + 1], scalars[k])
+            if result is None:
+                result = lt
+            else:
+                tie = rw.op("stablehlo.and", [eq, result], [bt, bt], [bt])[0]
+                result = rw.op("stablehlo.or", [lt, tie], [bt, bt], [bt])[0]
+        return [result], [bt]
+    region = w.region(arg_types, body)
+    attrs = f"dimension = {node.attrs['dimension']} : i64, is_stable = {str(node.attrs['is_stable']).lower()}"
+    return w.op("stablehlo.sort", operands, ins, outs, attrs, [region])
+
+
+@_emits(P.gather)
+def _gather(w, node, operands):
+    a = node.attrs
+    ins, outs = _types(node)
+    numbers = (f"offset_dims = {int_list(a['offset_dims'])}, collapsed_slice_dims = {int_list(a['collapsed_slice_dims'])}, "
+               f"operand_batching_dims = {int_list(a.get('operand_batching_dims', ()))}, "
+               f"start_indices_batching_dims = {int_list(a.get('start_indices_batching_dims', ()))}, "
+               f"start_index_map = {int_list(a['start_index_map'])}, index_vector_dim = {ins[1].ndim - 1}")
+    attrs = (f"dimension_numbers = #stablehlo.gather<{numbers}>, indices_are_sorted = false, "
+             f"slice_sizes = {dims(a['slice_sizes'])}")
+    return w.op("stablehlo.gather", operands, ins, outs, attrs)
+
+
+SCATTER_COMBINERS = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
+                     "min": "stablehlo.minimum"}
+
+
+@_emits(P.scatter)
+def _scatter(w, node, operands):
+    a = node.attrs
+    ins, outs = _types(node)
+    s = scalar_type(ins[0].dtype)
+    mode = a.get("mode", "set")
+
+    def body(rw, args):
+        if mode == "set":
+            return [args[1]], [s]
+        op = SCATTER_COMBINERS[mode]
+        if s.dtype == BOOL and mode in ("add", "max"):
+            op = "stablehlo.or"
+        elif s.dtype == BOOL and mode in ("mul", "min"):
+            op = "stablehlo.and"
+        return rw.op(op, args, [s, s], [s]), [s]
+    region = w.region([s, s], body)
+    numbers = (f"update_window_dims = {int_list(a['update_window_dims'])}, "
+               f"inserted_window_dims = {int_list(a['inserted_window_dims'])}, "
+               f"input_batching_dims = {int_list(a.get('input_batching_dims', ()))}, "
+               f"scatter_indices_batching_dims = {int_list(a.get('scatter_indices_batching_dims', ()))}, "
+               f"scatter_dims_to_operand_dims = {int_list(a['scatter_dims_to_operand_dims'])}, "
+               f"index_vector_dim = {ins[1].ndim - 1}")
+    attrs = (f"scatter_dimension_numbers = #stablehlo.scatter<{numbers}>, indices_are_sorted = false, "
+             "unique_indices = false")
+    return w.op("stablehlo.scatter", operands, ins, outs, attrs, [region])

@@ -1,0 +1,16 @@
+"""``xlac.numpy``: NumPy's API, written on xlac's primitives.
+
+Inside ``@xlac.compile`` these functions record IR; outside they run eagerly on
+the device and return ``xlac.Array``.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> np.asarray(xnp.maximum(np.array([1, 5]), 3))
+array([3, 5])
+"""
+from xlac.numpy.dtypes import *  # noqa: F401,F403
+from xlac.numpy.ufuncs import *  # noqa: F401,F403
+from xlac.numpy.shapes import *  # noqa: F401,F403
+from xlac.numpy.reductions import *  # noqa: F401,F403
+from xlac.numpy.creation import *  # noqa: F401,F403
+from xlac.numpy.contractions import *  # noqa: F401,F403
+from xlac.numpy.indexing import *  # noqa: F401,F403

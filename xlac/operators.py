@@ -1,0 +1,142 @@
+"""ArrayOperators: NumPy's operators and ndarray methods, shared by tracers and ``xlac.Array``.
+
+Each operator calls the ``xlac.numpy`` function NumPy's operator calls, so traced
+and eager arrays promote, broadcast and fail exactly as the functions do.
+
+>>> import numpy as np, xlac
+>>> a = xlac.asarray(np.array([1.0, 2.0], np.float32))
+>>> np.asarray(a * 2 + 1)
+array([3., 5.], dtype=float32)
+"""
+from __future__ import annotations
+
+
+
+class _NumpyNamespace:
+    """Stands for ``xlac.numpy`` until first use: that package imports the tracer, which uses these
+    operators, so it cannot be imported when this module is. The first lookup swaps in the module."""
+
+    def __getattr__(self, name):
+        import xlac.numpy
+        globals()["xnp"] = xlac.numpy
+        return getattr(xlac.numpy, name)
+
+
+xnp = _NumpyNamespace()
+
+
+class ArrayOperators:
+    """Mixin: requires ``shape`` and ``dtype``."""
+
+    __slots__ = ()
+
+    # -- attributes
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def T(self):
+        return xnp.transpose(self)
+
+    @property
+    def mT(self):
+        return xnp.swapaxes(self, -1, -2)
+
+    @property
+    def real(self):
+        return xnp.real(self)
+
+    @property
+    def imag(self):
+        return xnp.imag(self)
+
+    # -- arithmetic
+    def __add__(self, other): return xnp.add(self, other)
+    def __radd__(self, other): return xnp.add(other, self)
+    def __sub__(self, other): return xnp.subtract(self, other)
+    def __rsub__(self, other): return xnp.subtract(other, self)
+    def __mul__(self, other): return xnp.multiply(self, other)
+    def __rmul__(self, other): return xnp.multiply(other, self)
+    def __truediv__(self, other): return xnp.divide(self, other)
+    def __rtruediv__(self, other): return xnp.divide(other, self)
+    def __floordiv__(self, other): return xnp.floor_divide(self, other)
+    def __rfloordiv__(self, other): return xnp.floor_divide(other, self)
+    def __mod__(self, other): return xnp.remainder(self, other)
+    def __rmod__(self, other): return xnp.remainder(other, self)
+    def __pow__(self, other): return xnp.power(self, other)
+    def __rpow__(self, other): return xnp.power(other, self)
+    def __matmul__(self, other): return xnp.matmul(self, other)
+    def __rmatmul__(self, other): return xnp.matmul(other, self)
+    def __divmod__(self, other): return xnp.floor_divide(self, other), xnp.remainder(self, other)
+    def __rdivmod__(self, other): return xnp.floor_divide(other, self), xnp.remainder(other, self)
+    def __neg__(self): return xnp.negative(self)
+    def __pos__(self): return xnp.positive(self)
+    def __abs__(self): return xnp.absolute(self)
+    def __invert__(self): return xnp.invert(self)
+
+    # -- bitwise
+    def __and__(self, other): return xnp.bitwise_and(self, other)
+    def __rand__(self, other): return xnp.bitwise_and(other, self)
+    def __or__(self, other): return xnp.bitwise_or(self, other)
+    def __ror__(self, other): return xnp.bitwise_or(other, self)
+    def __xor__(self, other): return xnp.bitwise_xor(self, other)
+    def __rxor__(self, other): return xnp.bitwise_xor(other, self)
+    def __lshift__(self, other): return xnp.left_shift(self, other)
+    def __rlshift__(self, other): return xnp.left_shift(other, self)
+    def __rshift__(self, other): return xnp.right_shift(self, other)
+    def __rrshift__(self, other): return xnp.right_shift(other, self)
+
+    # -- comparison
+    def __eq__(self, other): return xnp.equal(self, other)  # type: ignore[override]
+    def __ne__(self, other): return xnp.not_equal(self, other)  # type: ignore[override]
+    def __lt__(self, other): return xnp.less(self, other)
+    def __le__(self, other): return xnp.less_equal(self, other)
+    def __gt__(self, other): return xnp.greater(self, other)
+    def __ge__(self, other): return xnp.greater_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # -- indexing
+    def __getitem__(self, index): return xnp.getitem(self, index)
+
+    # -- methods
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return xnp.reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        return xnp.transpose(self, axes or None)
+
+    def swapaxes(self, axis1, axis2): return xnp.swapaxes(self, axis1, axis2)
+    def squeeze(self, axis=None): return xnp.squeeze(self, axis)
+    def ravel(self, order="C"): return xnp.ravel(self, order=order)
+    def flatten(self, order="C"): return xnp.ravel(self, order=order)
+    def astype(self, dtype, copy=True): return xnp.astype(self, dtype)
+    def sum(self, axis=None, dtype=None, keepdims=False): return xnp.sum(self, axis, dtype=dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, keepdims=False): return xnp.prod(self, axis, dtype=dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, keepdims=False): return xnp.mean(self, axis, dtype=dtype, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return xnp.var(self, axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return xnp.std(self, axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def max(self, axis=None, keepdims=False): return xnp.max(self, axis, keepdims=keepdims)
+    def min(self, axis=None, keepdims=False): return xnp.min(self, axis, keepdims=keepdims)
+    def all(self, axis=None, keepdims=False): return xnp.all(self, axis, keepdims=keepdims)
+    def any(self, axis=None, keepdims=False): return xnp.any(self, axis, keepdims=keepdims)
+    def argmax(self, axis=None, keepdims=False): return xnp.argmax(self, axis, keepdims=keepdims)
+    def argmin(self, axis=None, keepdims=False): return xnp.argmin(self, axis, keepdims=keepdims)
+    def clip(self, min=None, max=None): return xnp.clip(self, min, max)
+    def dot(self, other): return xnp.dot(self, other)
+    def conj(self): return xnp.conjugate(self)
+    def copy(self): return xnp.copy(self)

@@ -1,0 +1,49 @@
+"""PJRT clients and devices.
+
+>>> get_device("cpu").platform
+'cpu'
+"""
+from __future__ import annotations
+
+import functools
+
+import jax.extend.backend as jax_backend
+
+
+@functools.cache
+def _backend(platform: str | None):
+    return jax_backend.get_backend(platform)
+
+
+def get_device(device=None):
+    """A PJRT device: ``None`` for the default backend's first device, a platform name
+    (``"cpu"``, ``"gpu"``, ``"tpu"``), ``"gpu:1"``, or a device object returned by this function or by JAX."""
+    if device is None:
+        return default_device()
+    if isinstance(device, str):
+        platform, _, index = device.partition(":")
+        try:
+            devices = _backend(platform).local_devices()
+        except RuntimeError as e:
+            raise ValueError(f"xlac: no {platform!r} backend available ({e})") from None
+        i = int(index or 0)
+        if not 0 <= i < len(devices):
+            raise ValueError(f"xlac: device {device!r} does not exist; {platform} has {len(devices)} device(s)")
+        return devices[i]
+    if hasattr(device, "client") and hasattr(device, "platform"):
+        return device
+    raise TypeError(f"xlac: expected a device or a platform name such as 'cpu' or 'gpu:0', got {device!r}")
+
+
+@functools.cache
+def default_device():
+    """The first device of jaxlib's default backend (a GPU or TPU when there is one)."""
+    return _backend(None).local_devices()[0]
+
+
+def backend_of(device):
+    return device.client
+
+
+def compile_options():
+    return jax_backend.get_compile_options(num_replicas=1, num_partitions=1)

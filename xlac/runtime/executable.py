@@ -1,0 +1,60 @@
+"""Compiling StableHLO text with PJRT and running the executable.
+
+>>> text = '''func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+...   %0 = "stablehlo.add"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+...   "func.return"(%0) : (tensor<2xf32>) -> ()
+... }'''
+>>> import numpy as np
+>>> from xlac.runtime.client import get_device
+>>> from xlac.runtime.transfer import to_device
+>>> exe = compile_stablehlo(text, get_device("cpu"))
+>>> np.asarray(exe.execute([to_device(np.ones(2, np.float32), exe.device)])[0])
+array([2., 2.], dtype=float32)
+"""
+from __future__ import annotations
+
+from xlac.runtime.client import compile_options
+
+
+class CompileError(RuntimeError):
+    """XLA refused the StableHLO module xlac produced (a bug in xlac: please report it)."""
+
+
+class Executable:
+    """A compiled program on one device."""
+
+    def __init__(self, loaded, device):
+        self._loaded = loaded
+        self.device = device
+        self._execute = loaded.execute_sharded
+
+    def execute(self, buffers: list) -> list:
+        """Run with device buffers in parameter order; returns the output buffers."""
+        results = self._execute(buffers).disassemble_into_single_device_arrays()
+        return [r[0] for r in results]
+
+    def optimized_hlo(self) -> str:
+        """XLA's HLO after its optimization passes."""
+        return "\n".join(m.to_string() for m in self._loaded.hlo_modules())
+
+    def cost_analysis(self) -> dict:
+        cost = self._loaded.cost_analysis()
+        return dict(cost[0] if isinstance(cost, list) else cost)
+
+    def memory_analysis(self) -> dict:
+        stats = self._loaded.get_compiled_memory_stats()
+        names = ("argument_size_in_bytes", "output_size_in_bytes", "alias_size_in_bytes",
+                 "temp_size_in_bytes", "generated_code_size_in_bytes")
+        out = {name: getattr(stats, name) for name in names if hasattr(stats, name)}
+        if hasattr(stats, "peak_memory_in_bytes"):
+            out["peak_memory_in_bytes"] = stats.peak_memory_in_bytes
+        return out
+
+
+def compile_stablehlo(text: str, device) -> Executable:
+    """Compile a StableHLO module (text with a ``main`` function) for ``device``."""
+    try:
+        loaded = device.client.compile_and_load(text, [device], compile_options())
+    except Exception as e:  # jaxlib raises its own JaxRuntimeError
+        raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
+    return Executable(loaded, device)

@@ -1,0 +1,64 @@
+"""Argument signatures: what a compiled executable was built for, and the check that an argument fits.
+
+A leaf's spec is ``(shape, dtype, weak)``: weak for Python scalars, which NumPy
+promotes as weak values. The executable itself checks only byte sizes, so every
+argument is checked against its spec here before it reaches the device.
+
+>>> import numpy as np
+>>> leaf_spec(np.ones((2, 3), np.float32), "x")
+((2, 3), dtype('float32'), False)
+>>> leaf_spec(2.0, "lr")
+((), dtype('float64'), True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac import runtime
+from xlac.ir import dtypes
+
+_SCALAR_DTYPES = {bool: np.dtype("bool"), int: np.dtype("int64"), float: np.dtype("float64"),
+                  complex: np.dtype("complex128")}
+
+
+def format_spec(spec) -> str:
+    shape, dtype, weak = spec
+    text = f"{dtypes.short_name(dtype)}[{','.join(map(str, shape))}]"
+    return f"{text} (a Python scalar)" if weak else text
+
+
+def leaf_spec(leaf, path: str):
+    """The spec of one argument leaf; TypeError for a type xlac does not take."""
+    kind = type(leaf)
+    scalar = _SCALAR_DTYPES.get(kind)
+    if scalar is not None:
+        return (), scalar, True
+    xlac_type = getattr(leaf, "_xlac_type", None)
+    if xlac_type is not None:
+        return xlac_type.shape, xlac_type.dtype, False
+    if isinstance(leaf, (np.ndarray, np.generic)) or runtime.is_device_buffer(leaf):
+        dtype = leaf.dtype
+        if dtype not in dtypes.SUPPORTED:
+            raise TypeError(f"argument {path}: dtype {dtype} is not supported; supported: "
+                            + ", ".join(str(d) for d in dtypes.SUPPORTED))
+        return tuple(leaf.shape), dtype, False
+    raise TypeError(f"argument {path}: xlac takes NumPy arrays, xlac.Arrays, jax Arrays, Python and NumPy "
+                    f"scalars, and tuples, lists, dicts and None of them; got {kind.__module__}.{kind.__qualname__}")
+
+
+def check_leaf(leaf, spec, path: str) -> None:
+    """TypeError unless ``leaf`` fits the compiled ``spec`` exactly."""
+    given = leaf_spec(leaf, path)
+    if given != spec and not (spec[2] and given[:2] == spec[:2]):
+        raise TypeError(f"argument {path}: the compiled function expects {format_spec(spec)}, "
+                        f"got {format_spec(given)}")
+
+
+def to_buffer(leaf, spec, device):
+    """A device buffer for one argument leaf."""
+    buffer = getattr(leaf, "_buffer", None)
+    if buffer is not None:
+        return runtime.put_buffer(buffer, device)
+    if runtime.is_device_buffer(leaf):
+        return runtime.put_buffer(leaf, device)
+    return runtime.to_device(np.asarray(leaf, dtype=spec[1]), device)

@@ -1,0 +1,1 @@
+"""Tracing: tracer objects, the tracing context, typed primitive helpers and pytrees."""

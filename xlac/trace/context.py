@@ -1,0 +1,85 @@
+"""The tracing context: a Trace records the nodes that primitives bind while a function runs.
+
+Tracing is thread-local, so several threads can trace at once. Outside any trace,
+``current_trace()`` is ``None`` and ``xlac.numpy`` functions run eagerly.
+
+>>> import numpy as np
+>>> from xlac.ir import primitives as P
+>>> from xlac.ir.types import TensorType
+>>> with Trace() as t:
+...     x = t.add_input(TensorType((3,), np.dtype("float32")))
+...     y = t.bind(P.unary["exp"], (x,))
+>>> t.graph.nodes[0].primitive.name
+'exp'
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from xlac.errors import located, user_location
+from xlac.ir.graph import Graph, Node, Value
+from xlac.ir.primitive import Primitive, ShapeError
+from xlac.ir.types import TensorType
+from xlac.trace.tracer import Tracer
+
+_state = threading.local()
+
+
+def current_trace() -> "Trace | None":
+    """The innermost active trace of this thread, or None."""
+    stack = getattr(_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def origin(name: str):
+    """Tag the nodes bound inside with the ``xlac.numpy`` function that is running (outermost wins)."""
+    outer = getattr(_state, "origin", "")
+    if not outer:
+        _state.origin = name
+    try:
+        yield
+    finally:
+        _state.origin = outer
+
+
+class Trace:
+    """Builds one graph. Use as a context manager to make it the current trace."""
+
+    def __init__(self):
+        self.graph = Graph(inputs=[])
+
+    def __enter__(self) -> "Trace":
+        stack = getattr(_state, "stack", None)
+        if stack is None:
+            stack = _state.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _state.stack.pop()
+
+    def add_input(self, type: TensorType, *, weak: bool = False, name: str = "") -> Tracer:
+        value = Value(type)
+        self.graph.inputs.append(value)
+        self.graph.input_names.append(name)
+        return Tracer(value, self, weak)
+
+    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False):
+        """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives."""
+        attrs = attrs or {}
+        for x in operands:
+            if not isinstance(x, Tracer) or x.trace is not self:
+                raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
+                                        "(a traced value escaped from another compiled function?)"))
+        values = tuple(x.value for x in operands)
+        try:
+            types = primitive.infer_types(*(v.type for v in values), **attrs)
+        except ShapeError as e:
+            raise ShapeError(located(str(e))) from None
+        results = tuple(Value(t) for t in types)
+        self.graph.nodes.append(Node(primitive, values, attrs, results, user_location(2),
+                                     getattr(_state, "origin", "")))
+        tracers = tuple(Tracer(v, self, weak) for v in results)
+        return tracers if primitive.multiple_results else tracers[0]

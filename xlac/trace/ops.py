@@ -1,0 +1,210 @@
+"""Typed helpers that bind primitives to traced values, like ``jax.lax``.
+
+``xlac.numpy`` is written on these. They take Tracers (and, where noted, constants),
+do no broadcasting or promotion beyond what is stated, and skip no-op nodes
+(a convert to the same dtype, a reshape to the same shape).
+
+>>> import numpy as np
+>>> from xlac.ir.types import TensorType
+>>> from xlac.trace.context import Trace
+>>> with Trace() as t:
+...     x = t.add_input(TensorType((2, 3), np.dtype("float32")))
+...     y = transpose(x, (1, 0))
+>>> y.shape
+(3, 2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.errors import located
+from xlac.ir import dtypes
+from xlac.ir import primitives as P
+from xlac.trace.context import current_trace
+from xlac.trace.tracer import Tracer
+
+
+def _trace():
+    trace = current_trace()
+    if trace is None:
+        raise RuntimeError("xlac internal error: a primitive was bound outside a trace")
+    return trace
+
+
+def bind(primitive, *operands, weak: bool = False, **attrs):
+    return _trace().bind(primitive, operands, attrs, weak=weak)
+
+
+def constant(value, dtype=None, *, weak: bool = False) -> Tracer:
+    """A constant node holding ``value`` (a NumPy array or scalar) converted to ``dtype``."""
+    if dtype is not None:
+        dtype = dtypes.canonical(dtype)
+        array = np.asarray(value).astype(dtype, copy=False) if not isinstance(value, (int, float, complex, bool)) \
+            else np.asarray(value, dtype=dtype)
+    else:
+        array = np.asarray(value)
+        dtypes.canonical(array.dtype)
+    return bind(P.constant, value=np.array(array, copy=True), weak=weak)
+
+
+def full(shape, value, dtype) -> Tracer:
+    """``value`` broadcast to ``shape``: one scalar constant and a broadcast_in_dim."""
+    scalar = constant(value, dtype)
+    return broadcast_in_dim(scalar, tuple(shape), ()) if tuple(shape) else scalar
+
+
+def unary(name: str, x: Tracer) -> Tracer:
+    return bind(P.unary[name], x, weak=x.weak)
+
+
+def binary(name: str, x: Tracer, y: Tracer) -> Tracer:
+    return bind(P.binary[name], x, y, weak=x.weak and y.weak)
+
+
+def is_finite(x: Tracer) -> Tracer:
+    return bind(P.is_finite, x)
+
+
+def compare(x: Tracer, y: Tracer, direction: str) -> Tracer:
+    return bind(P.compare, x, y, direction=direction)
+
+
+def select(pred: Tracer, on_true: Tracer, on_false: Tracer) -> Tracer:
+    return bind(P.select, pred, on_true, on_false, weak=on_true.weak and on_false.weak)
+
+
+def clamp(lo: Tracer, x: Tracer, hi: Tracer) -> Tracer:
+    return bind(P.clamp, lo, x, hi, weak=x.weak)
+
+
+def convert(x: Tracer, dtype, *, weak: bool = False) -> Tracer:
+    dtype = dtypes.canonical(dtype)
+    if x.dtype == dtype:
+        if x.weak == weak:
+            return x
+        return Tracer(x.value, x.trace, weak)
+    return bind(P.convert, x, dtype=dtype, weak=weak)
+
+
+def bitcast_convert(x: Tracer, dtype) -> Tracer:
+    return bind(P.bitcast_convert, x, dtype=dtypes.canonical(dtype))
+
+
+def broadcast_in_dim(x: Tracer, shape, broadcast_dimensions) -> Tracer:
+    shape, dims = tuple(shape), tuple(broadcast_dimensions)
+    if shape == x.shape and dims == tuple(range(x.ndim)):
+        return x
+    return bind(P.broadcast_in_dim, x, shape=shape, broadcast_dimensions=dims, weak=x.weak)
+
+
+def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
+    """NumPy's broadcast of ``shapes``; raises ValueError naming ``op`` and the shapes."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(ndim):
+        sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            raise ValueError(located(f"{op}: operands could not be broadcast together with shapes "
+                                     + " ".join(str(tuple(s)) for s in shapes)))
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_to(x: Tracer, shape) -> Tracer:
+    """NumPy-rule broadcast of ``x`` to ``shape`` (trailing axes aligned)."""
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    lead = len(shape) - x.ndim
+    if lead < 0 or any(d not in (1, shape[lead + i]) for i, d in enumerate(x.shape)):
+        raise ValueError(located(f"broadcast_to: cannot broadcast a {x.shape} array to shape {shape}"))
+    keep = [i for i, d in enumerate(x.shape) if d == shape[lead + i]]
+    if len(keep) != x.ndim:   # drop size-1 axes that stretch, so broadcast_in_dim sees exact sizes
+        x = reshape(x, tuple(x.shape[i] for i in keep))
+    return broadcast_in_dim(x, shape, tuple(lead + i for i in keep))
+
+
+def reshape(x: Tracer, shape) -> Tracer:
+    shape = tuple(int(d) for d in shape)
+    if shape == x.shape:
+        return x
+    return bind(P.reshape, x, shape=shape, weak=x.weak)
+
+
+def transpose(x: Tracer, permutation) -> Tracer:
+    permutation = tuple(permutation)
+    if permutation == tuple(range(x.ndim)):
+        return x
+    return bind(P.transpose, x, permutation=permutation, weak=x.weak)
+
+
+def reverse(x: Tracer, dimensions) -> Tracer:
+    dimensions = tuple(dimensions)
+    if not dimensions:
+        return x
+    return bind(P.reverse, x, dimensions=dimensions, weak=x.weak)
+
+
+def slice(x: Tracer, start, limit, strides=None) -> Tracer:
+    start, limit = tuple(start), tuple(limit)
+    strides = tuple(strides) if strides is not None else (1,) * x.ndim
+    if start == (0,) * x.ndim and limit == x.shape and strides == (1,) * x.ndim:
+        return x
+    return bind(P.slice_, x, start=start, limit=limit, strides=strides, weak=x.weak)
+
+
+def dynamic_slice(x: Tracer, starts, sizes) -> Tracer:
+    return bind(P.dynamic_slice, x, *starts, sizes=tuple(sizes), weak=x.weak)
+
+
+def dynamic_update_slice(x: Tracer, update: Tracer, starts) -> Tracer:
+    return bind(P.dynamic_update_slice, x, update, *starts)
+
+
+def gather(x: Tracer, indices: Tracer, **dimension_numbers) -> Tracer:
+    return bind(P.gather, x, indices, **dimension_numbers)
+
+
+def scatter(x: Tracer, indices: Tracer, updates: Tracer, **dimension_numbers) -> Tracer:
+    return bind(P.scatter, x, indices, updates, **dimension_numbers)
+
+
+def concatenate(xs, dimension: int) -> Tracer:
+    xs = list(xs)
+    if len(xs) == 1:
+        return xs[0]
+    return bind(P.concatenate, *xs, dimension=dimension)
+
+
+def pad(x: Tracer, padding_value: Tracer, low, high, interior=None) -> Tracer:
+    interior = tuple(interior) if interior is not None else (0,) * x.ndim
+    return bind(P.pad, x, padding_value, low=tuple(low), high=tuple(high), interior=interior)
+
+
+def iota(shape, dtype, dimension: int) -> Tracer:
+    return bind(P.iota, shape=tuple(shape), dtype=dtypes.canonical(dtype), dimension=dimension)
+
+
+def reduce(x: Tracer, op: str, axes) -> Tracer:
+    axes = tuple(sorted(axes))
+    if not axes:
+        return x
+    return bind(P.reduce, x, op=op, axes=axes)
+
+
+def argmax(x: Tracer, axis: int, index_dtype) -> Tracer:
+    return bind(P.argmax, x, axis=axis, index_dtype=dtypes.canonical(index_dtype))
+
+
+def argmin(x: Tracer, axis: int, index_dtype) -> Tracer:
+    return bind(P.argmin, x, axis=axis, index_dtype=dtypes.canonical(index_dtype))
+
+
+def dot_general(lhs: Tracer, rhs: Tracer, contracting, batch=((), ()), preferred_dtype=None) -> Tracer:
+    contracting = (tuple(contracting[0]), tuple(contracting[1]))
+    batch = (tuple(batch[0]), tuple(batch[1]))
+    return bind(P.dot_general, lhs, rhs, contracting=contracting, batch=batch, preferred_dtype=preferred_dtype)
+
+
+def sort(operands, dimension: int, *, is_stable: bool = True, num_keys: int = 1) -> tuple[Tracer, ...]:
+    return bind(P.sort, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)

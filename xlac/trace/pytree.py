@@ -1,0 +1,91 @@
+"""Pytrees: nested tuples, lists, dicts and None, flattened to leaves and rebuilt.
+
+>>> leaves, tree = flatten({"w": 1, "b": (2, None)})
+>>> leaves
+[2, 1]
+>>> unflatten(tree, [20, 10])
+{'b': (20, None), 'w': 10}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDef:
+    """The structure of a pytree: a node kind, its keys (for dicts) and children; leaves are ``LEAF``."""
+
+    kind: str                         # "leaf", "none", "tuple", "list", "dict"
+    children: tuple["TreeDef", ...] = ()
+    keys: tuple = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+    def __repr__(self) -> str:
+        if self.kind == "leaf":
+            return "*"
+        if self.kind == "none":
+            return "None"
+        inner = ", ".join(repr(c) if self.kind != "dict" else f"{k!r}: {c!r}"
+                          for k, c in zip(self.keys or [None] * len(self.children), self.children))
+        return {"tuple": f"({inner})", "list": f"[{inner}]", "dict": f"{{{inner}}}"}[self.kind]
+
+
+LEAF = TreeDef("leaf")
+NONE = TreeDef("none")
+
+
+def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
+    """Leaves in a fixed order (dicts by sorted key) and the structure to rebuild them."""
+    out = [] if leaves is None else leaves
+    return out, _flatten(tree, out)
+
+
+def _flatten(tree, out: list) -> TreeDef:
+    if tree is None:
+        return NONE
+    kind = type(tree)
+    if kind is tuple or kind is list:
+        return TreeDef(kind.__name__, tuple(_flatten(c, out) for c in tree))
+    if kind is dict:
+        keys = tuple(sorted(tree))
+        return TreeDef("dict", tuple(_flatten(tree[k], out) for k in keys), keys)
+    out.append(tree)
+    return LEAF
+
+
+def unflatten(treedef: TreeDef, leaves) -> Any:
+    """Rebuild a pytree of ``treedef``'s structure from ``leaves``."""
+    it = iter(leaves)
+    result = _unflatten(treedef, it)
+    return result
+
+
+def _unflatten(treedef: TreeDef, it):
+    kind = treedef.kind
+    if kind == "leaf":
+        return next(it)
+    if kind == "none":
+        return None
+    children = [_unflatten(c, it) for c in treedef.children]
+    if kind == "dict":
+        return dict(zip(treedef.keys, children))
+    return tuple(children) if kind == "tuple" else children
+
+
+def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
+    """A readable path for each leaf, in leaf order: ``["x", "params['w']", "args[2][0]"]``."""
+    if treedef.kind == "leaf":
+        return [prefix]
+    if treedef.kind == "none":
+        return []
+    paths = []
+    for i, child in enumerate(treedef.children):
+        key = f"[{treedef.keys[i]!r}]" if treedef.kind == "dict" else f"[{i}]"
+        paths.extend(leaf_paths(child, prefix + key))
+    return paths

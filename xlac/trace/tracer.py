@@ -1,0 +1,86 @@
+"""Tracer: a traced array value with NumPy's array interface.
+
+Operators and methods come from :class:`xlac.numpy.operators.ArrayOperators`,
+shared with ``xlac.Array``, so traced and eager code behave alike. Anything that
+would need the value itself (``bool(t)``, ``int(t)``, ``np.asarray(t)``) raises
+a :class:`TracerConversionError` that names the line and what to use instead.
+"""
+from __future__ import annotations
+
+from xlac.errors import TracerConversionError, located
+from xlac.operators import ArrayOperators
+
+
+class Tracer(ArrayOperators):
+    """A value in a graph under construction. ``weak`` marks values that came from Python scalars."""
+
+    __slots__ = ("value", "trace", "weak")
+    __array_ufunc__ = None        # NumPy defers `ndarray + tracer` to Tracer.__radd__
+    __array_priority__ = 1000
+
+    def __init__(self, value, trace, weak: bool = False):
+        self.value = value
+        self.trace = trace
+        self.weak = weak
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.type.shape
+
+    @property
+    def dtype(self):
+        return self.value.type.dtype
+
+    @property
+    def aval(self):
+        return self.value.type
+
+    def __repr__(self) -> str:
+        return f"Tracer<{self.value.type}{', weak' if self.weak else ''}>"
+
+    def _concrete_error(self, what: str, instead: str):
+        raise TracerConversionError(located(
+            f"{what} needs a concrete value, but this is a traced array {self.value.type} inside a compiled "
+            f"function: its value is known only when the program runs. {instead}"))
+
+    def __bool__(self):
+        self._concrete_error("Python control flow on a traced value (`if`, `while`, `and`, `or`, `not`, bool())",
+                             "Use xnp.where(cond, a, b) to select values, or pass the value as a static argument "
+                             "(static_argnums / static_argnames).")
+
+    def __int__(self):
+        self._concrete_error("int()", "Use x.astype(xnp.int64) for a traced integer, or make it a static argument.")
+
+    def __float__(self):
+        self._concrete_error("float()", "Use x.astype(xnp.float64) for a traced float, or make it a static argument.")
+
+    def __complex__(self):
+        self._concrete_error("complex()", "Use x.astype(xnp.complex128), or make it a static argument.")
+
+    def __index__(self):
+        self._concrete_error("Using a traced value as a Python index (range(), list index, shape)",
+                             "Index arrays with it instead (x[i] works for traced i), or make it a static argument.")
+
+    def __array__(self, dtype=None, copy=None):
+        self._concrete_error("np.asarray() / np.array() of a traced value",
+                             "Use xlac.numpy (import xlac.numpy as xnp) functions on traced values; "
+                             "convert the result after the compiled function returns.")
+
+    def tolist(self):
+        self._concrete_error(".tolist()", "Return the array from the compiled function and convert it outside.")
+
+    item = tolist
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError(located(f"len() of a 0-d traced array {self.value.type}: it has no length "
+                                    "(as with NumPy, len() of a 0-d array is an error); use x.size or x.shape"))
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError(located(f"iteration over a 0-d traced array {self.value.type}"))
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self):
+        return id(self)
