@@ -32,7 +32,7 @@ class Array(ArrayOperators):
     Passing it back into a compiled function reuses the device buffer.
     """
 
-    __slots__ = ("_buffer", "_xlac_type", "__weakref__")
+    __slots__ = ("_buffer", "_xlac_type", "_device", "__weakref__")
     __array_ufunc__ = None          # NumPy defers `ndarray + Array` to Array.__radd__
     __array_priority__ = 1000
 
@@ -40,10 +40,11 @@ class Array(ArrayOperators):
         raise TypeError("xlac.Array is not constructed directly; use xlac.asarray(x)")
 
     @classmethod
-    def _from_buffer(cls, buffer, type: TensorType) -> "Array":
+    def _from_buffer(cls, buffer, type: TensorType, device) -> "Array":
         self = object.__new__(cls)
         self._buffer = buffer
         self._xlac_type = type
+        self._device = device
         return self
 
     @property
@@ -56,8 +57,7 @@ class Array(ArrayOperators):
 
     @property
     def device(self):
-        (device,) = self._buffer.devices()
-        return device
+        return self._device
 
     def __array__(self, dtype=None, copy=None):
         host = runtime.to_numpy(self._buffer, self.dtype, self.shape)
@@ -142,7 +142,7 @@ def asarray(x, dtype=None, device=None) -> Array:
     buffer = runtime.to_device(host, target, copy=True)
     if buffer.dtype != host.dtype:         # 64-bit data travelled as bytes: retype it on the device
         return _retype(buffer, TensorType(host.shape, host.dtype), target)
-    return Array._from_buffer(buffer, TensorType(host.shape, host.dtype))
+    return Array._from_buffer(buffer, TensorType(host.shape, host.dtype), target)
 
 
 def _retype(buffer, type: TensorType, device) -> Array:
@@ -154,7 +154,7 @@ def _retype(buffer, type: TensorType, device) -> Array:
         spec = (type.shape, type.dtype, False)
         traced = trace_function(lambda x: x, "asarray", pytree.LEAF, [spec], ["x"], lambda t: (t, {}), device)
         compiled = _identities[key] = traced.lower().compile()
-    return Array._from_buffer(compiled.executable.execute([buffer])[0], type)
+    return Array._from_buffer(compiled.executable.execute([buffer])[0], type, device)
 
 
 _identities: dict = {}

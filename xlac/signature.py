@@ -59,6 +59,8 @@ def to_buffer(leaf, spec, device):
     buffer = getattr(leaf, "_buffer", None)
     if buffer is not None:
         return runtime.put_buffer(buffer, device)
+    if isinstance(leaf, np.ndarray) and leaf.dtype == spec[1]:
+        return runtime.to_device(leaf, device)
     if runtime.is_device_buffer(leaf):
         return runtime.put_buffer(leaf, device)
     return runtime.to_device(np.asarray(leaf, dtype=spec[1]), device)

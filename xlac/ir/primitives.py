@@ -39,6 +39,7 @@ def _kind_check(name: str, allowed: str, t: TensorType) -> None:
         "int": dtypes.is_int(t.dtype),
         "int_or_bool": dtypes.is_int(t.dtype) or dtypes.is_bool(t.dtype),
         "number": not dtypes.is_bool(t.dtype),
+        "real_number": not dtypes.is_bool(t.dtype) and not np.issubdtype(t.dtype, np.complexfloating),
         "signed": not dtypes.is_bool(t.dtype) and not dtypes.is_unsigned_int(t.dtype),
         "any": True,
     }
@@ -69,7 +70,7 @@ UNARY_OPS = {
     "not": "int_or_bool", "popcnt": "int", "real": "any", "imag": "any",
 }
 BINARY_OPS = {
-    "add": "any", "sub": "number", "mul": "any", "div": "number", "rem": "number",
+    "add": "any", "sub": "number", "mul": "any", "div": "number", "rem": "real_number",
     "pow": "number", "max": "any", "min": "any", "atan2": "real_float",
     "and": "int_or_bool", "or": "int_or_bool", "xor": "int_or_bool",
     "shift_left": "int", "shift_right_arithmetic": "int", "shift_right_logical": "int",
@@ -145,6 +146,9 @@ convert = declare("convert", _convert_rule, category="convert")
 
 def _bitcast_rule(x: TensorType, *, dtype) -> TensorType:
     dtype = dtypes.canonical(dtype)
+    for t in (x.dtype, dtype):
+        _check(not dtypes.is_bool(t) and not np.issubdtype(t, np.complexfloating),
+               f"bitcast_convert from {x} to {dtypes.short_name(dtype)}: bool and complex dtypes cannot be bitcast")
     src, dst = x.dtype.itemsize, dtype.itemsize
     if src == dst:
         return x.with_dtype(dtype)
@@ -318,7 +322,9 @@ pad = declare("pad", _pad_rule, category="shape")
 
 def _iota_rule(*, shape, dtype, dimension) -> TensorType:
     _check(0 <= dimension < len(shape), f"iota: dimension {dimension} out of range for shape {tuple(shape)}")
-    return TensorType(tuple(shape), dtypes.canonical(dtype))
+    dtype = dtypes.canonical(dtype)
+    _check(not dtypes.is_bool(dtype), f"iota: expects a numeric dtype, got {dtypes.short_name(dtype)}")
+    return TensorType(tuple(shape), dtype)
 
 
 iota = declare("iota", _iota_rule, category="creation")

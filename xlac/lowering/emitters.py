@@ -61,9 +61,37 @@ for _name, _prim in P.unary.items():
 for _name, _prim in P.binary.items():
     _prim.emitter = _simple(BINARY_STABLEHLO[_name])
 P.is_finite.emitter = _simple("stablehlo.is_finite")
+
+
+@_emits(P.unary["abs"])
+def _abs(w, node, operands):
+    if dtypes.is_unsigned_int(node.operands[0].type.dtype):    # stablehlo.abs takes signed types only
+        return list(operands)
+    return _simple("stablehlo.abs")(w, node, operands)
+
+
+@_emits(P.unary["sign"])
+def _sign(w, node, operands):
+    t = node.operands[0].type
+    if not dtypes.is_unsigned_int(t.dtype):
+        return _simple("stablehlo.sign")(w, node, operands)
+    nonzero = emit_compare(w, operands[0], emit_zeros(w, t), t, "NE")     # stablehlo.sign takes signed types only
+    return w.op("stablehlo.convert", [nonzero], [t.with_dtype(BOOL)], [t])
+
+
+def emit_zeros(w: FunctionWriter, t: TensorType) -> str:
+    return emit_constant(w, np.zeros(t.shape, t.dtype))
+
+
+@_emits(P.convert)
+def _convert(w, node, operands):
+    x, out = node.operands[0].type, node.results[0].type
+    if out.dtype == BOOL and np.issubdtype(x.dtype, np.complexfloating):
+        # stablehlo.convert looks at the real part only; NumPy's bool(1j) is True.
+        return [emit_compare(w, operands[0], emit_zeros(w, x), x, "NE")]
+    return w.op("stablehlo.convert", operands, [x], [out])
 P.select.emitter = _simple("stablehlo.select")
 P.clamp.emitter = _simple("stablehlo.clamp")
-P.convert.emitter = _simple("stablehlo.convert")
 P.bitcast_convert.emitter = _simple("stablehlo.bitcast_convert")
 P.reshape.emitter = _simple("stablehlo.reshape")
 P.dynamic_update_slice.emitter = _simple("stablehlo.dynamic_update_slice")
@@ -91,9 +119,25 @@ def compare_type(dtype: np.dtype) -> str:
 
 
 def emit_compare(w: FunctionWriter, a: str, b: str, t: TensorType, direction: str) -> str:
+    if np.issubdtype(t.dtype, np.complexfloating) and direction not in ("EQ", "NE"):
+        return _complex_order(w, a, b, t, direction)
     attrs = (f"comparison_direction = #stablehlo<comparison_direction {direction}>, "
              f"compare_type = #stablehlo<comparison_type {compare_type(t.dtype)}>")
     return w.op("stablehlo.compare", [a, b], [t, t], [t.with_dtype(BOOL)], attrs)[0]
+
+
+def _complex_order(w: FunctionWriter, a: str, b: str, t: TensorType, direction: str) -> str:
+    """NumPy orders complex numbers lexicographically: by real part, then by imaginary part."""
+    part_t = t.with_dtype(np.dtype("float32") if t.dtype == np.complex64 else np.dtype("float64"))
+    bt = t.with_dtype(BOOL)
+    ra, rb = (w.op("stablehlo.real", [v], [t], [part_t])[0] for v in (a, b))
+    ia, ib = (w.op("stablehlo.imag", [v], [t], [part_t])[0] for v in (a, b))
+    strict = direction[0] + "T"
+    real_decides = emit_compare(w, ra, rb, part_t, strict)
+    real_equal = emit_compare(w, ra, rb, part_t, "EQ")
+    imag_decides = emit_compare(w, ia, ib, part_t, direction)
+    tie = w.op("stablehlo.and", [real_equal, imag_decides], [bt, bt], [bt])[0]
+    return w.op("stablehlo.or", [real_decides, tie], [bt, bt], [bt])[0]
 
 
 @_emits(P.compare)

@@ -1,2 +1,458 @@
-"""(being written)"""
-__all__ = []
+"""Reading with NumPy's indexing: ``x[index]``, ``take`` and ``take_along_axis``.
+
+Basic indexing (integers, slices, ``None``, ``...``) lowers to slice, reverse,
+dynamic_slice and reshape; advanced indexing (integer arrays, boolean masks known
+at trace time) lowers to one gather, with NumPy's rule for where the broadcast
+index dimensions go.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> x = np.arange(12).reshape(3, 4)
+>>> np.asarray(xnp.getitem(x, (slice(None, None, -1), [0, 3])))
+array([[ 8, 11],
+       [ 4,  7],
+       [ 0,  3]])
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlac.errors import TracerConversionError, UnsupportedError, located
+from xlac.ir import dtypes
+from xlac.numpy._core import asarray, normalize_axis
+from xlac.numpy._dispatch import numpy_function
+from xlac.trace import ops
+from xlac.trace.context import current_trace
+from xlac.trace.tracer import Tracer
+
+__all__ = ["getitem", "take", "take_along_axis"]
+
+INDEX_DTYPE = np.dtype("int64")
+VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
+                 "boolean arrays are valid indices")
+
+
+# ---------------------------------------------------------------- parsing the index
+
+
+@dataclass
+class _Item:
+    """One entry of the expanded index.
+
+    kind: "slice" | "int" (static) | "dyn" (traced 0-d integer) | "array" (integer array, static or traced)
+          | "new" (None) | "ellipsis" (a marker: it separates advanced indices even when it spans no axis).
+    axis: the axis of the working array it indexes (booleans scalars get a size-1 axis of their own).
+    """
+
+    kind: str
+    axis: int | None = None
+    value: object = None
+    normalized: bool = False      # "array" values already in [0, size)
+
+
+def _classify(entry):
+    """(kind, value) for one entry of the user's index, before axes are assigned."""
+    if entry is None:
+        return "new", None
+    if entry is Ellipsis:
+        return "ellipsis", None
+    if isinstance(entry, slice):
+        return "slice", entry
+    if isinstance(entry, Tracer):
+        return _classify_tracer(entry)
+    if isinstance(entry, (bool, np.bool_)):
+        return "bool", bool(entry)
+    if isinstance(entry, numbers.Integral):
+        return "int", int(entry)
+    if isinstance(entry, (list, tuple, np.ndarray)) or hasattr(entry, "__xlac_array__"):
+        return _classify_array(entry)
+    raise IndexError(located(VALID_INDICES))
+
+
+def _classify_tracer(t: Tracer):
+    if t.dtype == np.bool_:
+        raise TracerConversionError(located(
+            f"boolean mask indexing with a traced mask {t.value.type}: the result's shape depends on how many "
+            "elements are True, which is known only when the program runs. Keep the shape with "
+            "xnp.where(mask, x, 0) (or xnp.where(mask, x, other)), or pass the mask as a NumPy array "
+            "(a constant or a static argument)."))
+    if not dtypes.is_int(t.dtype):
+        raise IndexError(located(f"arrays used as indices must be of integer (or boolean) type, got a traced {t.dtype}"))
+    return ("dyn", t) if t.ndim == 0 else ("array", t)
+
+
+def _classify_array(entry):
+    is_sequence = isinstance(entry, (list, tuple))
+    if hasattr(entry, "__xlac_array__"):
+        entry = entry.__xlac_array__()
+    try:
+        array = np.asarray(entry)
+    except (ValueError, TypeError):
+        raise IndexError(located(VALID_INDICES)) from None
+    if is_sequence and array.size == 0:
+        array = array.astype(np.intp)
+    if array.dtype == np.bool_:
+        return ("bool", bool(array)) if array.ndim == 0 else ("mask", array)
+    if not dtypes.is_int(array.dtype):
+        raise IndexError(located(VALID_INDICES if is_sequence else
+                                 "arrays used as indices must be of integer (or boolean) type"))
+    return ("int", int(array)) if array.ndim == 0 else ("array", array)
+
+
+def _consumed(kind: str, value) -> int:
+    """How many axes of the array an entry indexes."""
+    if kind in ("slice", "int", "dyn", "array"):
+        return 1
+    if kind == "mask":
+        return value.ndim
+    return 0
+
+
+def _parse(shape, index) -> tuple[list[_Item], tuple[int, ...]]:
+    """The index as items with axes assigned, and the working shape (``shape`` with boolean scalars' axes)."""
+    entries = [_classify(e) for e in (index if isinstance(index, tuple) else (index,))]
+    if sum(kind == "ellipsis" for kind, _ in entries) > 1:
+        raise IndexError(located("an index can only have a single ellipsis ('...')"))
+    indexed = sum(_consumed(kind, value) for kind, value in entries)
+    if indexed > len(shape):
+        raise IndexError(located(f"too many indices for array: array is {len(shape)}-dimensional, "
+                                 f"but {indexed} were indexed"))
+    if all(kind != "ellipsis" for kind, _ in entries):
+        entries.append(("end", None))
+    items, work_shape, axis = [], [], 0
+    for kind, value in entries:
+        if kind in ("ellipsis", "end"):
+            if kind == "ellipsis":
+                items.append(_Item("ellipsis"))
+            for _ in range(len(shape) - indexed):
+                items.append(_Item("slice", len(work_shape), slice(None)))
+                work_shape.append(shape[axis])
+                axis += 1
+            indexed = len(shape)
+        elif kind == "new":
+            items.append(_Item("new"))
+        elif kind == "bool":
+            items.append(_Item("array", len(work_shape), np.zeros(1 if value else 0, INDEX_DTYPE), True))
+            work_shape.append(1)
+        elif kind == "mask":
+            _check_mask(value, shape, axis)
+            for positions in np.nonzero(value):
+                items.append(_Item("array", len(work_shape), positions.astype(INDEX_DTYPE), True))
+                work_shape.append(shape[axis])
+                axis += 1
+        else:
+            items.append(_make_item(kind, value, len(work_shape), axis, shape[axis]))
+            work_shape.append(shape[axis])
+            axis += 1
+    return items, tuple(work_shape)
+
+
+def _check_mask(mask: np.ndarray, shape, axis: int) -> None:
+    for i, size in enumerate(mask.shape):
+        if size != shape[axis + i]:
+            raise IndexError(located(
+                f"boolean index did not match indexed array along axis {axis + i}; size of axis is "
+                f"{shape[axis + i]} but size of corresponding boolean axis is {size}"))
+
+
+def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> _Item:
+    if kind == "int":
+        return _Item("int", work_axis, _normalized_static(np.asarray(value), axis, size).item())
+    if kind == "array" and not isinstance(value, Tracer):
+        return _Item("array", work_axis, _normalized_static(value, axis, size), True)
+    if kind == "dyn" and size == 0:
+        raise IndexError(located(f"index is out of bounds for axis {axis} with size 0"))
+    if kind == "slice":
+        _check_slice(value)
+    return _Item(kind, work_axis, value)
+
+
+def _normalized_static(index: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """Static indices in [0, size), or NumPy's IndexError naming the first one out of bounds."""
+    index = index.astype(INDEX_DTYPE)
+    bad = (index < -size) | (index >= size)
+    if bad.any():
+        raise IndexError(located(f"index {index[bad].flat[0]} is out of bounds for axis {axis} with size {size}"))
+    return np.where(index < 0, index + size, index)
+
+
+def _check_slice(s: slice) -> None:
+    for bound in (s.start, s.stop, s.step):
+        if isinstance(bound, Tracer):
+            raise TracerConversionError(located(
+                f"slice bounds must be known at trace time, got a traced {bound.value.type}. Make the bound a "
+                "static argument, or gather with an integer array, e.g. x[start + xnp.arange(size)]."))
+
+
+# ---------------------------------------------------------------- lowering
+
+
+def _apply_slices(x: Tracer, items) -> Tracer:
+    """Static slices (and, in basic indexing, static integers) as one slice and one reverse."""
+    start, limit, strides, reversed_axes = [0] * x.ndim, list(x.shape), [1] * x.ndim, []
+    for item in items:
+        if item.kind == "int":
+            start[item.axis], limit[item.axis] = item.value, item.value + 1
+        elif item.kind == "slice":
+            first, stop, step = item.value.indices(x.shape[item.axis])
+            count = len(range(first, stop, step))
+            if step < 0:
+                reversed_axes.append(item.axis)
+                first, step = first + (count - 1) * step, -step   # slice forwards from the last element
+            start[item.axis] = first if count else 0
+            limit[item.axis] = first + (count - 1) * step + 1 if count else 0
+            strides[item.axis] = step
+    return ops.reverse(ops.slice(x, start, limit, strides), reversed_axes)
+
+
+def _normalized_traced(index: Tracer, size: int) -> Tracer:
+    """A traced index as int64 with negative values wrapped (out-of-range values are left to XLA's clamping)."""
+    index = ops.convert(index, INDEX_DTYPE)
+    if dtypes.is_unsigned_int(index.dtype):
+        return index
+    zero = ops.full(index.shape, 0, INDEX_DTYPE)
+    wrapped = ops.binary("add", index, ops.full(index.shape, size, INDEX_DTYPE))
+    return ops.select(ops.compare(index, zero, "LT"), wrapped, index)
+
+
+def _basic(x: Tracer, items) -> Tracer:
+    x = _apply_slices(x, items)
+    dynamic = {item.axis: item.value for item in items if item.kind == "dyn"}
+    if dynamic:
+        zero = ops.constant(0, INDEX_DTYPE)
+        starts = [_normalized_traced(dynamic[a], x.shape[a]) if a in dynamic else zero for a in range(x.ndim)]
+        x = ops.dynamic_slice(x, starts, [1 if a in dynamic else d for a, d in enumerate(x.shape)])
+    shape = []
+    for item in items:
+        if item.kind == "slice":
+            shape.append(x.shape[item.axis])
+        elif item.kind == "new":
+            shape.append(1)
+    return ops.reshape(x, shape)
+
+
+def _broadcast_index_shape(arrays) -> tuple[int, ...]:
+    shapes = [tuple(a.shape) for a in arrays]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise IndexError(located("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                                 + " ".join(str(s) for s in shapes))) from None
+
+
+def _index_tensor(arrays, sizes, batch_shape) -> Tracer:
+    """The gather indices: every index array broadcast to ``batch_shape``, stacked in a last axis."""
+    if not any(isinstance(a, Tracer) for a, _ in arrays):
+        stacked = np.stack([np.broadcast_to(a, batch_shape) for a, _ in arrays], axis=-1)
+        return ops.constant(stacked, INDEX_DTYPE)
+    columns = []
+    for (array, normalized), size in zip(arrays, sizes):
+        if isinstance(array, Tracer):
+            column = array if normalized else _normalized_traced(array, size)
+            column = ops.broadcast_to(ops.convert(column, INDEX_DTYPE), batch_shape)
+        else:
+            column = ops.constant(np.broadcast_to(array, batch_shape), INDEX_DTYPE)
+        columns.append(ops.reshape(column, batch_shape + (1,)))
+    return ops.concatenate(columns, len(batch_shape))
+
+
+def _advanced(x: Tracer, items) -> Tracer:
+    for item in items:
+        if item.kind in ("int", "dyn"):
+            item.kind, item.value = "array", (np.asarray(item.value, INDEX_DTYPE) if item.kind == "int" else item.value)
+            item.normalized = item.normalized or not isinstance(item.value, Tracer)
+    x = _apply_slices(x, items)
+    advanced = [i for i, item in enumerate(items) if item.kind == "array"]
+    arrays = [items[i] for i in advanced]
+    batch_shape = _broadcast_index_shape([a.value for a in arrays])
+    adjacent = all(items[i].kind == "array" for i in range(advanced[0], advanced[-1] + 1))
+    batch_at = sum(item.kind == "slice" for item in items[:advanced[0]]) if adjacent else 0
+    out_shape = _advanced_shape(items, x.shape, batch_shape, adjacent)
+    axes = [a.axis for a in arrays]
+    if any(x.shape[a] == 0 for a in axes) and 0 not in batch_shape:
+        raise IndexError(located("index is out of bounds for an axis of size 0"))
+    if 0 in out_shape:
+        return ops.full(out_shape, 0, x.dtype)
+    indices = _index_tensor([(a.value, a.normalized) for a in arrays], [x.shape[a] for a in axes], batch_shape)
+    rank = len(batch_shape) + x.ndim - len(axes)
+    gathered = ops.gather(
+        x, indices,
+        offset_dims=tuple(d for d in range(rank) if not batch_at <= d < batch_at + len(batch_shape)),
+        collapsed_slice_dims=tuple(sorted(axes)), start_index_map=tuple(axes),
+        slice_sizes=tuple(1 if a in axes else d for a, d in enumerate(x.shape)))
+    return ops.reshape(gathered, out_shape)
+
+
+def _advanced_shape(items, shape, batch_shape, adjacent: bool) -> tuple[int, ...]:
+    out = [] if adjacent else list(batch_shape)
+    placed = not adjacent
+    for item in items:
+        if item.kind == "array" and not placed:
+            out.extend(batch_shape)
+            placed = True
+        elif item.kind == "slice":
+            out.append(shape[item.axis])
+        elif item.kind == "new":
+            out.append(1)
+    return tuple(out)
+
+
+def _index(x: Tracer, items, work_shape) -> Tracer:
+    x = ops.reshape(x, work_shape)
+    if any(item.kind == "array" for item in items):
+        return _advanced(x, items)
+    return _basic(x, items)
+
+
+# ---------------------------------------------------------------- public functions
+
+
+def _getitem(x, index):
+    x = asarray(x)
+    items, work_shape = _parse(x.shape, index)
+    return _index(x, items, work_shape)
+
+
+_getitem.__name__ = "getitem"          # the origin traced nodes are recorded with
+_traced_getitem = numpy_function(_getitem)
+
+
+def _concrete_index(index):
+    """An eager call's index with every concrete entry in the form the eager cache keys on: NumPy integers
+    as Python ints, masks, lists and ``xlac.Array`` as NumPy arrays (which travel as dynamic arguments)."""
+    def entry(e):
+        if isinstance(e, (bool, np.bool_)):
+            return bool(e)
+        if isinstance(e, numbers.Integral):
+            return int(e)
+        if isinstance(e, (list, tuple)) or hasattr(e, "__xlac_array__"):
+            kind, value = _classify_array(e)
+            return value if kind in ("int", "bool") else np.asarray(value)
+        if isinstance(e, np.ndarray) and e.ndim == 0 and e.dtype.kind in "biu":
+            return e.item()
+        return e
+    return tuple(entry(e) for e in index) if isinstance(index, tuple) else entry(index)
+
+
+def getitem(x, index):
+    """``x[index]`` with NumPy 2's indexing rules; ``x[index]`` on traced and ``xlac.Array`` values calls it.
+
+    Integers, slices (any step), ``None``, ``...``, integer arrays (NumPy, lists or traced) and boolean
+    masks known at trace time are supported, with NumPy's placement of advanced-index dimensions.
+    Static out-of-bounds indices raise NumPy's IndexError. Traced indices cannot be checked: negative ones
+    wrap as in NumPy, out-of-bounds ones are clamped into range (XLA's gather and dynamic_slice semantics).
+    A traced boolean mask raises :class:`xlac.TracerConversionError`: the result's shape would depend on
+    the data; use ``xnp.where(mask, x, 0)`` instead.
+
+    >>> x = np.arange(10.0)
+    >>> np.asarray(xnp.getitem(x, slice(7, 2, -2)))
+    array([7., 5., 3.])
+    >>> np.asarray(xnp.getitem(x.reshape(2, 5), (x.reshape(2, 5) > 6.5)))
+    array([7., 8., 9.])
+    """
+    if current_trace() is None:         # check bounds and masks on the concrete index before compiling
+        index = _concrete_index(index)
+        _parse(np.shape(x), index)
+        index = _masks_as_positions(index)
+    return _traced_getitem(x, index)
+
+
+getitem.__wrapped_numpy__ = _getitem
+
+
+def _masks_as_positions(index):
+    """Boolean arrays as their ``nonzero()`` integer arrays (the same index), so eager masks stay concrete."""
+    def expand(e):
+        if isinstance(e, np.ndarray) and e.dtype == np.bool_ and e.ndim > 0:
+            return tuple(np.nonzero(e))
+        return (e,)
+    entries = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(e, np.ndarray) and e.dtype == np.bool_ and e.ndim > 0 for e in entries):
+        return index
+    return tuple(p for e in entries for p in expand(e))
+
+
+@numpy_function
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements of ``a`` at ``indices`` along ``axis`` (the flattened array when ``axis`` is None).
+
+    ``mode="raise"`` checks static indices (traced ones are clamped, as in :func:`getitem`);
+    ``"clip"`` clips to the valid range and ``"wrap"`` wraps around, as in NumPy.
+
+    >>> np.asarray(xnp.take(np.array([[1, 2], [3, 4]]), [3, -1, 0]))
+    array([4, 4, 1])
+    >>> np.asarray(xnp.take(np.arange(4), [5, -7], mode="wrap"))
+    array([1, 1])
+    """
+    if out is not None:
+        raise UnsupportedError(located("take: out= is not supported; use the returned array"))
+    if mode not in ("raise", "clip", "wrap"):
+        raise ValueError(located(f"take: mode must be 'raise', 'clip' or 'wrap', got {mode!r}"))
+    a = asarray(a)
+    if axis is None:
+        a, axis = ops.reshape(a, (a.size,)), 0
+    axis = normalize_axis(axis, a.ndim, "take")
+    kind, index = _classify(indices)
+    if kind in ("bool", "mask"):
+        raise IndexError(located("take: indices must be integers, got booleans"))
+    if kind not in ("int", "dyn", "array"):
+        raise IndexError(located(f"take: indices must be an integer array, got {indices!r}"))
+    size = a.shape[axis]
+    if mode != "raise":
+        if size == 0:
+            raise IndexError(located("take: cannot do a non-empty take from an empty axes."))
+        index = _static_mode(np.asarray(index), size, mode) if not isinstance(index, Tracer) \
+            else _traced_mode(index, size, mode)
+    items = [_Item("slice", d, slice(None)) for d in range(a.ndim)]
+    scalar_kind = "int" if not isinstance(index, Tracer) else "dyn"
+    item_kind = scalar_kind if np.ndim(index) == 0 else "array"
+    value = int(index) if item_kind == "int" else index
+    items[axis] = _make_item(item_kind, value, axis, axis, size)
+    return _index(a, items, a.shape)
+
+
+def _static_mode(index: np.ndarray, size: int, mode: str) -> np.ndarray:
+    return np.clip(index, 0, size - 1) if mode == "clip" else np.mod(index, size)
+
+
+def _traced_mode(index: Tracer, size: int, mode: str) -> Tracer:
+    index = ops.convert(index, INDEX_DTYPE)
+    if mode == "clip":
+        return ops.clamp(ops.constant(0, INDEX_DTYPE), index, ops.constant(size - 1, INDEX_DTYPE))
+    n = ops.full(index.shape, size, INDEX_DTYPE)
+    remainder = ops.binary("rem", index, n)
+    negative = ops.compare(remainder, ops.full(index.shape, 0, INDEX_DTYPE), "LT")
+    return ops.select(negative, ops.binary("add", remainder, n), remainder)
+
+
+@numpy_function
+def take_along_axis(arr, indices, axis=-1):
+    """``arr`` indexed by ``indices`` along ``axis``, the other axes matched (broadcast) position by position:
+    the inverse of ``argsort`` / ``argmax(keepdims=True)``. ``axis=None`` works on the flattened array.
+
+    >>> a = np.array([[3, 1, 2], [9, 7, 8]])
+    >>> np.asarray(xnp.take_along_axis(a, np.argsort(a, axis=1), axis=1))
+    array([[1, 2, 3],
+           [7, 8, 9]])
+    """
+    arr = asarray(arr)
+    kind, index = _classify(indices)
+    if kind in ("bool", "mask"):
+        raise IndexError(located("`indices` must be an integer array"))
+    if axis is None:
+        if np.ndim(index) != 1:
+            raise ValueError(located("when axis=None, `indices` must have a single dimension."))
+        arr, axis = ops.reshape(arr, (arr.size,)), 0
+    if np.ndim(index) != arr.ndim:
+        raise ValueError(located("`indices` and `arr` must have the same number of dimensions"))
+    axis = normalize_axis(axis, arr.ndim, "take_along_axis")
+    items = []
+    for d, size in enumerate(arr.shape):
+        if d == axis:
+            items.append(_make_item(kind, index, d, d, size))
+        else:
+            grid_shape = tuple(size if k == d else 1 for k in range(arr.ndim))
+            items.append(_Item("array", d, ops.iota(grid_shape, INDEX_DTYPE, d), True))
+    return _index(arr, items, arr.shape)

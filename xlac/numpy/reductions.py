@@ -1,2 +1,536 @@
-"""(being written)"""
-__all__ = []
+"""Reductions and scans with NumPy 2's axes, keepdims, result dtypes and NaN rules.
+
+Sums and products of bool and small integers give int64 (unsigned: uint64), as in
+NumPy; float16 and bfloat16 accumulate in float32 and round once at the end.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> np.asarray(xnp.sum(np.array([[1, 2], [3, 4]], np.int8), axis=0))
+array([4, 6])
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from xlac.errors import UnsupportedError, located
+from xlac.ir import dtypes
+from xlac.numpy._core import asarray, is_python_scalar, normalize_axes, normalize_axis
+from xlac.numpy._dispatch import numpy_function
+from xlac.trace import ops
+
+__all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+           "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"]
+
+BOOL = np.dtype("bool")
+INT64 = np.dtype("int64")
+FLOAT32 = np.dtype("float32")
+FLOAT64 = np.dtype("float64")
+
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _no_out(out, op: str) -> None:
+    if out is not None:
+        raise UnsupportedError(located(f"{op}: out= is not supported; xlac arrays are immutable, use the result"))
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    """NumPy's result dtype of sum/prod/cumsum: small ints widen to the platform int (uint: uint64)."""
+    if dtype == BOOL or (dtypes.is_signed_int(dtype) and dtype.itemsize < 8):
+        return INT64
+    if dtypes.is_unsigned_int(dtype):
+        return np.dtype("uint64")
+    return dtype
+
+
+def _accumulator(dtype: np.dtype) -> np.dtype:
+    """The dtype arithmetic runs in: half-precision floats accumulate in float32."""
+    return FLOAT32 if dtype in (np.float16, dtypes.bfloat16) else dtype
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return {"complex64": FLOAT32, "complex128": FLOAT64}.get(dtype.name, dtype)
+
+
+def _kept(result, shape, axes, keepdims: bool):
+    if not keepdims:
+        return result
+    return ops.reshape(result, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def _mask(where, shape, op: str):
+    """``where`` as a bool tracer of ``shape``, or None when every element takes part."""
+    if where is None or (is_python_scalar(where) and where is True):
+        return None
+    mask = asarray(where)
+    if mask.dtype != BOOL:
+        raise TypeError(located(f"{op}: where= must be a boolean array, got dtype {mask.dtype}"))
+    try:
+        return ops.broadcast_to(mask, shape)
+    except ValueError:
+        raise ValueError(located(f"{op}: where= of shape {mask.shape} does not broadcast to the "
+                                 f"array's shape {tuple(shape)}")) from None
+
+
+def _fill_masked(x, mask, fill):
+    """``x`` with the elements outside ``mask`` replaced by ``fill``."""
+    if mask is None:
+        return x
+    return ops.select(mask, x, ops.full(x.shape, fill, x.dtype))
+
+
+def _scalar_as(value, dtype: np.dtype):
+    """A 0-d tracer of ``value`` cast to ``dtype`` as NumPy casts ``initial=`` (unsafe, but Python ints
+    out of range raise OverflowError)."""
+    if is_python_scalar(value) and not isinstance(value, (float, complex)):
+        return asarray(value, dtype)
+    x = asarray(value)
+    if x.shape != ():
+        raise ValueError(located(f"initial= must be a scalar, got an array of shape {x.shape}"))
+    return ops.convert(x, dtype)
+
+
+def _isnan(x):
+    return ops.compare(x, x, "NE")
+
+
+def _count(shape, axes, mask, dtype):
+    """How many elements each result averages: a constant, or the reduced ``mask``."""
+    if mask is None:
+        n = 1
+        for a in axes:
+            n *= shape[a]
+        return ops.constant(n, dtype)
+    return ops.reduce(ops.convert(mask, dtype), "sum", axes)
+
+
+def _divide(total, count, dtype: np.dtype):
+    """``total / count`` in ``dtype``; integer dtypes divide in float64 and truncate, as NumPy's unsafe cast."""
+    count = ops.broadcast_to(ops.convert(count, total.dtype), total.shape)
+    if dtypes.is_inexact(dtype):
+        return ops.convert(ops.binary("div", total, count), dtype)
+    quotient = ops.binary("div", ops.convert(total, FLOAT64), ops.convert(count, FLOAT64))
+    return ops.convert(quotient, dtype)
+
+
+# ---------------------------------------------------------------- sum, prod
+
+
+_IDENTITY = {"sum": 0, "prod": 1}
+_COMBINE = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", ("prod", True): "and"}
+
+
+def _sum_or_prod(op: str, a, axis, dtype, out, keepdims, initial, where, skip_nan=False):
+    _no_out(out, op)
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim, op)
+    result_dtype = dtypes.canonical(dtype) if dtype is not None else _sum_dtype(x.dtype)
+    mask = _mask(where, x.shape, op)
+    if skip_nan and dtypes.is_inexact(x.dtype):
+        not_nan = ops.unary("not", _isnan(x))
+        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+    x = _fill_masked(ops.convert(x, _accumulator(result_dtype)), mask, _IDENTITY[op])
+    result = ops.reduce(x, op, axes)
+    if initial is not None:
+        start = ops.broadcast_to(_scalar_as(initial, result.dtype), result.shape)
+        result = ops.binary(_COMBINE[op, result.dtype == BOOL], start, result)
+    return _kept(ops.convert(result, result_dtype), x.shape, axes, keepdims)
+
+
+@numpy_function
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum of ``a`` over ``axis`` (None: every axis; an int or a tuple of ints).
+
+    bool and integers narrower than 64 bits sum in int64 (unsigned: uint64), as in NumPy.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.sum(np.array([[1, 2], [3, 4]], np.int8), axis=1, keepdims=True))
+    array([[3],
+           [7]])
+    >>> float(xnp.sum(np.array([1.0, 2.0, 3.0]), where=np.array([True, False, True]), initial=10.0))
+    14.0
+    """
+    return _sum_or_prod("sum", a, axis, dtype, out, keepdims, initial, where)
+
+
+@numpy_function
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product of ``a`` over ``axis``, with sum's result dtypes.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.prod(np.array([[1, 2], [3, 4]], np.uint8), axis=0))
+    array([3, 8], dtype=uint64)
+    """
+    return _sum_or_prod("prod", a, axis, dtype, out, keepdims, initial, where)
+
+
+@numpy_function
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum treating NaNs as zero.
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nansum(np.array([1.0, np.nan, 2.0])))
+    3.0
+    """
+    return _sum_or_prod("sum", a, axis, dtype, out, keepdims, initial, where, skip_nan=True)
+
+
+@numpy_function
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product treating NaNs as one.
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanprod(np.array([2.0, np.nan, 3.0])))
+    6.0
+    """
+    return _sum_or_prod("prod", a, axis, dtype, out, keepdims, initial, where, skip_nan=True)
+
+
+# ---------------------------------------------------------------- mean, var, std
+
+
+def _mean_dtypes(x_dtype: np.dtype, dtype) -> tuple[np.dtype, np.dtype]:
+    """(result dtype, accumulation dtype) of mean: integers and bool average in float64."""
+    if dtype is not None:
+        result = dtypes.canonical(dtype)
+    elif x_dtype == BOOL or dtypes.is_int(x_dtype):
+        result = FLOAT64
+    else:
+        result = x_dtype
+    return result, _accumulator(result)
+
+
+def _mean_parts(op: str, a, axis, dtype, out, where, skip_nan=False):
+    """(sum in the accumulation dtype, element count, x in that dtype, mask, axes, result dtype)."""
+    _no_out(out, op)
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim, op)
+    result_dtype, acc = _mean_dtypes(x.dtype, dtype)
+    mask = _mask(where, x.shape, op)
+    if skip_nan and dtypes.is_inexact(x.dtype):
+        not_nan = ops.unary("not", _isnan(x))
+        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+    x = ops.convert(x, acc)
+    total = ops.reduce(_fill_masked(x, mask, 0), "sum", axes)
+    return total, _count(x.shape, axes, mask, acc), x, mask, axes, result_dtype
+
+
+@numpy_function
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Arithmetic mean over ``axis``; integers and bool give float64, float16 averages in float32.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.mean(np.array([[1, 2], [3, 5]]), axis=0))
+    array([2. , 3.5])
+    """
+    total, count, x, _, axes, result_dtype = _mean_parts("mean", a, axis, dtype, out, where)
+    return _kept(_divide(total, count, result_dtype), x.shape, axes, keepdims)
+
+
+@numpy_function
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """Mean of the elements that are not NaN (NaN where there are none).
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanmean(np.array([1.0, np.nan, 3.0])))
+    2.0
+    """
+    total, count, x, _, axes, result_dtype = _mean_parts("nanmean", a, axis, dtype, out, where, skip_nan=True)
+    return _kept(_divide(total, count, result_dtype), x.shape, axes, keepdims)
+
+
+def _variance(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    """(variance in the accumulation dtype, result dtype, input shape, axes)."""
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError(located(f"{op}: ddof and correction can't be provided simultaneously."))
+        ddof = correction
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonical(dtype)):
+        raise UnsupportedError(located(f"{op}: dtype={dtypes.canonical(dtype)} is not supported; "
+                                       "use a floating or complex dtype"))
+    total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, out, where)
+    if mean is None:
+        mean_value = ops.binary("div", total, ops.broadcast_to(count, total.shape))
+        mean_value = _kept(mean_value, x.shape, axes, True)
+    else:
+        mean_value = ops.convert(asarray(mean), x.dtype)
+    deviation = ops.binary("sub", x, ops.broadcast_to(mean_value, x.shape))
+    if deviation.dtype.kind == "c":
+        re, im = ops.unary("real", deviation), ops.unary("imag", deviation)
+        squares = ops.binary("add", ops.binary("mul", re, re), ops.binary("mul", im, im))
+    else:
+        squares = ops.binary("mul", deviation, deviation)
+    spread = ops.reduce(_fill_masked(squares, mask, 0), "sum", axes)
+    count = _count(x.shape, axes, mask, spread.dtype)
+    dof = ops.binary("sub", count, ops.broadcast_to(ops.constant(ddof, spread.dtype), count.shape))
+    dof = ops.binary("max", dof, ops.full(dof.shape, 0, spread.dtype))
+    variance = ops.binary("div", spread, ops.broadcast_to(dof, spread.shape))
+    return variance, _real_dtype(result_dtype), x.shape, axes
+
+
+@numpy_function
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """Variance ``mean(abs(a - a.mean())**2)`` with ``ddof`` delta degrees of freedom; complex gives real.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.var(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1, ddof=1))
+    array([0.5, 2. ])
+    """
+    variance, result_dtype, shape, axes = _variance("var", a, axis, dtype, out, ddof, keepdims, where, mean,
+                                                    correction)
+    return _kept(ops.convert(variance, result_dtype), shape, axes, keepdims)
+
+
+@numpy_function
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """Standard deviation: the square root of :func:`var`.
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.std(np.array([1, 3])))
+    1.0
+    """
+    variance, result_dtype, shape, axes = _variance("std", a, axis, dtype, out, ddof, keepdims, where, mean,
+                                                    correction)
+    return _kept(ops.convert(ops.unary("sqrt", variance), result_dtype), shape, axes, keepdims)
+
+
+# ---------------------------------------------------------------- max, min
+
+
+_UFUNC_NAME = {"max": "maximum", "min": "minimum", "nanmax": "fmax", "nanmin": "fmin"}  # named in errors
+
+
+def _lowest(op: str, dtype: np.dtype):
+    """The value that never wins ``op``: -inf for max of floats, the largest int for min of ints, ..."""
+    if dtype == BOOL:
+        return op == "min"
+    if dtypes.is_int(dtype):
+        info = np.iinfo(dtype)
+        return int(info.min if op == "max" else info.max)
+    return -np.inf if op == "max" else np.inf
+
+
+def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
+    public = ("nan" if skip_nan else "") + op
+    ufunc = _UFUNC_NAME[public]
+    _no_out(out, public)
+    x = asarray(a)
+    if x.dtype.kind == "c":
+        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
+    axes = normalize_axes(axis, x.ndim, public)
+    mask = _mask(where, x.shape, public)
+    if initial is None:
+        if mask is not None:
+            raise ValueError(located(f"reduction operation '{ufunc}' does not have an identity, "
+                                     "so to use a where mask one has to specify 'initial'"))
+        if builtins.any(x.shape[i] == 0 for i in axes):
+            raise ValueError(located(f"zero-size array to reduction operation {ufunc} which has no identity"))
+    skip = skip_nan and dtypes.is_float(x.dtype)
+    if skip:
+        not_nan = ops.unary("not", _isnan(x))
+        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+    # XLA's max/min propagate NaN (checked in tests), which is NumPy's rule for max/min.
+    combine = {"max": "or", "min": "and"}[op] if x.dtype == BOOL else op
+    result = ops.reduce(_fill_masked(x, mask, _lowest(op, x.dtype)), combine, axes)
+    if skip:
+        # fmax/fmin: NaN only where no element was a number (and initial, if given, is NaN).
+        nothing = ops.reduce(ops.unary("not", mask), "and", axes)
+        if initial is None:
+            result = ops.select(nothing, ops.full(result.shape, np.nan, x.dtype), result)
+    if initial is not None:
+        start = ops.broadcast_to(_scalar_as(initial, x.dtype), result.shape)
+        combined = ops.binary(combine, start, result)
+        if skip:
+            combined = ops.select(_isnan(start), ops.select(nothing, start, result), combined)
+        result = combined
+    return _kept(result, x.shape, axes, keepdims)
+
+
+@numpy_function
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Largest element over ``axis``; NaN if any element is NaN, as in NumPy.
+
+    An empty reduction needs ``initial``, and so does ``where=``.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.max(np.array([[1, 5], [7, 2]]), axis=1))
+    array([5, 7])
+    >>> float(xnp.max(np.array([1.0, np.nan])))
+    nan
+    """
+    return _extremum("max", a, axis, out, keepdims, initial, where)
+
+
+@numpy_function
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Smallest element over ``axis``; NaN if any element is NaN.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.min(np.array([[1, 5], [7, 2]]), axis=0))
+    array([1, 2])
+    """
+    return _extremum("min", a, axis, out, keepdims, initial, where)
+
+
+amax = max
+amin = min
+
+
+@numpy_function
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Largest element ignoring NaNs (NaN where every element is NaN).
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanmax(np.array([1.0, np.nan, 3.0])))
+    3.0
+    """
+    return _extremum("max", a, axis, out, keepdims, initial, where, skip_nan=True)
+
+
+@numpy_function
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Smallest element ignoring NaNs (NaN where every element is NaN).
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanmin(np.array([np.nan, 2.0, 3.0])))
+    2.0
+    """
+    return _extremum("min", a, axis, out, keepdims, initial, where, skip_nan=True)
+
+
+# ---------------------------------------------------------------- argmax, argmin
+
+
+def _arg_extremum(op: str, a, axis, out, keepdims):
+    _no_out(out, op)
+    x = asarray(a)
+    if x.dtype.kind == "c":
+        raise UnsupportedError(located(f"{op}: complex arrays are not supported"))
+    if x.dtype == BOOL:
+        x = ops.convert(x, np.dtype("uint8"))
+    shape = x.shape
+    if axis is None:
+        x, reduced = ops.reshape(x, (x.size,)), 0
+        kept_shape = (1,) * len(shape)
+    else:
+        reduced = normalize_axis(axis, x.ndim, op)
+        kept_shape = tuple(1 if i == reduced else d for i, d in enumerate(shape))
+    if x.shape[reduced] == 0:
+        raise ValueError(located(f"attempt to get {op} of an empty sequence"))
+    index = (ops.argmax if op == "argmax" else ops.argmin)(x, reduced, INT64)
+    return ops.reshape(index, kept_shape) if keepdims else index
+
+
+@numpy_function
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the largest element along ``axis`` (None: of the flattened array); the first one on ties,
+    the first NaN if there is one. Indices are int64.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.argmax(np.array([[1, 9], [7, 2]]), axis=0))
+    array([1, 0])
+    >>> int(xnp.argmax(np.array([1.0, np.nan, 5.0])))
+    1
+    """
+    return _arg_extremum("argmax", a, axis, out, keepdims)
+
+
+@numpy_function
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the smallest element along ``axis`` (None: of the flattened array).
+
+    >>> import xlac.numpy as xnp
+    >>> int(xnp.argmin(np.array([[4, 9], [0, 2]])))
+    2
+    """
+    return _arg_extremum("argmin", a, axis, out, keepdims)
+
+
+# ---------------------------------------------------------------- all, any
+
+
+def _truth(op: str, a, axis, out, keepdims, where):
+    _no_out(out, op)
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim, op)
+    truth = x if x.dtype == BOOL else ops.compare(x, ops.full(x.shape, 0, x.dtype), "NE")
+    truth = _fill_masked(truth, _mask(where, x.shape, op), op == "all")
+    return _kept(ops.reduce(truth, "and" if op == "all" else "or", axes), x.shape, axes, keepdims)
+
+
+@numpy_function
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """True where every element along ``axis`` is nonzero (NaN counts as nonzero); always bool.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.all(np.array([[1, 0], [2, 3]]), axis=1))
+    array([False,  True])
+    """
+    return _truth("all", a, axis, out, keepdims, where)
+
+
+@numpy_function
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """True where some element along ``axis`` is nonzero; always bool.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.any(np.array([[1, 0], [0, 0]]), axis=1))
+    array([ True, False])
+    """
+    return _truth("any", a, axis, out, keepdims, where)
+
+
+# ---------------------------------------------------------------- cumsum, cumprod
+
+
+def _inclusive_scan(x, axis: int, combine: str, identity):
+    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
+    n = x.shape[axis]
+    zeros = (0,) * x.ndim
+    fill = ops.constant(identity, x.dtype)
+    shift = 1
+    while shift < n:
+        head = ops.slice(x, zeros, tuple(n - shift if i == axis else d for i, d in enumerate(x.shape)))
+        shifted = ops.pad(head, fill, tuple(shift if i == axis else 0 for i in range(x.ndim)), zeros)
+        x = ops.binary(combine, x, shifted)
+        shift *= 2
+    return x
+
+
+def _cumulative(op: str, a, axis, dtype, out):
+    public = "cum" + op
+    _no_out(out, public)
+    x = asarray(a)
+    if axis is None:
+        x, axis = ops.reshape(x, (x.size,)), 0
+    else:
+        axis = normalize_axis(axis, x.ndim, public)
+    result_dtype = dtypes.canonical(dtype) if dtype is not None else _sum_dtype(x.dtype)
+    x = ops.convert(x, _accumulator(result_dtype))
+    scanned = _inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
+    return ops.convert(scanned, result_dtype)
+
+
+@numpy_function
+def cumsum(a, axis=None, dtype=None, out=None):
+    """Running sum along ``axis`` (None: of the flattened array), with sum's result dtypes.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.cumsum(np.array([[1, 2, 3], [4, 5, 6]], np.int8), axis=1))
+    array([[ 1,  3,  6],
+           [ 4,  9, 15]])
+    """
+    return _cumulative("sum", a, axis, dtype, out)
+
+
+@numpy_function
+def cumprod(a, axis=None, dtype=None, out=None):
+    """Running product along ``axis`` (None: of the flattened array).
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.cumprod(np.array([1.0, 2.0, 3.0, 4.0])))
+    array([ 1.,  2.,  6., 24.])
+    """
+    return _cumulative("prod", a, axis, dtype, out)

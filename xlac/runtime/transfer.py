@@ -31,10 +31,24 @@ def buffer_dtype(buffer) -> np.dtype:
 
 
 def to_device(array: np.ndarray, device, *, copy: bool = False):
-    """A device buffer holding ``array``'s bytes; 64-bit dtypes arrive as raw bytes.
+    """A device buffer holding ``array`` with its own dtype (64-bit dtypes are not narrowed).
 
     With ``copy=False`` a CPU buffer may share memory with ``array`` (PJRT uses an
     aligned NumPy array in place), so callers that keep the buffer pass ``copy=True``.
+    """
+    if _direct_put is not None:
+        try:
+            return _direct_put(array, device, copy)
+        except TypeError:
+            _disable_direct_put()
+    return _put_as_bytes(array, device, copy)
+
+
+def _put_as_bytes(array: np.ndarray, device, copy: bool):
+    """The portable way: ``jax.device_put``, with 64-bit data sent as raw bytes.
+
+    The executable reads such a buffer as the type it was compiled for (PJRT checks
+    only byte sizes); xlac checks every argument's dtype before it gets here.
     """
     if copy:
         array = np.array(array, copy=True, order="C")
@@ -43,6 +57,39 @@ def to_device(array: np.ndarray, device, *, copy: bool = False):
     if array.dtype.itemsize == 8 or array.dtype.kind == "c":
         array = array.reshape(-1).view(np.uint8)
     return jax.device_put(array, device)
+
+
+def _make_direct_put():
+    """jaxlib's batched_device_put: about 3 us against jax.device_put's 20 us, and it keeps 64-bit
+    dtypes when asked to (``enable_x64=True`` for this transfer only; JAX's own setting is untouched)."""
+    try:
+        from jax._src import core
+        from jax.sharding import SingleDeviceSharding
+        from jaxlib import _jax
+        put, zero_copy = _jax.batched_device_put, _jax.HostBufferSemantics.ZERO_COPY
+    except (ImportError, AttributeError):
+        return None
+    avals: dict = {}
+    shardings: dict = {}
+
+    def direct_put(array: np.ndarray, device, copy: bool):
+        key = (array.shape, array.dtype)
+        aval = avals.get(key)
+        if aval is None:
+            aval = avals[key] = core.ShapedArray(array.shape, array.dtype)
+        sharding = shardings.get(device)
+        if sharding is None:
+            sharding = shardings[device] = SingleDeviceSharding(device)
+        return put(aval, sharding, [array], [device], True, copy, zero_copy, True)
+    return direct_put
+
+
+_direct_put = _make_direct_put()
+
+
+def _disable_direct_put():
+    global _direct_put
+    _direct_put = None
 
 
 def to_numpy(buffer, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:

@@ -1,0 +1,53 @@
+"""Cost of one cached call of a small compiled function: xlac against jax.jit, measured in one run.
+
+Run: python benchmarks/dispatch.py
+Prints microseconds per call and the ratio xlac / jax.jit for device-array inputs and for NumPy inputs.
+"""
+from __future__ import annotations
+
+import timeit
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import xlac
+import xlac.numpy as xnp
+
+
+def xlac_fn(x, y):
+    return xnp.tanh(x * y + 1.0)
+
+
+def jax_fn(x, y):
+    return jnp.tanh(x * y + 1.0)
+
+
+def per_call_us(call, number: int) -> float:
+    call()
+    best = min(timeit.repeat(call, number=number, repeat=7))
+    return best / number * 1e6
+
+
+def main(number: int = 2000) -> None:
+    x_np = np.random.default_rng(0).standard_normal((8, 8)).astype(np.float32)
+    y_np = np.float32(0.5) * np.ones((8, 8), np.float32)
+    compiled = xlac.compile(xlac_fn)
+    jitted = jax.jit(jax_fn)
+    x_dev, y_dev = xlac.asarray(x_np), xlac.asarray(y_np)
+    xj, yj = jax.device_put(x_np), jax.device_put(y_np)
+    np.testing.assert_allclose(np.asarray(compiled(x_np, y_np)), np.asarray(jitted(x_np, y_np)), rtol=1e-6)
+
+    rows = [
+        ("device arrays (xlac.Array / jax.Array)", lambda: compiled(x_dev, y_dev), lambda: jitted(xj, yj)),
+        ("NumPy arrays", lambda: compiled(x_np, y_np), lambda: jitted(x_np, y_np)),
+    ]
+    print(f"{'inputs':42s} {'xlac us':>9s} {'jax.jit us':>11s} {'ratio':>7s}")
+    for name, xlac_call, jax_call in rows:
+        t_xlac = per_call_us(xlac_call, number)
+        t_jax = per_call_us(jax_call, number)
+        print(f"{name:42s} {t_xlac:9.1f} {t_jax:11.1f} {t_xlac / t_jax:7.2f}")
+
+
+if __name__ == "__main__":
+    main()
