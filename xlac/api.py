@@ -7,9 +7,8 @@
 >>> out = f(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
 >>> out.shape, out.dtype
 ((2, 4), dtype('float32'))
->>> print(f.lower(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)).as_text()[:22])
-module @xlac {
-func.f
+>>> "stablehlo.dot_general" in f.lower(np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)).as_text()
+True
 """
 from __future__ import annotations
 
@@ -123,14 +122,10 @@ class Compiled:
     def run(self, leaves):
         """Execute with argument leaves already known to fit (the cached call path)."""
         device = self._device
-        buffers = []
-        for leaf, spec in zip(leaves, self._in_specs):
-            if type(leaf) is Array and leaf._device is device:
-                buffers.append(leaf._buffer)
-            else:
-                buffers.append(to_buffer(leaf, spec, device))
-        outputs = self._execute(buffers)
-        results = [Array._from_buffer(b, t, device) for b, t in zip(outputs, self._out_types)]
+        buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
+                   else to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, self._in_specs)]
+        wrap = Array._from_buffer
+        results = [wrap(b, t, device) for b, t in zip(self._execute(buffers), self._out_types)]
         if self._out_tree is pytree.LEAF:
             return results[0]
         return pytree.unflatten(self._out_tree, results)

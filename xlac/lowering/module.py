@@ -13,7 +13,7 @@ metadata names the user's line; each argument carries its Python path.
 >>> x = Value(TensorType((3,), np.dtype("float32"))); y = Value(x.type)
 >>> print(lower_graph(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [y], ["x"])))
 func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<3xf32>) {
-  %0 = "stablehlo.exponential"(%arg0) : (tensor<3xf32>) -> tensor<3xf32>
+  %0 = "stablehlo.exponential"(%arg0) : (tensor<3xf32>) -> tensor<3xf32> loc("exp")
   "func.return"(%0) : (tensor<3xf32>) -> ()
 }
 """

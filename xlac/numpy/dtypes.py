@@ -2,6 +2,8 @@
 
 >>> import xlac.numpy as xnp
 >>> xnp.result_type(xnp.int8, 1.0)
+dtype('float64')
+>>> xnp.result_type(xnp.float16, 1.0)
 dtype('float16')
 """
 from __future__ import annotations

@@ -14,6 +14,8 @@ array([[ 8, 11],
 """
 from __future__ import annotations
 
+import functools
+
 import numbers
 from dataclasses import dataclass
 
@@ -346,6 +348,7 @@ def getitem(x, index):
     A traced boolean mask raises :class:`xlac.TracerConversionError`: the result's shape would depend on
     the data; use ``xnp.where(mask, x, 0)`` instead.
 
+    >>> import xlac.numpy as xnp
     >>> x = np.arange(10.0)
     >>> np.asarray(xnp.getitem(x, slice(7, 2, -2)))
     array([7., 5., 3.])
@@ -374,13 +377,59 @@ def _masks_as_positions(index):
     return tuple(p for e in entries for p in expand(e))
 
 
-@numpy_function
+def _with_eager_check(check):
+    """A public function that, outside a trace, first runs ``check(*args, **kwargs)`` on the concrete
+    arguments (bounds of index arrays that will travel as dynamic arguments), then the numpy_function."""
+    def decorate(fn):
+        traced = numpy_function(fn)
+
+        @functools.wraps(fn)
+        def public(*args, **kwargs):
+            if current_trace() is None:
+                check(*args, **kwargs)
+            return traced(*args, **kwargs)
+        public.__wrapped_numpy__ = fn
+        return public
+    return decorate
+
+
+def _concrete(indices):
+    if isinstance(indices, (list, tuple, np.ndarray, np.generic)) or hasattr(indices, "__xlac_array__"):
+        kind, value = _classify(indices)
+        return value if kind in ("int", "array") else None
+    return None
+
+
+def _check_take(a, indices, axis=None, out=None, mode="raise"):
+    index = _concrete(indices)
+    if index is not None and mode == "raise":
+        shape = np.shape(a)
+        if axis is None:
+            _normalized_static(np.asarray(index), 0, int(np.prod(shape)))
+        else:
+            axis = normalize_axis(axis, len(shape), "take")
+            _normalized_static(np.asarray(index), axis, shape[axis])
+
+
+def _check_take_along_axis(arr, indices, axis=-1):
+    index = _concrete(indices)
+    shape = np.shape(arr)
+    if index is not None and np.ndim(index) == (1 if axis is None else len(shape)):
+        if axis is None:
+            _normalized_static(np.asarray(index), 0, int(np.prod(shape)))
+        else:
+            axis = normalize_axis(axis, len(shape), "take_along_axis")
+            _normalized_static(np.asarray(index), axis, shape[axis])
+
+
+@_with_eager_check(_check_take)
 def take(a, indices, axis=None, out=None, mode="raise"):
     """Elements of ``a`` at ``indices`` along ``axis`` (the flattened array when ``axis`` is None).
 
     ``mode="raise"`` checks static indices (traced ones are clamped, as in :func:`getitem`);
     ``"clip"`` clips to the valid range and ``"wrap"`` wraps around, as in NumPy.
 
+    >>> import xlac.numpy as xnp
     >>> np.asarray(xnp.take(np.array([[1, 2], [3, 4]]), [3, -1, 0]))
     array([4, 4, 1])
     >>> np.asarray(xnp.take(np.arange(4), [5, -7], mode="wrap"))
@@ -427,11 +476,12 @@ def _traced_mode(index: Tracer, size: int, mode: str) -> Tracer:
     return ops.select(negative, ops.binary("add", remainder, n), remainder)
 
 
-@numpy_function
+@_with_eager_check(_check_take_along_axis)
 def take_along_axis(arr, indices, axis=-1):
     """``arr`` indexed by ``indices`` along ``axis``, the other axes matched (broadcast) position by position:
     the inverse of ``argsort`` / ``argmax(keepdims=True)``. ``axis=None`` works on the flattened array.
 
+    >>> import xlac.numpy as xnp
     >>> a = np.array([[3, 1, 2], [9, 7, 8]])
     >>> np.asarray(xnp.take_along_axis(a, np.argsort(a, axis=1), axis=1))
     array([[1, 2, 3],

@@ -30,8 +30,7 @@ class Executable:
 
     def execute(self, buffers: list) -> list:
         """Run with device buffers in parameter order; returns the output buffers."""
-        results = self._execute(buffers).disassemble_into_single_device_arrays()
-        return [r[0] for r in results]
+        return [r[0] for r in self._execute(buffers).disassemble_into_single_device_arrays()]
 
     def optimized_hlo(self) -> str:
         """XLA's HLO after its optimization passes."""

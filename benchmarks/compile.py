@@ -1,0 +1,54 @@
+"""Front-end compile time: xlac's trace + passes + lowering against JAX's trace + lower, in one run.
+
+Run: python benchmarks/compile.py
+XLA's own compile time (the same backend for both) is shown apart.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import xlac  # noqa: E402
+import xlac.numpy as xnp  # noqa: E402
+from benchmarks.models import make_mlp, make_transformer_block, mlp_params, transformer_params  # noqa: E402
+
+
+def best_ms(fn, repeat: int = 7) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e3
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    cases = [
+        ("mlp", make_mlp(xnp), make_mlp(jnp), mlp_params(rng)),
+        ("transformer block", make_transformer_block(xnp, 4), make_transformer_block(jnp, 4),
+         transformer_params(rng)),
+    ]
+    print(f"{'model':18s} {'xlac front ms':>14s} {'jax front ms':>13s} {'ratio':>6s} "
+          f"{'xlac XLA ms':>12s} {'jax XLA ms':>11s}")
+    for name, xlac_fn, jax_fn, args in cases:
+        compiled = xlac.compile(xlac_fn)
+        jitted = jax.jit(jax_fn)
+        t_xlac = best_ms(lambda: compiled.lower(*args))
+        t_jax = best_ms(lambda: jitted.trace(*args).lower())
+        lowered_xlac = compiled.lower(*args)
+        lowered_jax = jitted.trace(*args).lower()
+        xla_xlac = best_ms(lambda: lowered_xlac.compile(), repeat=3)
+        xla_jax = best_ms(lambda: lowered_jax.compile(), repeat=3)
+        print(f"{name:18s} {t_xlac:14.2f} {t_jax:13.2f} {t_xlac / t_jax:6.2f} {xla_xlac:12.1f} {xla_jax:11.1f}")
+
+
+if __name__ == "__main__":
+    main()
