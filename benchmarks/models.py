@@ -4,6 +4,8 @@ The tests run them with NumPy and with xlac and compare; the benchmarks time the
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -46,7 +48,7 @@ def make_transformer_block(xp, n_heads: int):
         q = xp.transpose(q.reshape(seq, n_heads, head), (1, 0, 2))
         k = xp.transpose(k.reshape(seq, n_heads, head), (1, 0, 2))
         v = xp.transpose(v.reshape(seq, n_heads, head), (1, 0, 2))
-        scores = q @ xp.swapaxes(k, -1, -2) / np.sqrt(head)     # (heads, seq, seq)
+        scores = q @ xp.swapaxes(k, -1, -2) / math.sqrt(head)     # (heads, seq, seq)
         causal = xp.tri(seq, dtype=bool)
         scores = xp.where(causal, scores, -1e9)
         out = softmax(scores) @ v                              # (heads, seq, head)

@@ -185,7 +185,8 @@ _eager_cache = _EagerCache()
 
 
 def _is_array_leaf(leaf) -> bool:
-    return isinstance(leaf, (Array, np.ndarray, np.generic)) or runtime.is_device_buffer(leaf)
+    """Arrays are the dynamic arguments of an eager call; scalars, NumPy's included, are static."""
+    return isinstance(leaf, (Array, np.ndarray)) or runtime.is_device_buffer(leaf)
 
 
 def _freeze(leaf):

@@ -83,12 +83,59 @@ def emit_zeros(w: FunctionWriter, t: TensorType) -> str:
     return emit_constant(w, np.zeros(t.shape, t.dtype))
 
 
+def emit_full(w: FunctionWriter, t: TensorType, value) -> str:
+    return emit_constant(w, np.full(t.shape, value, t.dtype))
+
+
+@_emits(P.binary["pow"])
+def _pow(w, node, operands):
+    t = node.operands[0].type
+    if not dtypes.is_int(t.dtype):
+        return _simple("stablehlo.power")(w, node, operands)
+    return [emit_integer_pow(w, *operands, t)]
+
+
+def emit_integer_pow(w: FunctionWriter, base: str, exponent: str, t: TensorType) -> str:
+    """Square-and-multiply over every bit of the exponent, wrapping like NumPy.
+
+    XLA's integer stablehlo.power reads only the low 6 bits of the exponent. Negative
+    exponents give 0, except 1 for a base of 1 and ±1 for a base of -1.
+    """
+    bt = t.with_dtype(BOOL)
+
+    def op(name, *args, out=t):
+        return w.op(name, list(args), [t] * len(args), [out])[0]
+    one, zero = emit_full(w, t, 1), emit_zeros(w, t)
+    is_odd = lambda e: emit_compare(w, op("stablehlo.and", e, one), zero, t, "NE")
+    result, square, e = one, base, exponent
+    for _ in range(8 * t.dtype.itemsize):
+        times = op("stablehlo.multiply", result, square)
+        result = w.op("stablehlo.select", [is_odd(e), times, result], [bt, t, t], [t])[0]
+        square = op("stablehlo.multiply", square, square)
+        e = op("stablehlo.shift_right_logical", e, one)
+    if dtypes.is_unsigned_int(t.dtype):
+        return result
+    minus_one = emit_full(w, t, -1)
+    sign = w.op("stablehlo.select", [is_odd(exponent), minus_one, one], [bt, t, t], [t])[0]
+    base_is = lambda c: emit_compare(w, base, c, t, "EQ")
+    negative_power = w.op("stablehlo.select", [base_is(minus_one), sign, zero], [bt, t, t], [t])[0]
+    negative_power = w.op("stablehlo.select", [base_is(one), one, negative_power], [bt, t, t], [t])[0]
+    negative = emit_compare(w, exponent, zero, t, "LT")
+    return w.op("stablehlo.select", [negative, negative_power, result], [bt, t, t], [t])[0]
+
+
 @_emits(P.convert)
 def _convert(w, node, operands):
     x, out = node.operands[0].type, node.results[0].type
     if out.dtype == BOOL and np.issubdtype(x.dtype, np.complexfloating):
         # stablehlo.convert looks at the real part only; NumPy's bool(1j) is True.
         return [emit_compare(w, operands[0], emit_zeros(w, x), x, "NE")]
+    if x.dtype == BOOL and dtypes.is_inexact(out.dtype):
+        # Through uint8: XLA rewrites multiply(convert(pred), y) into select(pred, y, 0), which drops
+        # NumPy's False * inf = nan.
+        u8 = x.with_dtype(np.dtype("uint8"))
+        operands = w.op("stablehlo.convert", operands, [x], [u8])
+        x = u8
     return w.op("stablehlo.convert", operands, [x], [out])
 P.select.emitter = _simple("stablehlo.select")
 P.clamp.emitter = _simple("stablehlo.clamp")

@@ -42,10 +42,8 @@ def asarray(x, dtype=None) -> Tracer:
         array = np.asarray(x)
     except Exception as e:
         raise TypeError(located(f"cannot convert {type(x).__name__} to an array: {e}")) from None
-    if array.dtype == object or array.dtype.kind in "USVMm":
+    if array.dtype not in dtypes.SUPPORTED:
         raise TypeError(located(f"xlac supports numeric arrays only; got {type(x).__name__} of dtype {array.dtype}"))
-    if array.dtype.kind == "f" and array.dtype.itemsize > 8:
-        raise TypeError(located(f"dtype {array.dtype} is not supported"))
     return ops.constant(array, dtype)
 
 

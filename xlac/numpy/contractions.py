@@ -77,15 +77,19 @@ def _label_sizes(operands, labels, op: str) -> dict:
             known = sizes.get(name)
             if known is not None and known != size and 1 not in (known, size):
                 raise ValueError(located(
-                    f"{op}: operands could not be broadcast together: index {_show(name)} has size {known} "
+                    f"{op}: operands could not be broadcast together: {_show(name)} has size {known} "
                     f"in operand {seen_in[name]} and size {size} in operand {k}"))
             if known is None or known == 1:
                 sizes[name], seen_in[name] = size, k
     return sizes
 
 
-def _show(label: str) -> str:
-    return f"'{label}'" if len(label) == 1 else "of the '...' broadcast dimensions"
+def _show(label) -> str:
+    if isinstance(label, str) and len(label) == 1:
+        return f"index '{label}'"
+    if isinstance(label, tuple) and label[0] == "...":
+        return f"the '...' dimension {label[1]}"
+    return f"dimension {label}"
 
 
 def _take_diagonals(x: Tracer, labels: list, op: str, index: int):
@@ -97,7 +101,7 @@ def _take_diagonals(x: Tracer, labels: list, op: str, index: int):
             j = labels.index(name, i + 1)
             n, m = x.shape[i], x.shape[j]
             if n != m:
-                raise ValueError(located(f"{op}: dimensions in operand {index} for collapsing index "
+                raise ValueError(located(f"{op}: dimensions in operand {index} for collapsing "
                                          f"{_show(name)} don't match ({n} != {m})"))
             order = [d for d in range(x.ndim) if d != j]
             order.insert(i + 1, j)
@@ -142,13 +146,18 @@ def _contract_pair(x, xl, y, yl, keep: set):
     return out, labels
 
 
-def _pair_cost(xl, yl, keep: set, sizes: dict) -> int:
+def _size(labels, sizes: dict) -> int:
+    return int(np.prod([sizes[name] for name in labels], dtype=np.int64))
+
+
+def _pair_cost(xl, yl, keep: set, sizes: dict) -> tuple:
+    """Pairs that share an index before outer products; then the one that shrinks memory most (opt_einsum's greedy)."""
     result = (set(xl) | set(yl)) & keep
-    return int(np.prod([sizes[name] for name in result], dtype=np.int64))
+    return (not set(xl) & set(yl), _size(result, sizes) - _size(set(xl), sizes) - _size(set(yl), sizes))
 
 
 def _greedy_pair(labels: list, out: set, sizes: dict) -> tuple:
-    """The pair of operands whose contraction leaves the smallest intermediate."""
+    """The pair of operands to contract next, and the labels the others and the output still need."""
     best = None
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import warnings
 
 import numpy as np
 
@@ -85,8 +86,17 @@ def full(shape, fill_value, dtype=None):
     array([7, 7])
     """
     dims = _new_shape(shape, "full")
-    value = as_array(fill_value) if dtype is None else _core.asarray(fill_value, dtypes.canonical(dtype))
+    value = as_array(fill_value) if dtype is None else _fill_value(fill_value, dtypes.canonical(dtype))
     return ops.broadcast_to(ops.convert(value, value.dtype, weak=False), dims)
+
+
+def _fill_value(fill_value, dtype: np.dtype) -> Tracer:
+    """``fill_value`` cast unsafely to ``dtype`` (a complex Python scalar loses its imaginary part, as in NumPy)."""
+    if isinstance(fill_value, complex) and dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=4)
+        fill_value = fill_value.real
+    return _core.asarray(fill_value, dtype)
 
 
 def _like(a, dtype, shape, op: str):
@@ -135,7 +145,7 @@ def full_like(a, fill_value, dtype=None, shape=None):
     array([2, 2, 2])
     """
     dims, dtype = _like(a, dtype, shape, "full_like")
-    value = _core.asarray(fill_value, dtype)
+    value = _fill_value(fill_value, dtype)
     return ops.broadcast_to(ops.convert(value, dtype, weak=False), dims)
 
 
@@ -186,7 +196,16 @@ def arange(start, stop=None, step=None, dtype=None):
     return _arange(start, stop, step, target)
 
 
-def _arange_body(start, stop, step, dtype):
+def _named_numpy_function(name):
+    """``@numpy_function`` for a private body that records its nodes under the public ``name``."""
+    def decorate(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return numpy_function(fn)
+    return decorate
+
+
+@_named_numpy_function("arange")
+def _arange(start, stop, step, dtype):
     length = _arange_length(start, stop, step)
     if dtype == np.bool_:
         if length > 2:
@@ -199,18 +218,16 @@ def _arange_body(start, stop, step, dtype):
     compute = np.dtype("float32") if dtype.itemsize < 4 and dtypes.is_float(dtype) else dtype
     if length == 0:
         return ops.full((0,), 0, dtype)
-    index = ops.iota((length,), compute, 0)
+    real = np.dtype("float64") if compute == np.complex128 else np.dtype("float32")
+    index = ops.convert(ops.iota((length,), real if compute.kind == "c" else compute, 0), compute)
     scaled = ops.binary("mul", index, ops.full((length,), delta, compute))
     values = ops.binary("add", scaled, ops.full((length,), first, compute))
     return ops.convert(values, dtype)
 
 
-_arange_body.__name__ = "arange"
-_arange = numpy_function(_arange_body)
-arange.__wrapped_numpy__ = arange
 
 
-@numpy_function_with_static("num")
+@numpy_function_with_static("num", "axis")
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``), as ``np.linspace``.
 
@@ -223,7 +240,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ValueError(located(f"linspace: Number of samples, {num}, must be non-negative."))
     div = num - 1 if endpoint else num
-    compute = dtypes.result_type(start, stop, 1.0)
+    compute = dtypes.result_type(start, stop)
+    if not dtypes.is_inexact(compute):
+        compute = FLOAT64
     lo, hi = _core.promote("linspace", start, stop, dtype=compute)
     lo, hi = (ops.convert(t, compute, weak=False) for t in (lo, hi))
     out_shape = (num,) + lo.shape
@@ -236,8 +255,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         # NumPy's guard for steps that underflow to 0 (gh-5437): scale by delta after dividing
         by_delta = ops.binary("mul", ops.binary("div", index, ops.full(out_shape, div, compute)), stretch(delta))
         zero_step = ops.compare(step, ops.full(step.shape, 0, compute), "EQ")
-        y = ops.select(stretch(zero_step), by_delta, by_step) if step.shape else \
-            ops.select(zero_step, by_delta, by_step)
+        y = ops.select(stretch(zero_step), by_delta, by_step)
     else:
         step = ops.full(delta.shape, np.nan, compute)
         y = ops.binary("mul", index, stretch(delta))
@@ -356,7 +374,7 @@ def tril(m, k=0):
 # ---------------------------------------------------------------- conversion
 
 
-@numpy_function
+@_named_numpy_function("asarray")
 def _traced_array(obj, dtype=None):
     if isinstance(obj, Tracer):
         return obj if dtype is None else ops.convert(obj, dtypes.canonical(dtype))
@@ -365,10 +383,7 @@ def _traced_array(obj, dtype=None):
 
 def _convert(obj, dtype, ndmin: int = 0):
     if current_trace() is None:
-        from xlac.array import asarray as device_array
-        result = device_array(obj, dtype)
-        return result if result.ndim >= ndmin else _traced_array(result).reshape((1,) * (ndmin - result.ndim)
-                                                                                 + result.shape)
+        return _to_device(obj, dtype, ndmin)
     result = _traced_array(obj, dtype)
     return result if result.ndim >= ndmin else ops.reshape(result, (1,) * (ndmin - result.ndim) + result.shape)
 
@@ -394,4 +409,14 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     return _convert(a, dtype)
 
 
-_traced_array.__name__ = "asarray"
+def _to_device(obj, dtype, ndmin: int):
+    """Eager conversion: the data goes to the device as it is (an xlac.Array of the right type is kept)."""
+    from xlac.array import Array, asarray as device_array
+    if isinstance(obj, Array) and (dtype is None or dtypes.canonical(dtype) == obj.dtype) and obj.ndim >= ndmin:
+        return obj
+    host = np.array(obj, dtype=None if dtype is None else dtypes.canonical(dtype), ndmin=ndmin, copy=None)
+    return device_array(host)
+
+
+for _plain in (empty, empty_like, identity, arange, array, asarray):   # public functions that dispatch inside
+    _plain.__wrapped_numpy__ = _plain

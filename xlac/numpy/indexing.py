@@ -45,7 +45,7 @@ class _Item:
 
     kind: "slice" | "int" (static) | "dyn" (traced 0-d integer) | "array" (integer array, static or traced)
           | "new" (None) | "ellipsis" (a marker: it separates advanced indices even when it spans no axis).
-    axis: the axis of the working array it indexes (booleans scalars get a size-1 axis of their own).
+    axis: the axis of the working array it indexes (boolean scalars get a size-1 axis of their own).
     """
 
     kind: str
@@ -211,9 +211,9 @@ def _apply_slices(x: Tracer, items) -> Tracer:
 
 def _normalized_traced(index: Tracer, size: int) -> Tracer:
     """A traced index as int64 with negative values wrapped (out-of-range values are left to XLA's clamping)."""
-    index = ops.convert(index, INDEX_DTYPE)
     if dtypes.is_unsigned_int(index.dtype):
-        return index
+        return ops.convert(index, INDEX_DTYPE)
+    index = ops.convert(index, INDEX_DTYPE)
     zero = ops.full(index.shape, 0, INDEX_DTYPE)
     wrapped = ops.binary("add", index, ops.full(index.shape, size, INDEX_DTYPE))
     return ops.select(ops.compare(index, zero, "LT"), wrapped, index)

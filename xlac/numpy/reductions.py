@@ -10,6 +10,7 @@ array([4, 6])
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -96,13 +97,16 @@ def _isnan(x):
     return ops.compare(x, x, "NE")
 
 
+def _without_nans(mask, x):
+    """``mask`` (None: everything) narrowed to the elements of ``x`` that are not NaN."""
+    not_nan = ops.unary("not", _isnan(x))
+    return not_nan if mask is None else ops.binary("and", mask, not_nan)
+
+
 def _count(shape, axes, mask, dtype):
     """How many elements each result averages: a constant, or the reduced ``mask``."""
     if mask is None:
-        n = 1
-        for a in axes:
-            n *= shape[a]
-        return ops.constant(n, dtype)
+        return ops.constant(math.prod(shape[a] for a in axes), dtype)
     return ops.reduce(ops.convert(mask, dtype), "sum", axes)
 
 
@@ -129,8 +133,7 @@ def _sum_or_prod(op: str, a, axis, dtype, out, keepdims, initial, where, skip_na
     result_dtype = dtypes.canonical(dtype) if dtype is not None else _sum_dtype(x.dtype)
     mask = _mask(where, x.shape, op)
     if skip_nan and dtypes.is_inexact(x.dtype):
-        not_nan = ops.unary("not", _isnan(x))
-        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+        mask = _without_nans(mask, x)
     x = _fill_masked(ops.convert(x, _accumulator(result_dtype)), mask, _IDENTITY[op])
     result = ops.reduce(x, op, axes)
     if initial is not None:
@@ -210,8 +213,7 @@ def _mean_parts(op: str, a, axis, dtype, out, where, skip_nan=False):
     result_dtype, acc = _mean_dtypes(x.dtype, dtype)
     mask = _mask(where, x.shape, op)
     if skip_nan and dtypes.is_inexact(x.dtype):
-        not_nan = ops.unary("not", _isnan(x))
-        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+        mask = _without_nans(mask, x)
     x = ops.convert(x, acc)
     total = ops.reduce(_fill_masked(x, mask, 0), "sum", axes)
     return total, _count(x.shape, axes, mask, acc), x, mask, axes, result_dtype
@@ -253,21 +255,28 @@ def _variance(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correct
     total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, out, where)
     if mean is None:
         mean_value = ops.binary("div", total, ops.broadcast_to(count, total.shape))
-        mean_value = _kept(mean_value, x.shape, axes, True)
+        mean_value = ops.broadcast_in_dim(mean_value, x.shape, [i for i in range(x.ndim) if i not in axes])
     else:
-        mean_value = ops.convert(asarray(mean), x.dtype)
-    deviation = ops.binary("sub", x, ops.broadcast_to(mean_value, x.shape))
+        mean_value = ops.broadcast_to(ops.convert(asarray(mean), x.dtype), x.shape)
+    deviation = ops.binary("sub", x, mean_value)
     if deviation.dtype.kind == "c":
         re, im = ops.unary("real", deviation), ops.unary("imag", deviation)
         squares = ops.binary("add", ops.binary("mul", re, re), ops.binary("mul", im, im))
     else:
         squares = ops.binary("mul", deviation, deviation)
     spread = ops.reduce(_fill_masked(squares, mask, 0), "sum", axes)
-    count = _count(x.shape, axes, mask, spread.dtype)
-    dof = ops.binary("sub", count, ops.broadcast_to(ops.constant(ddof, spread.dtype), count.shape))
-    dof = ops.binary("max", dof, ops.full(dof.shape, 0, spread.dtype))
+    dof = _degrees_of_freedom(x.shape, axes, mask, ddof, spread.dtype)
     variance = ops.binary("div", spread, ops.broadcast_to(dof, spread.shape))
     return variance, _real_dtype(result_dtype), x.shape, axes
+
+
+def _degrees_of_freedom(shape, axes, mask, ddof, dtype):
+    """max(count - ddof, 0), NumPy's divisor for var/std."""
+    if mask is None:
+        return ops.constant(builtins.max(math.prod(shape[a] for a in axes) - ddof, 0), dtype)
+    count = _count(shape, axes, mask, dtype)
+    dof = ops.binary("sub", count, ops.full(count.shape, ddof, dtype))
+    return ops.binary("max", dof, ops.full(dof.shape, 0, dtype))
 
 
 @numpy_function
@@ -329,8 +338,7 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
             raise ValueError(located(f"zero-size array to reduction operation {ufunc} which has no identity"))
     skip = skip_nan and dtypes.is_float(x.dtype)
     if skip:
-        not_nan = ops.unary("not", _isnan(x))
-        mask = not_nan if mask is None else ops.binary("and", mask, not_nan)
+        mask = _without_nans(mask, x)
     # XLA's max/min propagate NaN (checked in tests), which is NumPy's rule for max/min.
     combine = {"max": "or", "min": "and"}[op] if x.dtype == BOOL else op
     result = ops.reduce(_fill_masked(x, mask, _lowest(op, x.dtype)), combine, axes)

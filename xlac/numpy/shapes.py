@@ -37,7 +37,7 @@ def static_value(x):
 
     Eager calls treat NumPy scalars and arrays as dynamic data; a shape, axis or count must be static.
     """
-    if isinstance(x, Tracer):
+    if x is None or type(x) is int or isinstance(x, Tracer):
         return x
     if isinstance(x, (list, tuple)):
         return type(x)(static_value(e) for e in x)
@@ -52,15 +52,20 @@ def numpy_function_with_static(*static_params):
     """``@numpy_function`` whose ``static_params`` are made Python values (see :func:`static_value`) first."""
     def decorate(fn):
         traced = numpy_function(fn)
-        signature = inspect.signature(fn)
+        names = list(inspect.signature(fn).parameters)
+        positions = [(names.index(p), p) for p in static_params]
 
         @functools.wraps(fn)
         def public(*args, **kwargs):
-            bound = signature.bind(*args, **kwargs)
-            for name in static_params:
-                if name in bound.arguments:
-                    bound.arguments[name] = static_value(bound.arguments[name])
-            return traced(*bound.args, **bound.kwargs)
+            if any(i < len(args) for i, _ in positions):
+                args = list(args)
+                for i, _ in positions:
+                    if i < len(args):
+                        args[i] = static_value(args[i])
+            for _, name in positions:
+                if name in kwargs:
+                    kwargs[name] = static_value(kwargs[name])
+            return traced(*args, **kwargs)
 
         public.__wrapped_numpy__ = fn
         return public
@@ -603,3 +608,7 @@ def size(a, axis=None) -> int:
         return int(np.prod(dims, dtype=np.int64))
     axes = normalize_axis_tuple(static_value(axis), len(dims), "size")
     return int(np.prod([dims[i] for i in axes], dtype=np.int64))
+
+
+for _query in (shape, ndim, size):     # answer from static shapes, in and out of a trace
+    _query.__wrapped_numpy__ = _query

@@ -10,7 +10,7 @@ import numpy as np
 
 from xlac.errors import located
 from xlac.ir import dtypes
-from xlac.numpy._core import asarray, float_dtype_for, promote
+from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, promote
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
 
@@ -110,7 +110,23 @@ def floor_divide(x1, x2):
     if dtypes.is_int(a.dtype):
         return _int_floor_div(a, b)
     _no_complex("floor_divide", a)
-    return ops.unary("floor", ops.binary("div", ops.binary("sub", a, _python_mod(a, b)), b))
+    return _float_floor_div(a, b)
+
+
+def _float_floor_div(a, b):
+    """NumPy's npy_floor_divide: from fmod, rounded so that the quotient is exact; a / 0 is a / b."""
+    zero, one = ops.full(a.shape, 0, a.dtype), ops.full(a.shape, 1, a.dtype)
+    mod = ops.binary("rem", a, b)
+    div = ops.binary("div", ops.binary("sub", a, mod), b)
+    signs_differ = ops.compare(ops.compare(mod, zero, "LT"), ops.compare(b, zero, "LT"), "NE")
+    adjust = ops.binary("and", ops.compare(mod, zero, "NE"), signs_differ)
+    div = ops.select(adjust, ops.binary("sub", div, one), div)
+    floor = ops.unary("floor", div)
+    round_up = ops.compare(ops.binary("sub", div, floor), ops.full(a.shape, 0.5, a.dtype), "GT")
+    floor = ops.select(round_up, ops.binary("add", floor, one), floor)
+    true_quotient = ops.binary("div", a, b)
+    floor = ops.select(ops.compare(div, zero, "EQ"), ops.binary("mul", zero, true_quotient), floor)
+    return ops.select(ops.compare(b, zero, "EQ"), true_quotient, floor)
 
 
 def _no_complex(op, a):
@@ -160,6 +176,9 @@ def fmod(x1, x2):
     array([-1.,  1.])
     """
     a, b = promote("fmod", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    _no_complex("fmod", a)
     if dtypes.is_int(a.dtype):
         zero = ops.full(a.shape, 0, a.dtype)
         is_zero = ops.compare(b, zero, "EQ")
@@ -322,8 +341,22 @@ tanh = _float_unary("tanh", "tanh", ">>> np.asarray(xnp.tanh(np.zeros(1)))\narra
 sin = _float_unary("sin", "sin", ">>> np.asarray(xnp.sin(np.zeros(1)))\narray([0.])")
 cos = _float_unary("cos", "cos", ">>> np.asarray(xnp.cos(np.zeros(1)))\narray([1.])")
 tan = _float_unary("tan", "tan", ">>> np.asarray(xnp.tan(np.zeros(1)))\narray([0.])")
-floor = _float_unary("floor", "floor", ">>> np.asarray(xnp.floor(np.array([1.5])))\narray([1.])")
-ceil = _float_unary("ceil", "ceil", ">>> np.asarray(xnp.ceil(np.array([1.5])))\narray([2.])")
+
+
+def _rounding(name: str, doc_example: str):
+    def fn(x):
+        a = asarray(x)
+        if not dtypes.is_inexact(a.dtype):    # NumPy 2 keeps integers and booleans as they are
+            return a
+        return ops.unary(name, a)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``{name}``; integers and booleans come back unchanged, in their dtype.\n\n{doc_example}"
+    return numpy_function(fn)
+
+
+floor = _rounding("floor", ">>> np.asarray(xnp.floor(np.array([1.5, -1.5])))\narray([ 1., -2.])\n"
+                  ">>> np.asarray(xnp.floor(np.array([3], np.int8)))\narray([3], dtype=int8)")
+ceil = _rounding("ceil", ">>> np.asarray(xnp.ceil(np.array([1.5])))\narray([2.])")
 rint = _float_unary("rint", "round", ">>> np.asarray(xnp.rint(np.array([0.5, 1.5])))\narray([0., 2.])")
 
 
@@ -396,6 +429,8 @@ def reciprocal(x):
     array([0.5 , 0.25])
     """
     a = asarray(x)
+    if a.dtype == BOOL:
+        a = ops.convert(a, np.int8)
     return ops.binary("div", ops.full(a.shape, 1, a.dtype), a)
 
 
@@ -403,12 +438,23 @@ def reciprocal(x):
 def arctan2(x1, x2):
     """Elementwise ``atan2(x1, x2)``.
 
-    >>> float(np.asarray(xnp.arctan2(1.0, 1.0))) == np.arctan2(1.0, 1.0)
-    True
+    >>> np.asarray(xnp.arctan2(np.array([1.0, -1.0]), 1.0))
+    array([ 0.78539816, -0.78539816])
     """
-    dtype = float_dtype_for(dtypes.result_type(x1, x2))
-    a, b = promote("arctan2", x1, x2, dtype=dtype)
+    a, b = _float_operand(x1, x2), _float_operand(x2, x1)   # NumPy picks a float loop both operands cast to
+    a, b = promote("arctan2", a, b)
     return ops.binary("atan2", a, b)
+
+
+def _float_operand(x, other):
+    """``x`` in the float dtype NumPy's float-only ufuncs cast it to; a Python scalar first meets ``other``."""
+    if is_python_scalar(x) or getattr(x, "weak", False):
+        if dtypes.is_weak_result(x, other):
+            a = asarray(x)
+            return ops.convert(a, float_dtype_for(a.dtype), weak=True)
+        return asarray(x, float_dtype_for(dtypes.result_type(other, x)))
+    a = asarray(x)
+    return ops.convert(a, float_dtype_for(a.dtype), weak=a.weak)
 
 
 # ---------------------------------------------------------------- comparison and logic
@@ -457,6 +503,8 @@ def left_shift(x1, x2):
     array([8])
     """
     a, b = promote("left_shift", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
     if not dtypes.is_int(a.dtype):
         raise TypeError(located(f"left_shift is only defined for integers, got {a.dtype}"))
     return ops.binary("shift_left", a, b)
@@ -470,6 +518,8 @@ def right_shift(x1, x2):
     array([-4])
     """
     a, b = promote("right_shift", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
     if not dtypes.is_int(a.dtype):
         raise TypeError(located(f"right_shift is only defined for integers, got {a.dtype}"))
     kind = "shift_right_arithmetic" if dtypes.is_signed_int(a.dtype) else "shift_right_logical"

@@ -39,8 +39,7 @@ def constant(value, dtype=None, *, weak: bool = False) -> Tracer:
     """A constant node holding ``value`` (a NumPy array or scalar) converted to ``dtype``."""
     if dtype is not None:
         dtype = dtypes.canonical(dtype)
-        array = np.asarray(value).astype(dtype, copy=False) if not isinstance(value, (int, float, complex, bool)) \
-            else np.asarray(value, dtype=dtype)
+        array = np.asarray(value).astype(dtype, copy=False)
     else:
         array = np.asarray(value)
         dtypes.canonical(array.dtype)

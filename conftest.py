@@ -1,0 +1,11 @@
+"""Doctests see ``np`` and ``xnp`` without importing them."""
+import numpy as np
+import pytest
+
+import xlac.numpy as xnp
+
+
+@pytest.fixture(autouse=True)
+def _doctest_namespace(doctest_namespace):
+    doctest_namespace["np"] = np
+    doctest_namespace["xnp"] = xnp
