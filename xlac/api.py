@@ -154,6 +154,8 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
 
 @dataclass
 class CacheInfo:
+    """Counts for one compiled function: traces, XLA compiles, and calls served from the cache."""
+
     traces: int = 0
     compiles: int = 0
     hits: int = 0
@@ -171,10 +173,11 @@ class CompiledFunction:
         self._by_flat_key: dict = {}      # the fast path: calls whose arguments are all arrays
         self._lock = threading.Lock()
         self._info = CacheInfo()
+        self._hits = 0
 
     def cache_info(self) -> CacheInfo:
         """How many times this function was traced, compiled, and served from the cache."""
-        return CacheInfo(self._info.traces, self._info.compiles, self._info.hits)
+        return CacheInfo(self._info.traces, self._info.compiles, self._hits)
 
     def _split(self, args, kwargs):
         """(dynamic args, dynamic kwargs, static values) with static arguments taken out."""
@@ -235,7 +238,7 @@ class CompiledFunction:
     def _compiled_for(self, key, leaves) -> Compiled:
         compiled = self._cache.get(key)
         if compiled is not None:
-            self._info.hits += 1
+            self._hits += 1
             return compiled
         with self._lock:
             compiled = self._cache.get(key)
@@ -245,7 +248,7 @@ class CompiledFunction:
                 self._info.compiles += 1
                 self._cache[key] = compiled
             else:
-                self._info.hits += 1
+                self._hits += 1
         return compiled
 
     def _trace_for(self, key) -> Traced:
@@ -264,7 +267,7 @@ class CompiledFunction:
             if fast_key is not None:
                 compiled = self._by_flat_key.get(fast_key)
                 if compiled is not None:
-                    self._info.hits += 1
+                    self._hits += 1
                     return compiled.run(args)
         key, leaves = self._signature(args, kwargs)
         compiled = self._compiled_for(key, leaves)

@@ -14,7 +14,8 @@ import sys
 from xlac.ir.graph import SourceLocation
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_SKIPPED_PREFIXES = (_PACKAGE_DIR, os.path.dirname(os.__file__) + os.sep + "contextlib")
+_SKIPPED_PREFIXES = (_PACKAGE_DIR, os.path.dirname(os.__file__) + os.sep + "contextlib", "<frozen")
+_USER_FILES_IN_PACKAGE = (_PACKAGE_DIR + "__main__.py",)     # the demo is user code
 
 
 def user_location(skip: int = 1) -> SourceLocation | None:
@@ -22,7 +23,7 @@ def user_location(skip: int = 1) -> SourceLocation | None:
     frame = sys._getframe(skip)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIPPED_PREFIXES) and not filename.startswith("<frozen"):
+        if not filename.startswith(_SKIPPED_PREFIXES) or filename in _USER_FILES_IN_PACKAGE:
             return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return None
