@@ -285,6 +285,17 @@ def test_select_and_clamp(dtype, shape, seed, scalar_pred):
     assert_matches(clamped, np.asarray(np.minimum(np.maximum(a, lo), hi)))
 
 
+@covers("complex")
+@given(st.sampled_from([np.dtype("float32"), np.dtype("float64")]), shapes, seeds)
+def test_complex_combines_real_and_imaginary_parts(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    re, im = random_array(rng, shape, dtype), random_array(rng, shape, dtype)
+    got = run(lambda a, b: ops.complex(a, b), re, im)
+    expected = np.zeros(shape, np.result_type(dtype, np.complex64))
+    expected.real, expected.imag = re, im
+    assert_matches(got, expected)
+
+
 # ---------------------------------------------------------------- conversions
 
 

@@ -104,6 +104,15 @@ def _is_finite_rule(x: TensorType) -> TensorType:
 
 is_finite = declare("is_finite", _is_finite_rule, category="unary")
 
+
+def _complex_rule(re: TensorType, im: TensorType) -> TensorType:
+    _check(re == im and re.dtype in (np.dtype("float32"), np.dtype("float64")),
+           f"complex expects two float32 or two float64 operands of one shape, got {re} and {im}")
+    return re.with_dtype(np.dtype("complex64") if re.dtype == np.float32 else np.dtype("complex128"))
+
+
+complex_ = declare("complex", _complex_rule, category="binary")
+
 COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 

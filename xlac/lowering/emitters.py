@@ -61,6 +61,7 @@ for _name, _prim in P.unary.items():
 for _name, _prim in P.binary.items():
     _prim.emitter = _simple(BINARY_STABLEHLO[_name])
 P.is_finite.emitter = _simple("stablehlo.is_finite")
+P.complex_.emitter = _simple("stablehlo.complex")
 
 
 @_emits(P.unary["abs"])

@@ -92,8 +92,7 @@ def conjugate(x):
     a = asarray(x)
     if a.dtype.kind != "c":
         return a
-    re, im = ops.convert(ops.unary("real", a), a.dtype), ops.convert(ops.unary("imag", a), a.dtype)
-    return ops.binary("sub", re, ops.binary("mul", im, ops.full(a.shape, 1j, a.dtype)))
+    return ops.complex(ops.unary("real", a), ops.unary("neg", ops.unary("imag", a)))
 
 
 conj = conjugate

@@ -60,6 +60,10 @@ def binary(name: str, x: Tracer, y: Tracer) -> Tracer:
     return bind(P.binary[name], x, y, weak=x.weak and y.weak)
 
 
+def complex(real: Tracer, imag: Tracer) -> Tracer:
+    return bind(P.complex_, real, imag)
+
+
 def is_finite(x: Tracer) -> Tracer:
     return bind(P.is_finite, x)
 
