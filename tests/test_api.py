@@ -209,3 +209,14 @@ def test_array_operators_run_eagerly_like_numpy():
 def test_jax_array_argument():
     f = xlac.compile(lambda x: x + 1)
     assert_matches(f(jax.numpy.arange(3.0)), np.arange(3.0, dtype=np.float32) + 1)
+
+
+def test_device_argument():
+    f = xlac.compile(lambda x: x + 1, device="cpu:0")
+    out = f(np.ones(2, np.float32))
+    assert out.device.platform == "cpu"
+    assert_matches(out, np.full(2, 2, np.float32))
+    with pytest.raises(ValueError, match="no 'nosuchplatform' backend"):
+        xlac.compile(lambda x: x, device="nosuchplatform")
+    with pytest.raises(ValueError, match="does not exist"):
+        xlac.compile(lambda x: x, device="cpu:99")

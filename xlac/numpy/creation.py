@@ -20,7 +20,8 @@ from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import _core
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.shapes import as_array, numpy_function_with_static, shape_tuple, static_value
+from xlac.numpy._dispatch import numpy_function_with_static, static_value
+from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer

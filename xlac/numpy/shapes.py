@@ -10,8 +10,6 @@ array([[0, 1, 2],
 from __future__ import annotations
 
 import builtins
-import functools
-import inspect
 import operator
 
 import numpy as np
@@ -19,7 +17,7 @@ import numpy as np
 from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar, normalize_axis
-from xlac.numpy._dispatch import numpy_function
+from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
@@ -30,46 +28,6 @@ __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims
 ORDERS = ("C", "F", "A", "K")
 
 # ---------------------------------------------------------------- helpers shared with xlac.numpy.creation
-
-
-def static_value(x):
-    """``x`` with NumPy scalars and small host arrays made Python values; traced values are left as they are.
-
-    Eager calls treat NumPy scalars and arrays as dynamic data; a shape, axis or count must be static.
-    """
-    if x is None or type(x) is int or isinstance(x, Tracer):
-        return x
-    if isinstance(x, (list, tuple)):
-        return type(x)(static_value(e) for e in x)
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray) or hasattr(x, "__xlac_array__"):
-        return np.asarray(x).tolist()
-    return x
-
-
-def numpy_function_with_static(*static_params):
-    """``@numpy_function`` whose ``static_params`` are made Python values (see :func:`static_value`) first."""
-    def decorate(fn):
-        traced = numpy_function(fn)
-        names = list(inspect.signature(fn).parameters)
-        positions = [(names.index(p), p) for p in static_params]
-
-        @functools.wraps(fn)
-        def public(*args, **kwargs):
-            if any(i < len(args) for i, _ in positions):
-                args = list(args)
-                for i, _ in positions:
-                    if i < len(args):
-                        args[i] = static_value(args[i])
-            for _, name in positions:
-                if name in kwargs:
-                    kwargs[name] = static_value(kwargs[name])
-            return traced(*args, **kwargs)
-
-        public.__wrapped_numpy__ = fn
-        return public
-    return decorate
 
 
 def as_array(x) -> Tracer:
