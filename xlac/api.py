@@ -93,11 +93,8 @@ class Compiled:
         self.lowered = lowered
         self.executable = executable
         traced = lowered.traced
-        self._device = traced.device
-        self._in_specs = traced.in_specs
-        self._out_types = [v.type for v in traced.ir("final").outputs]
-        self._out_tree = traced.out_tree
-        self._execute = executable.execute
+        self._run = _make_runner(executable, traced.device, traced.in_specs,
+                                 [v.type for v in traced.ir("final").outputs], traced.out_tree)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
@@ -121,14 +118,24 @@ class Compiled:
 
     def run(self, leaves):
         """Execute with argument leaves already known to fit (the cached call path)."""
-        device = self._device
+        return self._run(leaves)
+
+
+def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree):
+    """The cached call path as one closure over everything it needs: it runs on every call."""
+    execute = executable.execute
+    wrap = Array._from_buffer
+    single_output = out_tree is pytree.LEAF
+    out_type = out_types[0] if single_output else None
+
+    def run(leaves):
         buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
-                   else to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, self._in_specs)]
-        wrap = Array._from_buffer
-        results = [wrap(b, t, device) for b, t in zip(self._execute(buffers), self._out_types)]
-        if self._out_tree is pytree.LEAF:
-            return results[0]
-        return pytree.unflatten(self._out_tree, results)
+                   else to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, in_specs)]
+        outputs = execute(buffers)
+        if single_output:
+            return wrap(outputs[0], out_type, device)
+        return pytree.unflatten(out_tree, [wrap(b, t, device) for b, t in zip(outputs, out_types)])
+    return run
 
 
 # ---------------------------------------------------------------- tracing
@@ -170,7 +177,7 @@ class CompiledFunction:
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
         self._cache: dict = {}
-        self._by_flat_key: dict = {}      # the fast path: calls whose arguments are all arrays
+        self._by_flat_key: dict = {}      # the fast path: runners for calls whose arguments are all arrays
         self._lock = threading.Lock()
         self._info = CacheInfo()
         self._hits = 0
@@ -264,15 +271,14 @@ class CompiledFunction:
         fast_key = None
         if not kwargs and not self._static_argnums:
             fast_key = _flat_array_key(args)
-            if fast_key is not None:
-                compiled = self._by_flat_key.get(fast_key)
-                if compiled is not None:
-                    self._hits += 1
-                    return compiled.run(args)
+            run = self._by_flat_key.get(fast_key)
+            if run is not None:
+                self._hits += 1
+                return run(args)
         key, leaves = self._signature(args, kwargs)
         compiled = self._compiled_for(key, leaves)
         if fast_key is not None:
-            self._by_flat_key[fast_key] = compiled
+            self._by_flat_key[fast_key] = compiled._run
         return compiled.run(leaves)
 
     def trace(self, *args, **kwargs) -> Traced:

@@ -282,13 +282,6 @@ def _move_first_axis(y: Tracer, axis) -> Tracer:
 # ---------------------------------------------------------------- matrices
 
 
-def _diagonal_offsets(n: int, m: int) -> Tracer:
-    """``j - i`` for each position (i, j) of an n x m matrix, as int64."""
-    rows = ops.iota((n, m), INT64, 0)
-    cols = ops.iota((n, m), INT64, 1)
-    return ops.binary("sub", cols, rows)
-
-
 def _matrix_dims(N, M, op: str) -> tuple[int, int]:
     n = operator.index(N)
     m = n if M is None else operator.index(M)
@@ -298,9 +291,15 @@ def _matrix_dims(N, M, op: str) -> tuple[int, int]:
 
 
 def _offset_mask(n: int, m: int, k: int, direction: str) -> Tracer:
-    """True where ``j - i`` compares to ``k`` by ``direction`` ("EQ" for a diagonal, "LE" for tri)."""
-    offsets = _diagonal_offsets(n, m)
-    return ops.compare(offsets, ops.full((n, m), k, INT64), direction)
+    """True where ``j - i`` compares to ``k`` by ``direction`` ("EQ" for a diagonal, "LE" for tri),
+    computed as ``j`` against ``i + k`` on int32 iotas when they fit (the mask XLA fuses best)."""
+    fits_int32 = max(n, m) + abs(k) < 2 ** 31
+    index_dtype = np.dtype("int32") if fits_int32 else INT64
+    rows = ops.iota((n, m), index_dtype, 0)
+    cols = ops.iota((n, m), index_dtype, 1)
+    if k:
+        rows = ops.binary("add", rows, ops.full((n, m), k, index_dtype))
+    return ops.compare(cols, rows, direction)
 
 
 @numpy_function_with_static("N", "M", "k")

@@ -21,16 +21,13 @@ class CompileError(RuntimeError):
 
 
 class Executable:
-    """A compiled program on one device."""
+    """A compiled program on one device; ``execute(buffers)`` runs it and returns the output buffers."""
 
     def __init__(self, loaded, device):
         self._loaded = loaded
         self.device = device
-        self._execute = loaded.execute_sharded
-
-    def execute(self, buffers: list) -> list:
-        """Run with device buffers in parameter order; returns the output buffers."""
-        return [r[0] for r in self._execute(buffers).disassemble_into_single_device_arrays()]
+        # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
+        self.execute = _make_execute(loaded.execute_sharded)
 
     def optimized_hlo(self) -> str:
         """XLA's HLO after its optimization passes."""
@@ -48,6 +45,12 @@ class Executable:
         if hasattr(stats, "peak_memory_in_bytes"):
             out["peak_memory_in_bytes"] = stats.peak_memory_in_bytes
         return out
+
+
+def _make_execute(execute_sharded):
+    def execute(buffers: list) -> list:
+        return [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]
+    return execute
 
 
 def compile_stablehlo(text: str, device) -> Executable:
