@@ -23,6 +23,10 @@ def jax_fn(x, y):
     return jnp.tanh(x * y + 1.0)
 
 
+def tree_fn(x, params):
+    return x * params["a"] + params["h"]
+
+
 def interleaved_us(call_a, call_b, number: int, rounds: int = 7) -> tuple[float, float]:
     """Best time per call of each, measured in alternating rounds so that both see the same machine load."""
     call_a(), call_b()
@@ -42,9 +46,14 @@ def main(number: int = 2000) -> None:
     xj, yj = jax.device_put(x_np), jax.device_put(y_np)
     np.testing.assert_allclose(np.asarray(compiled(x_np, y_np)), np.asarray(jitted(x_np, y_np)), rtol=1e-6)
 
+    compiled_tree, jitted_tree = xlac.compile(tree_fn), jax.jit(tree_fn)
+    params_dev = {k: xlac.asarray(y_np) for k in "abcdefgh"}
+    params_jax = {k: jax.device_put(y_np) for k in "abcdefgh"}
     rows = [
         ("device arrays (xlac.Array / jax.Array)", lambda: compiled(x_dev, y_dev), lambda: jitted(xj, yj)),
         ("NumPy arrays", lambda: compiled(x_np, y_np), lambda: jitted(x_np, y_np)),
+        ("pytree: array + dict of 8 device arrays", lambda: compiled_tree(x_dev, params_dev),
+         lambda: jitted_tree(xj, params_jax)),
     ]
     print(f"{'inputs':42s} {'xlac us':>9s} {'jax.jit us':>11s} {'ratio':>7s}")
     for name, xlac_call, jax_call in rows:

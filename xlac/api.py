@@ -26,7 +26,7 @@ from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
-from xlac.signature import check_leaf, leaf_spec, to_buffer
+from xlac.signature import check_leaf, leaf_key, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.context import Trace
 from xlac.trace.tracer import Tracer
@@ -218,14 +218,14 @@ class CompiledFunction:
         return args, kwargs
 
     def _signature(self, args, kwargs):
+        """The cache key ``(tree, leaf keys, static values)`` and the argument leaves."""
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
         leaves, tree = pytree.flatten((dyn_args, dyn_kwargs))
-        try:
-            specs = tuple(leaf_spec(leaf, "") for leaf in leaves)
-        except TypeError:
-            paths = self._paths(tree)
-            specs = tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, paths))
-        return (tree, specs, statics), leaves
+        leaf_keys = tuple(map(leaf_key, leaves))
+        if None in leaf_keys:      # an argument xlac does not take: leaf_spec says which and why
+            for leaf, path in zip(leaves, self._paths(tree)):
+                leaf_spec(leaf, path)
+        return (tree, leaf_keys, statics), leaves
 
     def _paths(self, tree):
         arg_names = _parameter_names(self._fn)
@@ -242,6 +242,9 @@ class CompiledFunction:
             paths.append(name + rest)
         return paths
 
+    def _specs(self, tree, leaves) -> tuple:
+        return tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, self._paths(tree)))
+
     def _compiled_for(self, key, leaves) -> Compiled:
         compiled = self._cache.get(key)
         if compiled is not None:
@@ -250,7 +253,7 @@ class CompiledFunction:
         with self._lock:
             compiled = self._cache.get(key)
             if compiled is None:
-                traced = self._trace_for(key)
+                traced = self._trace_for(key, leaves)
                 compiled = traced.lower().compile()
                 self._info.compiles += 1
                 self._cache[key] = compiled
@@ -258,8 +261,9 @@ class CompiledFunction:
                 self._hits += 1
         return compiled
 
-    def _trace_for(self, key) -> Traced:
-        tree, specs, statics = key
+    def _trace_for(self, key, leaves) -> Traced:
+        tree, _, statics = key
+        specs = self._specs(tree, leaves)
         self._info.traces += 1
 
         def rebuild(tracers):
@@ -283,8 +287,8 @@ class CompiledFunction:
 
     def trace(self, *args, **kwargs) -> Traced:
         """The IR for these arguments (``str()`` prints it), with every pass stage."""
-        key, _ = self._signature(args, kwargs)
-        return self._trace_for(key)
+        key, leaves = self._signature(args, kwargs)
+        return self._trace_for(key, leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The StableHLO for these arguments: ``f.lower(x).as_text()``."""

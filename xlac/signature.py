@@ -27,6 +27,24 @@ def format_spec(spec) -> str:
     return f"{text} (a Python scalar)" if weak else text
 
 
+def leaf_key(leaf):
+    """A cheap hashable stand-in for ``leaf_spec(leaf)`` on the cached call path; None for a leaf xlac
+    does not take. Equal keys mean equal specs.
+
+    >>> leaf_key(np.ones(2, np.float32)), leaf_key(2.0)
+    (((2,), dtype('float32')), <class 'float'>)
+    """
+    kind = type(leaf)
+    if kind in _SCALAR_DTYPES:
+        return kind
+    xlac_type = getattr(leaf, "_xlac_type", None)
+    if xlac_type is not None:
+        return xlac_type.shape, xlac_type.dtype
+    if kind is np.ndarray or isinstance(leaf, np.generic) or runtime.is_device_buffer(leaf):
+        return tuple(leaf.shape), leaf.dtype
+    return None
+
+
 def leaf_spec(leaf, path: str):
     """The spec of one argument leaf; TypeError for a type xlac does not take."""
     kind = type(leaf)

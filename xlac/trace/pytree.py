@@ -8,17 +8,23 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
-class TreeDef:
-    """The structure of a pytree: a node kind, its keys (for dicts) and children; leaves are ``LEAF``."""
+class TreeDef(tuple):
+    """The structure of a pytree: a node kind, its children, and its keys (for dicts); leaves are ``LEAF``.
 
-    kind: str                         # "leaf", "none", "tuple", "list", "dict"
-    children: tuple["TreeDef", ...] = ()
-    keys: tuple = ()
+    A tuple underneath, so hashing and comparing it (it is part of every cache key) run in C."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind: str, children: tuple = (), keys: tuple = ()):
+        return tuple.__new__(cls, (kind, children, keys))
+
+    kind = property(itemgetter(0))          # "leaf", "none", "tuple", "list", "dict"
+    children = property(itemgetter(1))
+    keys = property(itemgetter(2))
 
     @property
     def num_leaves(self) -> int:
