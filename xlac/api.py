@@ -26,7 +26,7 @@ from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
-from xlac.signature import check_leaf, leaf_key, leaf_spec, to_buffer
+from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.context import Trace
 from xlac.trace.tracer import Tracer
@@ -65,7 +65,9 @@ class Traced:
         return str(self.graph)
 
     def lower(self) -> "Lowered":
-        return Lowered(self, lower_module(self.ir("final")))
+        graph = self.ir("final")
+        # Each argument the program writes to shares its buffer with the output holding its new value.
+        return Lowered(self, lower_module(graph, dict(graph.input_updates)))
 
 
 @dataclass
@@ -93,8 +95,13 @@ class Compiled:
         self.lowered = lowered
         self.executable = executable
         traced = lowered.traced
-        self._run = _make_runner(executable, traced.device, traced.in_specs,
-                                 [v.type for v in traced.ir("final").outputs], traced.out_tree)
+        graph = traced.ir("final")
+        out_types = [v.type for v in graph.outputs]
+        if graph.input_updates:
+            self._run = _make_updating_runner(executable, traced.device, traced.in_specs, out_types,
+                                              traced.out_tree, graph.input_updates, traced.in_paths)
+        else:
+            self._run = _make_runner(executable, traced.device, traced.in_specs, out_types, traced.out_tree)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
@@ -138,14 +145,57 @@ def _make_runner(executable: runtime.Executable, device, in_specs, out_types, ou
     return run
 
 
+def _make_updating_runner(executable, device, in_specs, out_types, out_tree, input_updates, in_paths):
+    """The call path of a program that writes to some of its arguments: afterwards each such argument
+    holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
+    a NumPy array is copied into."""
+    execute = executable.execute
+    wrap = Array._from_buffer
+    n_results = len(out_types) - len(input_updates)
+    donated = {i for i, _ in input_updates}
+
+    def run(leaves):
+        _check_no_shared_memory(leaves, donated, in_paths)
+        buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
+                   else to_buffer(leaf, spec, device, copy=i in donated)
+                   for i, (leaf, spec) in enumerate(zip(leaves, in_specs))]
+        outputs = execute(buffers)
+        for i, j in input_updates:
+            leaf = leaves[i]
+            if type(leaf) is Array:
+                leaf._buffer, leaf._device = outputs[j], device
+            else:
+                np.copyto(leaf, runtime.to_numpy(outputs[j], out_types[j].dtype, out_types[j].shape))
+        results = [wrap(b, t, device) for b, t in zip(outputs[:n_results], out_types)]
+        return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
+    return run
+
+
+def _check_no_shared_memory(leaves, written, paths) -> None:
+    """An argument the program writes to must not share memory with another argument: the program
+    treats them as separate arrays, where NumPy would see the write through both."""
+    for i in written:
+        leaf = leaves[i]
+        for k, other in enumerate(leaves):
+            if k == i:
+                continue
+            if other is leaf or (isinstance(leaf, np.ndarray) and isinstance(other, np.ndarray)
+                                 and np.may_share_memory(leaf, other)):
+                raise ValueError(f"arguments {paths[i]} and {paths[k]} share memory, and the compiled function "
+                                 f"writes to {paths[i]}: pass separate arrays (xlac compiles them as two arrays)")
+
+
 # ---------------------------------------------------------------- tracing
 
 
-def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device) -> Traced:
-    """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``."""
+def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
+                   mutabilities=None) -> Traced:
+    """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
+    ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``)."""
+    mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     with Trace() as trace:
-        tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path)
-                   for (shape, dtype, weak), path in zip(specs, paths)]
+        tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
+                   for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
         args, kwargs = rebuild(tracers)
         result = fn(*args, **kwargs)
         out_leaves, out_tree = pytree.flatten(result)
@@ -269,7 +319,8 @@ class CompiledFunction:
         def rebuild(tracers):
             dyn_args, dyn_kwargs = pytree.unflatten(tree, tracers)
             return self._merge(dyn_args, dyn_kwargs, statics)
-        return trace_function(self._fn, self.__name__, tree, specs, self._paths(tree), rebuild, self._device)
+        return trace_function(self._fn, self.__name__, tree, specs, self._paths(tree), rebuild, self._device,
+                              [leaf_mutability(leaf) for leaf in leaves])
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -308,7 +359,7 @@ def _flat_array_key(args):
         kind = type(a)
         if kind is Array:
             key.append(a._xlac_type)
-        elif kind is np.ndarray:
+        elif kind is np.ndarray and a.flags.writeable:
             key.append((a.shape, a.dtype))
         else:
             return None

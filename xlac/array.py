@@ -74,6 +74,12 @@ class Array(ArrayOperators):
     def __dlpack_device__(self):
         return self._buffer.__dlpack_device__()
 
+    mutability = "mutable"
+
+    def _store(self, new: "Array") -> None:
+        """Eager in-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies)."""
+        self._buffer, self._device = new._buffer, new._device
+
     def block_until_ready(self) -> "Array":
         self._buffer.block_until_ready()
         return self

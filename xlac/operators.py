@@ -10,6 +10,10 @@ array([3., 5.], dtype=float32)
 """
 from __future__ import annotations
 
+import numpy as np
+
+from xlac.errors import located
+
 
 
 class _NumpyNamespace:
@@ -106,6 +110,50 @@ class ArrayOperators:
 
     # -- indexing
     def __getitem__(self, index): return xnp.getitem(self, index)
+
+    # -- in-place updates: subclasses provide `mutability` and `_store(new)`, which makes the memory
+    # this array refers to hold `new` (an array of the same shape and dtype).
+    def _check_writable(self):
+        if self.mutability == "readonly":
+            raise ValueError(located("assignment destination is read-only (a read-only array or view, such as "
+                                     "broadcast_to's or a jax Array argument; copy it first)"))
+        if self.mutability == "value":
+            raise TypeError(located("a Python or NumPy scalar argument does not support item assignment"))
+
+    def __setitem__(self, index, value):
+        """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
+        self._check_writable()
+        self._store(xnp.index_update(self, index, value))
+
+    def _update_in_place(self, ufunc: str, other):
+        """``x op= other`` with NumPy's rules: the result keeps x's shape and casts to x's dtype under
+        'same_kind' casting. Python and NumPy scalar arguments are rebound instead, as in Python."""
+        result = getattr(xnp, ufunc)(self, other)
+        if self.mutability == "value":
+            return result
+        self._check_writable()
+        if result.shape != self.shape:
+            raise ValueError(located(f"non-broadcastable output operand with shape {self.shape} doesn't match "
+                                     f"the broadcast shape {result.shape}"))
+        if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(located(f"Cannot cast ufunc '{ufunc}' output from {result.dtype!r} to "
+                                    f"{self.dtype!r} with casting rule 'same_kind'"))
+        self._store(result if result.dtype == self.dtype else xnp.astype(result, self.dtype))
+        return self
+
+    def __iadd__(self, other): return self._update_in_place("add", other)
+    def __isub__(self, other): return self._update_in_place("subtract", other)
+    def __imul__(self, other): return self._update_in_place("multiply", other)
+    def __itruediv__(self, other): return self._update_in_place("divide", other)
+    def __ifloordiv__(self, other): return self._update_in_place("floor_divide", other)
+    def __imod__(self, other): return self._update_in_place("remainder", other)
+    def __ipow__(self, other): return self._update_in_place("power", other)
+    def __imatmul__(self, other): return self._update_in_place("matmul", other)
+    def __iand__(self, other): return self._update_in_place("bitwise_and", other)
+    def __ior__(self, other): return self._update_in_place("bitwise_or", other)
+    def __ixor__(self, other): return self._update_in_place("bitwise_xor", other)
+    def __ilshift__(self, other): return self._update_in_place("left_shift", other)
+    def __irshift__(self, other): return self._update_in_place("right_shift", other)
 
     # -- methods
     def reshape(self, *shape, order="C"):

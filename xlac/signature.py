@@ -40,9 +40,28 @@ def leaf_key(leaf):
     xlac_type = getattr(leaf, "_xlac_type", None)
     if xlac_type is not None:
         return xlac_type.shape, xlac_type.dtype
+    if kind is np.ndarray and leaf.flags.writeable:
+        return leaf.shape, leaf.dtype
     if kind is np.ndarray or isinstance(leaf, np.generic) or runtime.is_device_buffer(leaf):
-        return tuple(leaf.shape), leaf.dtype
+        return tuple(leaf.shape), leaf.dtype, leaf_mutability(leaf)
     return None
+
+
+def leaf_mutability(leaf) -> str:
+    """What a compiled function may do to an argument, as NumPy would: "mutable" arrays (NumPy's writeable
+    arrays, xlac.Arrays), "readonly" ones (read-only NumPy arrays, immutable jax Arrays), and "value"s
+    (Python and NumPy scalars: augmented assignment rebinds the name).
+
+    >>> leaf_mutability(np.zeros(2)), leaf_mutability(np.float32(1)), leaf_mutability(1.0)
+    ('mutable', 'value', 'value')
+    """
+    if type(leaf) in _SCALAR_DTYPES or isinstance(leaf, np.generic):
+        return "value"
+    if isinstance(leaf, np.ndarray):
+        return "mutable" if leaf.flags.writeable else "readonly"
+    if getattr(leaf, "_xlac_type", None) is not None:
+        return "mutable"
+    return "readonly"
 
 
 def leaf_spec(leaf, path: str):
@@ -72,13 +91,13 @@ def check_leaf(leaf, spec, path: str) -> None:
                         f"got {format_spec(given)}")
 
 
-def to_buffer(leaf, spec, device):
-    """A device buffer for one argument leaf."""
+def to_buffer(leaf, spec, device, *, copy: bool = False):
+    """A device buffer for one argument leaf; ``copy`` for one the executable will consume (donate)."""
     buffer = getattr(leaf, "_buffer", None)
     if buffer is not None:
         return runtime.put_buffer(buffer, device)
     if isinstance(leaf, np.ndarray) and leaf.dtype == spec[1]:
-        return runtime.to_device(leaf, device)
+        return runtime.to_device(leaf, device, copy=copy)
     if runtime.is_device_buffer(leaf):
         return runtime.put_buffer(leaf, device)
     return runtime.to_device(np.asarray(leaf, dtype=spec[1]), device)

@@ -285,6 +285,20 @@ def test_select_and_clamp(dtype, shape, seed, scalar_pred):
     assert_matches(clamped, np.asarray(np.minimum(np.maximum(a, lo), hi)))
 
 
+@covers("store", "copy")
+def test_store_and_copy_are_functionalized_away():
+    def f(x, v):
+        y = x.copy()                 # copy: a new array with x's values
+        x[1] = v                     # store: x's memory now holds x with element 1 replaced
+        return y
+    x = np.arange(3.0)
+    traced = xlac.compile(f).trace(x, 7.0)
+    assert {"store", "copy"} <= {n.primitive.name for n in traced.ir("traced").nodes}
+    assert not {"store", "copy"} & {n.primitive.name for n in traced.ir("final").nodes}
+    assert_matches(run(f, x, 7.0), np.arange(3.0))
+    assert_matches(x, np.array([0.0, 7.0, 2.0]))
+
+
 @covers("complex")
 @given(st.sampled_from([np.dtype("float32"), np.dtype("float64")]), shapes, seeds)
 def test_complex_combines_real_and_imaginary_parts(dtype, shape, seed):

@@ -62,6 +62,7 @@ class Node:
     location: SourceLocation | None = None
     origin: str = ""          # the xlac.numpy function (e.g. "einsum") that emitted this node
     subgraphs: tuple["Graph", ...] = ()
+    view: bool = False        # the result aliases operand 0's memory (before functionalization)
 
 
 @dataclass(slots=True, eq=False)
@@ -72,6 +73,9 @@ class Graph:
     nodes: list[Node] = field(default_factory=list)
     outputs: list[Value] = field(default_factory=list)
     input_names: list[str] = field(default_factory=list)   # argument paths, e.g. "x" or "params['w']"
+    # After functionalization: (input index, output index) for each argument the program mutates;
+    # that output holds the argument's new value.
+    input_updates: list[tuple[int, int]] = field(default_factory=list)
 
     def __str__(self) -> str:
         from xlac.ir.printer import format_graph

@@ -398,3 +398,22 @@ def _sort_rule(*xs: TensorType, dimension, is_stable=True, num_keys=1) -> tuple[
 
 
 sort = declare("sort", _sort_rule, multiple_results=True, category="sort")
+
+
+# ---------------------------------------------------------------- mutation (removed by functionalization)
+
+
+def _copy_rule(x: TensorType) -> TensorType:
+    return x
+
+
+copy = declare("copy", _copy_rule, category="mutation")     # a new array with x's values
+
+
+def _store_rule(target: TensorType, value: TensorType) -> tuple[()]:
+    """``store target value``: the memory ``target`` refers to (an array or a view of one) now holds ``value``."""
+    _check(target == value, f"store: value {value} does not match the target {target}")
+    return ()
+
+
+store = declare("store", _store_rule, multiple_results=True, category="mutation")

@@ -62,8 +62,10 @@ def format_node(node: Node, name: Namer) -> str:
     results = " ".join(f"{name(v)}:{v.type}" for v in node.results)
     attrs = " ".join(f"{k}={format_attr(v)}" for k, v in node.attrs.items()
                      if v is not None and not (isinstance(v, tuple) and not v))
-    head = node.primitive.name + (f"[{attrs}]" if attrs else "")
+    head = ("view " if node.view else "") + node.primitive.name + (f"[{attrs}]" if attrs else "")
     operands = " ".join(name(v) for v in node.operands)
+    if not node.results:
+        return f"{head} {operands}".rstrip()
     return f"{results} = {head} {operands}".rstrip()
 
 

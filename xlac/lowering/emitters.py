@@ -410,3 +410,13 @@ def _scatter(w, node, operands):
     attrs = (f"scatter_dimension_numbers = #stablehlo.scatter<{numbers}>, indices_are_sorted = false, "
              "unique_indices = false")
     return w.op("stablehlo.scatter", operands, ins, outs, attrs, [region])
+
+
+@_emits(P.copy)
+def _copy(w, node, operands):
+    return [operands[0]]        # values are immutable once lowered: a copy is the same SSA value
+
+
+@_emits(P.store)
+def _store(w, node, operands):
+    raise NotImplementedError("xlac internal error: a store reached lowering; functionalization removes them")

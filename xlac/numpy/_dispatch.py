@@ -13,24 +13,36 @@ import numpy as np
 
 from xlac.trace.context import current_trace, origin
 from xlac.trace.tracer import Tracer
+from xlac.trace.views import VIEW_KINDS, finish_result
 
 
-def numpy_function(fn):
+def numpy_function(fn=None, *, view: str | None = None):
     """Make ``fn`` a public xlac.numpy function.
 
     Inside a trace it records the nodes it binds with its name as their origin;
     outside a trace it runs eagerly: compiled once per signature and executed on
     the device, returning an ``xlac.Array``.
+
+    ``view`` says what NumPy's function returns: "writable" or "readonly" for a view
+    of the first argument (where NumPy gives a view), "alias" for the argument itself
+    (``asarray``), None for a new array: a result that is one of the inputs is then copied.
     """
+    if fn is None:
+        return functools.partial(numpy_function, view=view)
+    if view is not None and view not in VIEW_KINDS:
+        raise ValueError(f"view must be one of {VIEW_KINDS}, got {view!r}")
     name = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if current_trace() is None:
+        trace = current_trace()
+        if trace is None:
             from xlac.array import eager_call
             return eager_call(wrapper, args, kwargs)
+        first_node = len(trace.graph.nodes)
         with origin(name):
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+        return finish_result(trace, args, result, first_node, view)
 
     wrapper.__wrapped_numpy__ = fn
     return wrapper
@@ -52,10 +64,10 @@ def static_value(x):
     return x
 
 
-def numpy_function_with_static(*static_params):
+def numpy_function_with_static(*static_params, view: str | None = None):
     """``@numpy_function`` whose ``static_params`` are made Python values (see :func:`static_value`) first."""
     def decorate(fn):
-        traced = numpy_function(fn)
+        traced = numpy_function(fn, view=view)
         names = list(inspect.signature(fn).parameters)
         positions = [(names.index(p), p) for p in static_params]
 

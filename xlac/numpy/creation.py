@@ -22,7 +22,7 @@ from xlac.numpy import _core
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy._dispatch import numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
-from xlac.trace import ops
+from xlac.trace import ops, views
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -197,11 +197,11 @@ def arange(start, stop=None, step=None, dtype=None):
     return _arange(start, stop, step, target)
 
 
-def _named_numpy_function(name):
+def _named_numpy_function(name, view=None):
     """``@numpy_function`` for a private body that records its nodes under the public ``name``."""
     def decorate(fn):
         fn.__name__ = fn.__qualname__ = name
-        return numpy_function(fn)
+        return numpy_function(fn, view=view)
     return decorate
 
 
@@ -374,7 +374,7 @@ def tril(m, k=0):
 # ---------------------------------------------------------------- conversion
 
 
-@_named_numpy_function("asarray")
+@_named_numpy_function("asarray", view="alias")
 def _traced_array(obj, dtype=None):
     if isinstance(obj, Tracer):
         return obj if dtype is None else ops.convert(obj, dtypes.canonical(dtype))
@@ -397,7 +397,10 @@ def array(object, dtype=None, *, copy=True, ndmin=0):
     Array([[1., 2.],
            [3., 4.]], dtype=float32)
     """
-    return _convert(object, dtype, operator.index(ndmin))
+    result = _convert(object, dtype, operator.index(ndmin))
+    if copy is not False and isinstance(object, Tracer) and result.value is object.value:
+        result = views.copy(result)         # a new array, as NumPy's: writes to it leave `object` alone
+    return result
 
 
 def asarray(a, dtype=None, order=None, *, copy=None):

@@ -101,7 +101,7 @@ def _reversed_axes(x: Tracer) -> Tracer:
     return ops.transpose(x, tuple(reversed(range(x.ndim))))
 
 
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", view="writable")
 def reshape(a, shape=None, order="C", *, copy=None):
     """``a`` with a new shape and the same data; one dimension may be -1 (inferred).
 
@@ -120,7 +120,7 @@ def reshape(a, shape=None, order="C", *, copy=None):
     return ops.reshape(x, new_shape)
 
 
-@numpy_function
+@numpy_function(view="writable")
 def ravel(a, order="C"):
     """``a`` flattened to one dimension.
 
@@ -137,7 +137,7 @@ def ravel(a, order="C"):
 # ---------------------------------------------------------------- axis permutations
 
 
-@numpy_function_with_static("axes")
+@numpy_function_with_static("axes", view="writable")
 def transpose(a, axes=None):
     """``a`` with its axes permuted by ``axes`` (reversed when None).
 
@@ -157,7 +157,7 @@ def transpose(a, axes=None):
     return ops.transpose(x, perm)
 
 
-@numpy_function_with_static("axis1", "axis2")
+@numpy_function_with_static("axis1", "axis2", view="writable")
 def swapaxes(a, axis1, axis2):
     """``a`` with two axes interchanged.
 
@@ -171,7 +171,7 @@ def swapaxes(a, axis1, axis2):
     return ops.transpose(x, perm)
 
 
-@numpy_function_with_static("source", "destination")
+@numpy_function_with_static("source", "destination", view="writable")
 def moveaxis(a, source, destination):
     """``a`` with the axes ``source`` moved to positions ``destination``; the others keep their order.
 
@@ -193,7 +193,7 @@ def moveaxis(a, source, destination):
 # ---------------------------------------------------------------- adding and removing unit axes
 
 
-@numpy_function_with_static("axis")
+@numpy_function_with_static("axis", view="writable")
 def expand_dims(a, axis):
     """``a`` with new axes of size 1 at positions ``axis`` (an int or a tuple) of the result.
 
@@ -208,7 +208,7 @@ def expand_dims(a, axis):
     return ops.reshape(x, tuple(1 if i in new_axes else next(sizes) for i in range(out_ndim)))
 
 
-@numpy_function_with_static("axis")
+@numpy_function_with_static("axis", view="writable")
 def squeeze(a, axis=None):
     """``a`` without its axes of size 1 (or only those in ``axis``, which must have size 1).
 
@@ -230,7 +230,7 @@ def squeeze(a, axis=None):
 # ---------------------------------------------------------------- broadcasting
 
 
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", view="readonly")
 def broadcast_to(array, shape):
     """``array`` broadcast to ``shape`` with NumPy's rule (trailing axes aligned).
 
@@ -473,7 +473,7 @@ def _pieces(x: Tracer, axis: int, points) -> list[Tracer]:
     return pieces
 
 
-@numpy_function_with_static("indices_or_sections", "axis")
+@numpy_function_with_static("indices_or_sections", "axis", view="writable")
 def array_split(ary, indices_or_sections, axis=0):
     """``ary`` split into pieces along ``axis``: N nearly equal sections (the first ones one longer), or at indices.
 
@@ -485,7 +485,7 @@ def array_split(ary, indices_or_sections, axis=0):
     return _pieces(x, axis, _split_points(x.shape[axis], indices_or_sections))
 
 
-@numpy_function_with_static("indices_or_sections", "axis")
+@numpy_function_with_static("indices_or_sections", "axis", view="writable")
 def split(ary, indices_or_sections, axis=0):
     """``ary`` split along ``axis`` into equal sections (an int that must divide the axis) or at indices.
 
@@ -505,7 +505,7 @@ def split(ary, indices_or_sections, axis=0):
 # ---------------------------------------------------------------- the rest
 
 
-@numpy_function_with_static("axis")
+@numpy_function_with_static("axis", view="writable")
 def flip(m, axis=None):
     """``m`` with the order of elements reversed along ``axis`` (all axes when None).
 

@@ -60,11 +60,12 @@ class Trace:
     def __exit__(self, *exc) -> None:
         _state.stack.pop()
 
-    def add_input(self, type: TensorType, *, weak: bool = False, name: str = "") -> Tracer:
+    def add_input(self, type: TensorType, *, weak: bool = False, name: str = "",
+                  mutability: str = "mutable") -> Tracer:
         value = Value(type)
         self.graph.inputs.append(value)
         self.graph.input_names.append(name)
-        return Tracer(value, self, weak)
+        return Tracer(value, self, weak, mutability)
 
     def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False):
         """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives."""

@@ -8,20 +8,28 @@ a :class:`TracerConversionError` that names the line and what to use instead.
 from __future__ import annotations
 
 from xlac.errors import TracerConversionError, located
+from xlac.ir import primitives as P
 from xlac.operators import ArrayOperators
 
 
 class Tracer(ArrayOperators):
     """A value in a graph under construction. ``weak`` marks values that came from Python scalars."""
 
-    __slots__ = ("value", "trace", "weak")
+    # base: the traced array this one is a view of (None for an array that owns its memory);
+    # strides: element strides relative to the memory it views (None: C-contiguous, its own);
+    # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
+    # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
+    __slots__ = ("value", "trace", "weak", "base", "strides", "mutability")
     __array_ufunc__ = None        # NumPy defers `ndarray + tracer` to Tracer.__radd__
     __array_priority__ = 1000
 
-    def __init__(self, value, trace, weak: bool = False):
+    def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):
         self.value = value
         self.trace = trace
         self.weak = weak
+        self.base = None
+        self.strides = None
+        self.mutability = mutability
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -84,3 +92,9 @@ class Tracer(ArrayOperators):
 
     def __hash__(self):
         return id(self)
+
+    # ------------------------------------------------------------ in-place updates
+
+    def _store(self, new: "Tracer") -> None:
+        """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
+        self.trace.bind(P.store, (self, new))

@@ -1,0 +1,146 @@
+"""Which traced arrays are views of which, as NumPy decides it, and the copies NumPy would make.
+
+NumPy's basic indexing, ``reshape``, ``transpose`` and friends return views that
+share memory with their base; a write through a view shows in the base and in
+every other view of it. xlac records such results as *view nodes* (``node.view``)
+whose result aliases operand 0, and keeps per traced array its element strides
+relative to its base, so that ``reshape`` of a non-contiguous view becomes a copy
+exactly when NumPy's would. The functionalization pass turns views and stores
+into pure operations.
+
+>>> nocopy_reshape_strides((2, 3), (3, 1), (3, 2))
+(2, 1)
+>>> nocopy_reshape_strides((3, 2), (1, 3), (6,)) is None     # a transposed array: NumPy copies
+True
+"""
+from __future__ import annotations
+
+from xlac.ir import primitives as P
+from xlac.trace.tracer import Tracer
+
+VIEW_KINDS = ("writable", "readonly", "alias")
+VIEW_PRIMITIVES = frozenset({P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim})
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def strides_of(x: Tracer) -> tuple[int, ...]:
+    return x.strides if x.strides is not None else contiguous_strides(x.shape)
+
+
+def nocopy_reshape_strides(shape, strides, new_shape):
+    """The strides of ``reshape(new_shape)`` as a view, or None where NumPy must copy (its
+    ``_attempt_nocopy_reshape``, C order)."""
+    if 0 in shape:
+        return contiguous_strides(new_shape)
+    old = [(d, s) for d, s in zip(shape, strides) if d != 1]
+    old_dims, old_strides = [d for d, _ in old], [s for _, s in old]
+    new_strides = [0] * len(new_shape)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new_shape) and oi < len(old_dims):
+        np_, op = new_shape[ni], old_dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new_shape[nj]
+                nj += 1
+            else:
+                op *= old_dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
+                return None
+        new_strides[nj - 1] = old_strides[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
+        ni, nj, oi, oj = nj, nj + 1, oj, oj + 1
+    last = new_strides[ni - 1] if ni >= 1 else 1
+    for nk in range(ni, len(new_shape)):
+        new_strides[nk] = last
+    return tuple(new_strides)
+
+
+def _view_strides(node, strides):
+    """Strides of ``node``'s result from its operand's, or None if the result cannot be a view."""
+    prim, a = node.primitive, node.attrs
+    if prim is P.slice_:
+        return tuple(s * step for s, step in zip(strides, a["strides"]))
+    if prim is P.dynamic_slice:
+        return strides
+    if prim is P.reverse:
+        return tuple(-s if i in a["dimensions"] else s for i, s in enumerate(strides))
+    if prim is P.transpose:
+        return tuple(strides[p] for p in a["permutation"])
+    if prim is P.reshape:
+        return nocopy_reshape_strides(node.operands[0].type.shape, strides, a["shape"])
+    if prim is P.broadcast_in_dim:
+        out = [0] * len(a["shape"])
+        for src, dst in enumerate(a["broadcast_dimensions"]):
+            if node.operands[0].type.shape[src] == a["shape"][dst]:
+                out[dst] = strides[src]
+        return tuple(out)
+    return None
+
+
+def finish_result(trace, args, result, first_node: int, view: str | None):
+    """Post-process what an xlac.numpy function returned: mark views of its first argument (``view`` is
+    "writable" or "readonly"), or make sure a result that is one of its inputs is a copy, as NumPy's is."""
+    if view == "alias":
+        return result
+    source = args[0] if args and isinstance(args[0], Tracer) else None
+    if view is not None and source is not None:
+        return _map_results(result, lambda r: _mark_view(trace, source, r, first_node, view == "writable"))
+    inputs = {a.value.id for a in _tracers_in(args)}
+    return _map_results(result, lambda r: copy(r) if r.value.id in inputs else r)
+
+
+def copy(x: Tracer) -> Tracer:
+    """A new array holding ``x``'s values (a ``copy`` node: free once functionalized)."""
+    return x.trace.bind(P.copy, (x,), weak=x.weak)
+
+
+def _tracers_in(args):
+    for a in args:
+        if isinstance(a, Tracer):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from _tracers_in(a)
+
+
+def _map_results(result, fn):
+    if isinstance(result, Tracer):
+        return fn(result)
+    if isinstance(result, (list, tuple)) and any(isinstance(r, Tracer) for r in result):
+        return type(result)(fn(r) if isinstance(r, Tracer) else r for r in result)
+    return result
+
+
+def _mark_view(trace, source: Tracer, result: Tracer, first_node: int, writable: bool) -> Tracer:
+    if result.value is source.value:
+        return result
+    producers = {node.results[0].id: node for node in trace.graph.nodes[first_node:] if len(node.results) == 1}
+    chain = []
+    value = result.value
+    while value is not source.value:
+        node = producers.get(value.id)
+        if node is None or node.primitive not in VIEW_PRIMITIVES:
+            return result                       # not a chain of view operations: a new array
+        chain.append(node)
+        value = node.operands[0]
+    strides = strides_of(source)
+    for node in reversed(chain):
+        strides = _view_strides(node, strides)
+        if strides is None:
+            return result                       # a reshape NumPy would copy
+    for node in chain:
+        node.view = True
+    result.base = source
+    result.strides = strides
+    result.mutability = "mutable" if writable and source.mutability == "mutable" else "readonly"
+    return result
