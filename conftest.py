@@ -1,7 +1,8 @@
-"""Doctests see ``np`` and ``xnp`` without importing them."""
+"""Doctests see ``np``, ``xlac`` and ``xnp`` without importing them."""
 import numpy as np
 import pytest
 
+import xlac
 import xlac.numpy as xnp
 
 
@@ -9,3 +10,4 @@ import xlac.numpy as xnp
 def _doctest_namespace(doctest_namespace):
     doctest_namespace["np"] = np
     doctest_namespace["xnp"] = xnp
+    doctest_namespace["xlac"] = xlac

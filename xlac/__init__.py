@@ -11,7 +11,8 @@ from xlac.array import Array, asarray
 from xlac.config import config
 from xlac.errors import TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
+from xlac.numpy.inplace import inplace_update
 
 __all__ = ["Array", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced", "TracerConversionError",
-           "UnsupportedError", "asarray", "compile", "config"]
+           "UnsupportedError", "asarray", "compile", "config", "inplace_update"]
 __version__ = "0.1.0"

@@ -26,6 +26,7 @@ from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
+from xlac.passes.inplace import inplace_report
 from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.context import Trace
@@ -63,6 +64,11 @@ class Traced:
 
     def __str__(self) -> str:
         return str(self.graph)
+
+    def inplace_report(self) -> list:
+        """Each in-place write (``x[i] = v``, ``x += y``) with its line and whether XLA does it in the
+        array's own buffer or must copy it first (and why)."""
+        return inplace_report(self.ir("final"))
 
     def lower(self) -> "Lowered":
         graph = self.ir("final")
@@ -106,6 +112,10 @@ class Compiled:
     def as_text(self) -> str:
         """XLA's optimized HLO."""
         return self.executable.optimized_hlo()
+
+    def inplace_report(self) -> list:
+        """Each in-place write with its line and whether it runs in place (see ``Traced.inplace_report``)."""
+        return self.lowered.traced.inplace_report()
 
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()
@@ -353,7 +363,8 @@ class CompiledFunction:
 
 
 def _flat_array_key(args):
-    """For arguments that are all xlac.Arrays or NumPy arrays, a cheap key of their types; else None."""
+    """For arguments that are all xlac.Arrays, writeable NumPy arrays or Python scalars, a cheap key of
+    their types; else None."""
     key = []
     for a in args:
         kind = type(a)
@@ -361,6 +372,8 @@ def _flat_array_key(args):
             key.append(a._xlac_type)
         elif kind is np.ndarray and a.flags.writeable:
             key.append((a.shape, a.dtype))
+        elif kind is int or kind is float or kind is bool:
+            key.append(kind)
         else:
             return None
     return tuple(key)

@@ -80,6 +80,10 @@ class Array(ArrayOperators):
         """Eager in-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies)."""
         self._buffer, self._device = new._buffer, new._device
 
+    def _store_retyped(self, new: "Array") -> None:
+        """This handle now refers to ``new``'s buffer, taking its shape and dtype (``inplace_update``)."""
+        self._buffer, self._device, self._xlac_type = new._buffer, new._device, new._xlac_type
+
     def block_until_ready(self) -> "Array":
         self._buffer.block_until_ready()
         return self

@@ -141,6 +141,10 @@ class ArrayOperators:
         self._store(result if result.dtype == self.dtype else xnp.astype(result, self.dtype))
         return self
 
+    def fill(self, value):
+        """Set every element to ``value``, as ``ndarray.fill``."""
+        self[...] = value
+
     def __iadd__(self, other): return self._update_in_place("add", other)
     def __isub__(self, other): return self._update_in_place("subtract", other)
     def __imul__(self, other): return self._update_in_place("multiply", other)

@@ -278,3 +278,24 @@ def run_program(steps, x):
 def test_random_programs_of_views_and_updates_match_numpy(steps, dtype):
     x = np.arange(24).reshape(4, 6).astype(dtype)
     assert_same(*run_both(lambda a: run_program(steps, a), x))
+
+
+# ---------------------------------------------------------------- the in-place report
+
+
+def test_inplace_report_says_which_writes_copy_and_why():
+    def f(x, v):
+        x[0] = v                      # in place: nothing reads the old x afterwards
+        snapshot = x.copy()
+        x[1] = v                      # copies: the snapshot (the old x) is read after it
+        return snapshot.sum()
+    report = xlac.compile(f).lower(np.zeros(8), 1.0).compile().inplace_report()
+    assert [w.in_place for w in report] == [True, False]
+    assert all("test_functionalize.py" in str(w.location.file) for w in report)
+    assert "read afterwards by reduce" in report[1].reason and report[1].bytes == 64
+    assert "copies 64 bytes" in str(report[1])
+
+
+def test_kv_cache_write_is_in_place():
+    report = xlac.compile(KVCache._write_row).trace(np.zeros((64, 8), np.float32), np.ones(8, np.float32), 3)
+    assert [w.in_place for w in report.inplace_report()] == [True]

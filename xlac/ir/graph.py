@@ -76,6 +76,9 @@ class Graph:
     # After functionalization: (input index, output index) for each argument the program mutates;
     # that output holds the argument's new value.
     input_updates: list[tuple[int, int]] = field(default_factory=list)
+    # After functionalization: one entry per in-place write of the program, (the store's source location,
+    # the array's value before the write, its value after): what the in-place report examines.
+    writes: list[tuple] = field(default_factory=list)
 
     def __str__(self) -> str:
         from xlac.ir.printer import format_graph

@@ -14,3 +14,4 @@ from xlac.numpy.reductions import *  # noqa: F401,F403
 from xlac.numpy.creation import *  # noqa: F401,F403
 from xlac.numpy.contractions import *  # noqa: F401,F403
 from xlac.numpy.indexing import *  # noqa: F401,F403
+from xlac.numpy.inplace import *  # noqa: F401,F403

@@ -39,6 +39,7 @@ class _Functionalizer:
         self.cached_view: dict[int, tuple[int, Value]] = {}   # view value id -> (owner version, pure value)
         self.location = None
         self.origin = ""
+        self.writes: list[tuple] = []              # (store location, owner value before, owner value after)
 
     # ------------------------------------------------------------ emitting pure nodes
 
@@ -77,6 +78,7 @@ class _Functionalizer:
         while True:
             owner = self.owner[target.id]
             if owner == target.id:
+                self.writes.append((self.location, self.current[owner], new))
                 self.current[owner] = new
                 self.version[owner] += 1
                 return
@@ -150,7 +152,7 @@ class _Functionalizer:
             if self.version[v.id]:
                 updates.append((i, len(outputs)))
                 outputs.append(self.current[v.id])
-        return Graph(graph.inputs, self.nodes, outputs, graph.input_names, updates)
+        return Graph(graph.inputs, self.nodes, outputs, graph.input_names, updates, self.writes)
 
 
 def functionalize(graph: Graph) -> Graph:

@@ -21,4 +21,4 @@ def eliminate_dead_code(graph: Graph) -> Graph:
             kept.append(node)
             live.update(v.id for v in node.operands)
     kept.reverse()
-    return Graph(graph.inputs, kept, graph.outputs, graph.input_names, graph.input_updates)
+    return Graph(graph.inputs, kept, graph.outputs, graph.input_names, graph.input_updates, graph.writes)

@@ -1,0 +1,149 @@
+"""NumPy's functions that write into an existing array: ``copyto``, ``put``, ``place``, ``fill_diagonal``.
+
+Each writes through ``dst[...] = ...``, so inside a compiled function it becomes a store that the
+functionalization pass makes pure (and XLA does in place), and on an ``xlac.Array`` the handle is updated.
+
+>>> import numpy as np, xlac, xlac.numpy as xnp
+>>> a = xlac.asarray(np.zeros(4))
+>>> xnp.put(a, [0, 2], [5.0, 7.0]); a
+Array([5., 0., 7., 0.], dtype=float64)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.errors import UnsupportedError, located
+from xlac.ir import dtypes
+from xlac.numpy import indexing, shapes, ufuncs
+from xlac.numpy._core import is_python_scalar
+from xlac.trace.tracer import Tracer
+
+__all__ = ["copyto", "put", "place", "fill_diagonal"]
+
+
+def _target(dst, op: str):
+    if not hasattr(dst, "_store"):
+        raise TypeError(located(f"{op}: the destination must be an xlac.Array or a traced array, got "
+                                f"{type(dst).__name__} (write into a NumPy array with NumPy itself)"))
+    return dst
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Copy ``src`` into ``dst`` (broadcast), where ``where`` holds, refusing casts ``casting`` forbids.
+
+    >>> a = xlac.asarray(np.zeros(3, np.float32)); xnp.copyto(a, np.arange(3)); a
+    Array([0., 1., 2.], dtype=float32)
+    """
+    _target(dst, "copyto")
+    source_dtype = dtypes.result_type(src) if is_python_scalar(src) else np.dtype(getattr(src, "dtype", None)
+                                                                                  or np.asarray(src).dtype)
+    if not is_python_scalar(src) and not np.can_cast(source_dtype, dst.dtype, casting):
+        raise TypeError(located(f"Cannot cast array data from {source_dtype!r} to {dst.dtype!r} according to "
+                                f"the rule {casting!r}"))
+    if where is True:
+        dst[...] = src
+    else:
+        dst[...] = ufuncs.where(where, src, dst)
+
+
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v``, with ``v`` repeated as needed, as NumPy's ``put``.
+
+    >>> a = xlac.asarray(np.zeros(3)); xnp.put(a, -1, 4.0); a
+    Array([0., 0., 4.], dtype=float64)
+    """
+    _target(a, "put")
+    indices = shapes.reshape(ind, (-1,)) if _is_device_value(ind) else np.asarray(ind).reshape(-1)
+    count = indices.size
+    values = shapes.reshape(v, (-1,)) if _is_device_value(v) else np.resize(np.asarray(v), count)
+    if mode == "wrap":
+        indices = np.mod(indices, a.size)
+    elif mode == "clip":
+        indices = np.clip(indices, 0, a.size - 1)
+    elif mode != "raise":
+        raise ValueError(located(f"put: mode must be 'raise', 'wrap' or 'clip', got {mode!r}"))
+    flat = indexing.index_update(shapes.reshape(a, (-1,)), indices, values)
+    a[...] = shapes.reshape(flat, a.shape)
+
+
+def place(arr, mask, vals):
+    """``arr[mask] = vals`` with ``vals`` repeated to the number of True elements, as NumPy's ``place``;
+    the mask must be known when tracing.
+
+    >>> a = xlac.asarray(np.zeros(4)); xnp.place(a, np.array([1, 0, 1, 1], bool), [1.0, 2.0]); a
+    Array([1., 0., 2., 1.], dtype=float64)
+    """
+    _target(arr, "place")
+    if _is_device_value(mask):
+        raise TypeError(located("place: the mask must be a NumPy array (known when tracing); for a traced "
+                                "mask use arr[...] = xnp.where(mask, value, arr)"))
+    mask = np.asarray(mask, bool)
+    count = int(mask.sum())
+    if count == 0:
+        return
+    if _is_device_value(vals):
+        values = indexing.getitem(shapes.reshape(vals, (-1,)), np.arange(count) % vals.size)
+    else:
+        values = np.asarray(vals)
+        if values.size == 0:
+            raise ValueError(located("place: Cannot insert from an empty array!"))
+        values = np.resize(values, count)
+    arr[mask.reshape(arr.shape)] = values
+
+
+def fill_diagonal(a, val, wrap=False):
+    """Write ``val`` on the main diagonal of ``a`` (2-D, or N-D with equal sides), as NumPy's ``fill_diagonal``.
+
+    >>> a = xlac.asarray(np.zeros((2, 3))); xnp.fill_diagonal(a, 1.0); a
+    Array([[1., 0., 0.],
+           [0., 1., 0.]], dtype=float64)
+    """
+    _target(a, "fill_diagonal")
+    if a.ndim < 2:
+        raise ValueError(located("fill_diagonal: array must be at least 2-d"))
+    if a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError(located("fill_diagonal: all dimensions of input must be of equal length"))
+    if a.ndim == 2:                     # NumPy's walk over the flat array
+        step, end = a.shape[1] + 1, (a.size if wrap else a.shape[1] * a.shape[1])
+    else:
+        step, end = 1 + int(np.sum(np.cumprod(a.shape[:-1]))), a.size
+    positions = np.arange(0, min(end, a.size), step)
+    if _is_device_value(val):
+        values = indexing.getitem(shapes.reshape(val, (-1,)), np.arange(positions.size) % val.size)
+    else:
+        values = np.resize(np.asarray(val), positions.size)
+    flat = indexing.index_update(shapes.reshape(a, (-1,)), positions, values)
+    a[...] = shapes.reshape(flat, a.shape)
+
+
+def _is_device_value(x) -> bool:
+    """A traced array or an xlac.Array: data that is not on the host when tracing."""
+    return isinstance(x, Tracer) or hasattr(x, "_xlac_type")
+
+
+def inplace_update(x, val, *, keep_input_dtype: bool = False):
+    """Make ``x`` hold ``val``'s values, in place, with Ivy's semantics: ``x`` takes ``val``'s dtype too,
+    unless ``keep_input_dtype=True`` (then ``val`` is cast to ``x``'s dtype). Returns ``x``.
+
+    Inside a compiled function ``x`` is a traced array whose dtype is fixed by its signature, so there a
+    ``val`` of another dtype needs ``keep_input_dtype=True``.
+
+    >>> a = xlac.asarray(np.zeros(2, np.float32))
+    >>> xlac.inplace_update(a, np.array([1, 2]))
+    Array([1, 2], dtype=int64)
+    """
+    if not _is_device_value(x):
+        raise TypeError(located(f"inplace_update: x must be an xlac.Array or a traced array, got {type(x).__name__}"))
+    source_dtype = dtypes.result_type(val) if is_python_scalar(val) else np.dtype(
+        val.dtype if hasattr(val, "dtype") else np.asarray(val).dtype)
+    if keep_input_dtype or source_dtype == x.dtype:
+        x[...] = val
+        return x
+    if isinstance(x, Tracer):
+        raise UnsupportedError(located(
+            f"inplace_update: a traced array keeps its dtype {x.dtype}; got a value of dtype {source_dtype}. "
+            "Pass keep_input_dtype=True to cast the value, or update the array outside the compiled function."))
+    from xlac.array import asarray as device_array
+    new = device_array(np.array(val) if not _is_device_value(val) else val)
+    x._store_retyped(new)
+    return x
