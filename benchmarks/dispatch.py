@@ -5,14 +5,17 @@ Prints microseconds per call and the ratio xlac / jax.jit for device-array input
 """
 from __future__ import annotations
 
-import timeit
+import sys
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-import xlac
-import xlac.numpy as xnp
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import xlac  # noqa: E402
+import xlac.numpy as xnp  # noqa: E402
+from benchmarks.timing import interleaved  # noqa: E402
 
 
 def xlac_fn(x, y):
@@ -25,16 +28,6 @@ def jax_fn(x, y):
 
 def tree_fn(x, params):
     return x * params["a"] + params["h"]
-
-
-def interleaved_us(call_a, call_b, number: int, rounds: int = 7) -> tuple[float, float]:
-    """Best time per call of each, measured in alternating rounds so that both see the same machine load."""
-    call_a(), call_b()
-    best_a = best_b = float("inf")
-    for _ in range(rounds):
-        best_a = min(best_a, timeit.timeit(call_a, number=number))
-        best_b = min(best_b, timeit.timeit(call_b, number=number))
-    return best_a / number * 1e6, best_b / number * 1e6
 
 
 def main(number: int = 2000) -> None:
@@ -57,7 +50,7 @@ def main(number: int = 2000) -> None:
     ]
     print(f"{'inputs':42s} {'xlac us':>9s} {'jax.jit us':>11s} {'ratio':>7s}")
     for name, xlac_call, jax_call in rows:
-        t_xlac, t_jax = interleaved_us(xlac_call, jax_call, number)
+        t_xlac, t_jax = (1e6 * t for t in interleaved(xlac_call, jax_call, number))
         print(f"{name:42s} {t_xlac:9.1f} {t_jax:11.1f} {t_xlac / t_jax:7.2f}")
 
 

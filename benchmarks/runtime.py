@@ -6,7 +6,6 @@ The goal is a ratio of 1.0: the same HLO quality.
 from __future__ import annotations
 
 import sys
-import timeit
 from pathlib import Path
 
 import jax
@@ -17,16 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 import xlac.numpy as xnp  # noqa: E402
 from benchmarks.models import make_mlp, make_transformer_block, mlp_params, transformer_params  # noqa: E402
-
-
-def interleaved_ms(call_a, call_b, number: int, rounds: int = 7) -> tuple[float, float]:
-    """Best time per call of each, measured in alternating rounds so that both see the same machine load."""
-    call_a(), call_b()
-    best_a = best_b = float("inf")
-    for _ in range(rounds):
-        best_a = min(best_a, timeit.timeit(call_a, number=number))
-        best_b = min(best_b, timeit.timeit(call_b, number=number))
-    return best_a / number * 1e3, best_b / number * 1e3
+from benchmarks.timing import interleaved  # noqa: E402
 
 
 def main(number: int = 50) -> None:
@@ -44,8 +34,8 @@ def main(number: int = 50) -> None:
         jax_args = jax.tree_util.tree_map(jax.device_put, args)
         np.testing.assert_allclose(np.asarray(compiled(*xlac_args)), np.asarray(jitted(*jax_args)),
                                    rtol=1e-3, atol=1e-3)
-        t_xlac, t_jax = interleaved_ms(lambda: compiled(*xlac_args).block_until_ready(),
-                                       lambda: jitted(*jax_args).block_until_ready(), number)
+        t_xlac, t_jax = (1e3 * t for t in interleaved(lambda: compiled(*xlac_args).block_until_ready(),
+                                                      lambda: jitted(*jax_args).block_until_ready(), number))
         print(f"{name:18s} {t_xlac:9.3f} {t_jax:11.3f} {t_xlac / t_jax:6.2f}")
 
 
