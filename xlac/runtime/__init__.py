@@ -1,10 +1,7 @@
 """The only package that touches jaxlib: devices, buffers, compiling and running StableHLO."""
 from xlac.runtime.client import default_device, get_device
 from xlac.runtime.executable import Executable, compile_stablehlo
-from xlac.runtime.transfer import buffer_dtype, is_device_buffer, to_device, to_numpy
+from xlac.runtime.transfer import is_device_buffer, put_buffer, to_device, to_numpy
 
-__all__ = ["Executable", "buffer_dtype", "compile_stablehlo", "default_device", "get_device", "is_device_buffer",
+__all__ = ["Executable", "compile_stablehlo", "default_device", "get_device", "is_device_buffer", "put_buffer",
            "to_device", "to_numpy"]
-from xlac.runtime.transfer import put_buffer  # noqa: E402
-
-__all__.append("put_buffer")

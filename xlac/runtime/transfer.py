@@ -26,10 +26,6 @@ def is_device_buffer(x) -> bool:
     return isinstance(x, _jax_array_type)
 
 
-def buffer_dtype(buffer) -> np.dtype:
-    return buffer.dtype
-
-
 def to_device(array: np.ndarray, device, *, copy: bool = False):
     """A device buffer holding ``array`` with its own dtype (64-bit dtypes are not narrowed).
 
