@@ -63,6 +63,7 @@ class Node:
     origin: str = ""          # the xlac.numpy function (e.g. "einsum") that emitted this node
     subgraphs: tuple["Graph", ...] = ()
     view: bool = False        # the result aliases operand 0's memory (before functionalization)
+    autocast: Any = None      # the xlac.autocast state in force when the node was traced (None: off)
 
 
 @dataclass(slots=True, eq=False)
@@ -79,6 +80,8 @@ class Graph:
     # After functionalization: one entry per in-place write of the program, (the store's source location,
     # the array's value before the write, its value after): what the in-place report examines.
     writes: list[tuple] = field(default_factory=list)
+    # What the pass that produced this graph changed, for dumps and summaries (e.g. {"converts_inserted": 3}).
+    report: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         from xlac.ir.printer import format_graph

@@ -16,6 +16,7 @@ import numpy as np
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.trace import ops
+from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
 PYTHON_SCALARS = (bool, int, float, complex)
@@ -45,6 +46,20 @@ def asarray(x, dtype=None) -> Tracer:
     if array.dtype not in dtypes.SUPPORTED:
         raise TypeError(located(f"xlac supports numeric arrays only; got {type(x).__name__} of dtype {array.dtype}"))
     return ops.constant(array, dtype)
+
+
+def writable(dst, op: str) -> Tracer:
+    """The traced array an in-place operation (``out=``, ``copyto``, ``put``) writes into: ``dst`` itself
+    when traced, and for an ``xlac.Array`` or NumPy array the compiled function reads from outside, the
+    implicit argument that stands for it (written back after the call).
+    Write with ``writable(dst, op)[...] = value`` or ``._store(value)``."""
+    if isinstance(dst, Tracer):
+        return dst
+    trace = current_trace()
+    if trace is not None and (isinstance(dst, np.ndarray) or hasattr(dst, "__xlac_array__")):
+        return trace.capture(dst)
+    raise TypeError(located(f"{op}: the destination must be an array (NumPy, xlac.Array or traced), got "
+                            f"{type(dst).__name__}"))
 
 
 def _python_scalar_as(x, dtype: np.dtype):

@@ -39,6 +39,7 @@ class _Functionalizer:
         self.cached_view: dict[int, tuple[int, Value]] = {}   # view value id -> (owner version, pure value)
         self.location = None
         self.origin = ""
+        self.autocast = None                       # the autocast state of the node being rewritten
         self.writes: list[tuple] = []              # (store location, owner value before, owner value after)
 
     # ------------------------------------------------------------ emitting pure nodes
@@ -46,7 +47,8 @@ class _Functionalizer:
     def emit(self, primitive, operands, **attrs) -> Value:
         (out_type,) = primitive.infer_types(*(v.type for v in operands), **attrs)
         result = Value(out_type)
-        self.nodes.append(Node(primitive, tuple(operands), attrs, (result,), self.location, self.origin))
+        self.nodes.append(Node(primitive, tuple(operands), attrs, (result,), self.location, self.origin,
+                               autocast=self.autocast))
         return result
 
     def constant(self, value, dtype) -> Value:
@@ -127,7 +129,7 @@ class _Functionalizer:
         for v in graph.inputs:
             self.own(v, v)
         for node in graph.nodes:
-            self.location, self.origin = node.location, node.origin
+            self.location, self.origin, self.autocast = node.location, node.origin, node.autocast
             if node.primitive is P.store:
                 target, value = node.operands
                 self.write(target, self.read(value))
@@ -142,10 +144,10 @@ class _Functionalizer:
             else:
                 operands = tuple(self.read(v) for v in node.operands)
                 self.nodes.append(Node(node.primitive, operands, node.attrs, node.results, node.location,
-                                       node.origin, node.subgraphs))
+                                       node.origin, node.subgraphs, autocast=node.autocast))
                 for r in node.results:
                     self.own(r, r)
-        self.location, self.origin = None, ""
+        self.location, self.origin, self.autocast = None, "", None
         outputs = [self.read(v) for v in graph.outputs]
         updates = []
         for i, v in enumerate(graph.inputs):

@@ -44,6 +44,25 @@ def origin(name: str):
         _state.origin = outer
 
 
+def autocast_state():
+    """The autocast state in force on this thread (pushed by ``xlac.autocast``), or None."""
+    stack = getattr(_state, "autocast", None)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def autocast_scope(state):
+    """Make ``state`` (a hashable autocast state, or None for off) the one in force inside."""
+    stack = getattr(_state, "autocast", None)
+    if stack is None:
+        stack = _state.autocast = []
+    stack.append(state)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
 class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
@@ -81,6 +100,6 @@ class Trace:
             raise ShapeError(located(str(e))) from None
         results = tuple(Value(t) for t in types)
         self.graph.nodes.append(Node(primitive, values, attrs, results, user_location(2),
-                                     getattr(_state, "origin", "")))
+                                     getattr(_state, "origin", ""), autocast=autocast_state()))
         tracers = tuple(Tracer(v, self, weak) for v in results)
         return tracers if primitive.multiple_results else tracers[0]
