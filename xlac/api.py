@@ -21,6 +21,8 @@ import numpy as np
 
 from xlac import runtime
 from xlac.array import Array
+from xlac.captures import Captures
+from xlac.captures import finish as finish_captures
 from xlac.errors import located
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
@@ -29,7 +31,7 @@ from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
-from xlac.trace.context import Trace
+from xlac.trace.context import Trace, autocast_state
 from xlac.trace.tracer import Tracer
 
 
@@ -47,6 +49,7 @@ class Traced:
     in_paths: list[str]
     out_tree: pytree.TreeDef
     device: object
+    captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
 
     @property
     def graph(self) -> Graph:
@@ -101,6 +104,7 @@ class Compiled:
         self.lowered = lowered
         self.executable = executable
         traced = lowered.traced
+        self.captures = traced.captures
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
         if graph.input_updates:
@@ -129,13 +133,30 @@ class Compiled:
         if tree != traced.in_tree:
             raise TypeError(f"{traced.name}: compiled for arguments structured as {traced.in_tree}, "
                             f"got {tree}")
+        if self.captures is not None:
+            outside = self.captures.gather(())
+            if outside is None:
+                raise TypeError(f"{traced.name}: an array it reads from outside its arguments ("
+                                f"{', '.join(self.captures.names)}) changed shape or dtype, or is gone; "
+                                "call the xlac.compile'd function to trace it again")
+            leaves = leaves + outside
         for leaf, spec, path in zip(leaves, traced.in_specs, traced.in_paths):
             check_leaf(leaf, spec, path)
-        return self.run(leaves)
-
-    def run(self, leaves):
-        """Execute with argument leaves already known to fit (the cached call path)."""
         return self._run(leaves)
+
+    def run(self, leaves, statics=()):
+        """Execute with argument leaves already known to fit (the cached call path). Raises
+        ``OutsideArrayChanged`` when an array read from outside the arguments no longer fits."""
+        if self.captures is None:
+            return self._run(leaves)
+        outside = self.captures.gather(statics)
+        if outside is None:
+            raise OutsideArrayChanged
+        return self._run(list(leaves) + outside)
+
+
+class OutsideArrayChanged(Exception):
+    """An array a compiled function reads from outside its arguments changed shape or dtype: trace again."""
 
 
 def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree):
@@ -199,24 +220,39 @@ def _check_no_shared_memory(leaves, written, paths) -> None:
 
 
 def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
-                   mutabilities=None) -> Traced:
+                   mutabilities=None, *, statics=None, static_names=None) -> Traced:
     """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
-    ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``)."""
+    ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
+    With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
+    function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
+    without, constants."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
-    with Trace() as trace:
+    with Trace(capture_outside_arrays=statics is not None) as trace:
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
-        args, kwargs = rebuild(tracers)
-        result = fn(*args, **kwargs)
-        out_leaves, out_tree = pytree.flatten(result)
-        from xlac.numpy._core import asarray
-        outputs = []
-        for leaf in out_leaves:
-            if isinstance(leaf, Tracer) and leaf.trace is not trace:
-                raise TypeError(located(f"{name} returned a traced value from another trace"))
-            outputs.append(asarray(leaf).value)
-    trace.graph.outputs = outputs
-    return Traced(name, run_passes(trace.graph), leaves_tree, tuple(specs), list(paths), out_tree, device)
+        trace.graph.outputs, out_tree = _run_traced(fn, name, trace, rebuild(tracers))
+    captures = None
+    if trace.captured is not None:
+        captures = finish_captures(trace, fn, statics, static_names or {})
+    if captures is not None:
+        specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
+        paths = list(paths) + captures.names
+    return Traced(name, run_passes(trace.graph), leaves_tree, tuple(specs), list(paths), out_tree, device,
+                  captures)
+
+
+def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
+    """Run ``fn`` on tracers; its outputs as graph values, and their tree. (A function of its own so that
+    arrays the function made die when it returns: see ``xlac.captures.is_temporary``.)"""
+    from xlac.numpy._core import asarray
+    args, kwargs = args_and_kwargs
+    out_leaves, out_tree = pytree.flatten(fn(*args, **kwargs))
+    outputs = []
+    for leaf in out_leaves:
+        if isinstance(leaf, Tracer) and leaf.trace is not trace:
+            raise TypeError(located(f"{name} returned a traced value from another trace"))
+        outputs.append(asarray(leaf).value)
+    return outputs, out_tree
 
 
 @dataclass
@@ -246,13 +282,16 @@ class CompiledFunction:
         """How many times this function was traced, compiled, and served from the cache."""
         return CacheInfo(self._info.traces, self._info.compiles, self._hits)
 
-    def _split(self, args, kwargs):
-        """(dynamic args, dynamic kwargs, static values) with static arguments taken out."""
+    def _split(self, args, kwargs, bound: bool = False):
+        """(dynamic args, dynamic kwargs, static values) with static arguments taken out. A method's
+        ``self`` (``bound``) is static, compared by identity."""
         statics = []
-        if self._static_argnums:
+        if self._static_argnums or bound:
             dyn = []
             for i, a in enumerate(args):
-                if i in self._static_argnums:
+                if bound and i == 0:
+                    statics.append((0, _ByIdentity(a)))
+                elif i in self._static_argnums:
                     statics.append((i, _hashable(a, f"static argument {i}")))
                 else:
                     dyn.append(a)
@@ -271,23 +310,29 @@ class CompiledFunction:
         args = list(dyn_args)
         kwargs = dict(dyn_kwargs)
         for key, value in sorted((s for s in statics if isinstance(s[0], int)), key=lambda s: s[0]):
-            args.insert(key, value)
+            args.insert(key, _unwrap(value))
         for key, value in statics:
             if isinstance(key, str):
                 kwargs[key] = value
         return args, kwargs
 
-    def _signature(self, args, kwargs):
-        """The cache key ``(tree, leaf keys, static values)`` and the argument leaves."""
-        dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
+    def _signature(self, args, kwargs, bound: bool = False):
+        """The cache key ``(tree, leaf keys, static values, autocast state)`` and the argument leaves."""
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs, bound)
         leaves, tree = pytree.flatten((dyn_args, dyn_kwargs))
         leaf_keys = tuple(map(leaf_key, leaves))
         if None in leaf_keys:      # an argument xlac does not take: leaf_spec says which and why
-            for leaf, path in zip(leaves, self._paths(tree)):
+            for leaf, path in zip(leaves, self._paths(tree, statics)):
                 leaf_spec(leaf, path)
-        return (tree, leaf_keys, statics), leaves
+        return (tree, leaf_keys, statics, autocast_state()), leaves
 
-    def _paths(self, tree):
+    def _static_names(self, statics) -> dict:
+        """Static argument keys (positions or names) -> parameter names, e.g. {0: "self"}."""
+        names = _parameter_names(self._fn)
+        return {key: (names[key] if isinstance(key, int) and key < len(names) else str(key))
+                for key, _ in statics}
+
+    def _paths(self, tree, statics=()):
         arg_names = _parameter_names(self._fn)
         paths = []
         for path in pytree.leaf_paths(tree):
@@ -295,24 +340,23 @@ class CompiledFunction:
             if path.startswith("[0]["):
                 i = int(path[4:path.index("]", 4)])
                 rest = path[path.index("]", 4) + 1:]
-                name = _positional_name(arg_names, i, self._static_argnums)
+                static_positions = self._static_argnums | {k for k, _ in statics if isinstance(k, int)}
+                name = _positional_name(arg_names, i, static_positions)
             else:
                 key_end = path.index("]", 4)
                 name, rest = path[5:key_end - 1], path[key_end + 1:]
             paths.append(name + rest)
         return paths
 
-    def _specs(self, tree, leaves) -> tuple:
-        return tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, self._paths(tree)))
-
-    def _compiled_for(self, key, leaves) -> Compiled:
+    def _compiled_for(self, key, leaves, stale: Compiled | None = None) -> Compiled:
+        """The executable for ``key``, made on a miss; ``stale`` is one whose outside arrays no longer fit."""
         compiled = self._cache.get(key)
-        if compiled is not None:
+        if compiled is not None and compiled is not stale:
             self._hits += 1
             return compiled
         with self._lock:
             compiled = self._cache.get(key)
-            if compiled is None:
+            if compiled is None or compiled is stale:
                 traced = self._trace_for(key, leaves)
                 compiled = traced.lower().compile()
                 self._info.compiles += 1
@@ -322,29 +366,45 @@ class CompiledFunction:
         return compiled
 
     def _trace_for(self, key, leaves) -> Traced:
-        tree, _, statics = key
-        specs = self._specs(tree, leaves)
+        tree, _, statics, _ = key
+        paths = self._paths(tree, statics)
+        specs = tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, paths))
         self._info.traces += 1
 
         def rebuild(tracers):
             dyn_args, dyn_kwargs = pytree.unflatten(tree, tracers)
             return self._merge(dyn_args, dyn_kwargs, statics)
-        return trace_function(self._fn, self.__name__, tree, specs, self._paths(tree), rebuild, self._device,
-                              [leaf_mutability(leaf) for leaf in leaves])
+        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
+                              [leaf_mutability(leaf) for leaf in leaves],
+                              statics=_unwrap_all(statics), static_names=self._static_names(statics))
 
     def __call__(self, *args, **kwargs):
         fast_key = None
         if not kwargs and not self._static_argnums:
             fast_key = _flat_array_key(args)
-            run = self._by_flat_key.get(fast_key)
-            if run is not None:
-                self._hits += 1
-                return run(args)
-        key, leaves = self._signature(args, kwargs)
+            if fast_key is not None:
+                fast_key = (fast_key, autocast_state())
+                run = self._by_flat_key.get(fast_key)
+                if run is not None:
+                    self._hits += 1
+                    try:
+                        return run(args)
+                    except OutsideArrayChanged:
+                        del self._by_flat_key[fast_key]
+        return self._call(args, kwargs, fast_key=fast_key)
+
+    def _call(self, args, kwargs, bound: bool = False, fast_key=None):
+        key, leaves = self._signature(args, kwargs, bound)
         compiled = self._compiled_for(key, leaves)
+        statics = _unwrap_all(key[2]) if bound else key[2]
+        try:
+            result = compiled.run(leaves, statics)
+        except OutsideArrayChanged:
+            compiled = self._compiled_for(key, leaves, stale=compiled)
+            result = compiled.run(leaves, statics)
         if fast_key is not None:
-            self._by_flat_key[fast_key] = compiled._run
-        return compiled.run(leaves)
+            self._by_flat_key[fast_key] = compiled._run if compiled.captures is None else compiled.run
+        return result
 
     def trace(self, *args, **kwargs) -> Traced:
         """The IR for these arguments (``str()`` prints it), with every pass stage."""
@@ -356,10 +416,55 @@ class CompiledFunction:
         return self.trace(*args, **kwargs).lower()
 
     def __get__(self, instance, owner=None):
-        return self if instance is None else functools.partial(self, instance)
+        """``@xlac.compile`` on a method: ``self`` is a static argument, told apart by identity, and the
+        arrays the method reaches through it are implicit arguments (see ``xlac.captures``)."""
+        return self if instance is None else BoundCompiledMethod(self, instance)
 
     def __repr__(self) -> str:
         return f"<xlac.compile of {self.__name__}>"
+
+
+class BoundCompiledMethod:
+    """An ``xlac.compile``'d method bound to an instance; ``trace`` and ``lower`` as on the function."""
+
+    def __init__(self, function: CompiledFunction, instance):
+        self.function, self.instance = function, instance
+
+    def __call__(self, *args, **kwargs):
+        return self.function._call((self.instance, *args), kwargs, bound=True)
+
+    def trace(self, *args, **kwargs) -> Traced:
+        key, leaves = self.function._signature((self.instance, *args), kwargs, bound=True)
+        return self.function._trace_for(key, leaves)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def cache_info(self) -> CacheInfo:
+        return self.function.cache_info()
+
+
+class _ByIdentity:
+    """A static value compared by identity (a method's ``self``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return id(self.value)
+
+    def __eq__(self, other):
+        return type(other) is _ByIdentity and other.value is self.value
+
+
+def _unwrap(value):
+    return value.value if type(value) is _ByIdentity else value
+
+
+def _unwrap_all(statics: tuple) -> tuple:
+    return tuple((key, _unwrap(value)) for key, value in statics)
 
 
 def _flat_array_key(args):

@@ -23,6 +23,7 @@ from xlac.ir import dtypes
 from xlac.ir.types import TensorType
 from xlac.operators import ArrayOperators
 from xlac.trace import pytree
+from xlac.trace.context import autocast_state
 
 
 class Array(ArrayOperators):
@@ -77,7 +78,13 @@ class Array(ArrayOperators):
     mutability = "mutable"
 
     def _store(self, new: "Array") -> None:
-        """Eager in-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies)."""
+        """In-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies).
+        Inside a compiled function ``new`` is traced: the write goes to the implicit argument standing
+        for this array, and lands in it when the call returns."""
+        trace = getattr(new, "trace", None)
+        if trace is not None:
+            trace.capture(self)._store(new)
+            return
         self._buffer, self._device = new._buffer, new._device
 
     def _store_retyped(self, new: "Array") -> None:
@@ -229,7 +236,7 @@ def eager_call(fn, args, kwargs):
         if isinstance(leaves[i], Array):
             device = leaves[i].device
             break
-    key = (fn, tree, tuple(specs), tuple(statics), device)
+    key = (fn, tree, tuple(specs), tuple(statics), device, autocast_state())
     compiled = _eager_cache.get(key)
     if compiled is None:
         compiled = _compile_eager(fn, tree, leaves, dynamic_positions, specs, device)

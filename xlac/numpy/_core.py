@@ -37,8 +37,13 @@ def asarray(x, dtype=None) -> Tracer:
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or isinstance(e, (list, tuple)) for e in x):
         from xlac.numpy.shapes import stack
         return stack([asarray(e) for e in x]) if dtype is None else stack([asarray(e, dtype) for e in x])
-    if hasattr(x, "__xlac_array__"):
-        x = x.__xlac_array__()
+    if isinstance(x, np.ndarray) or hasattr(x, "__xlac_array__"):
+        trace = current_trace()
+        if trace is not None and (not isinstance(x, np.ndarray) or x.dtype in dtypes.SUPPORTED):
+            captured = trace.capture(x)
+            return captured if dtype is None else ops.convert(captured, dtype)
+        if hasattr(x, "__xlac_array__"):
+            x = x.__xlac_array__()
     try:
         array = np.asarray(x)
     except Exception as e:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from xlac.errors import located, user_location
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.primitive import Primitive, ShapeError
@@ -66,8 +68,11 @@ def autocast_scope(state):
 class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
-    def __init__(self):
+    def __init__(self, *, capture_outside_arrays: bool = False):
         self.graph = Graph(inputs=[])
+        # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
+        # None where outside arrays are constants (eager calls).
+        self.captured: dict[int, tuple] | None = {} if capture_outside_arrays else None
 
     def __enter__(self) -> "Trace":
         stack = getattr(_state, "stack", None)
@@ -85,6 +90,24 @@ class Trace:
         self.graph.inputs.append(value)
         self.graph.input_names.append(name)
         return Tracer(value, self, weak, mutability)
+
+    def capture(self, array) -> Tracer:
+        """The traced value standing for ``array``, an xlac.Array or NumPy array the function reaches from
+        outside its arguments: an implicit argument of the program (see ``xlac.captures``), the same one
+        each time the array is met. In traces without implicit arguments it is a read-only constant."""
+        if self.captured is None:
+            from xlac.trace import ops
+            constant = ops.constant(np.asarray(array))
+            constant.mutability = "readonly"
+            return constant
+        entry = self.captured.get(id(array))
+        if entry is None:
+            from xlac.signature import leaf_mutability, leaf_spec
+            name = f"<outside array {len(self.captured)}>"
+            shape, dtype, _ = leaf_spec(array, name)
+            tracer = self.add_input(TensorType(shape, dtype), name=name, mutability=leaf_mutability(array))
+            entry = self.captured[id(array)] = (array, tracer)
+        return entry[1]
 
     def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False):
         """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives."""

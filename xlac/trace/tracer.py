@@ -72,7 +72,10 @@ class Tracer(ArrayOperators):
     def __array__(self, dtype=None, copy=None):
         self._concrete_error("np.asarray() / np.array() of a traced value",
                              "Use xlac.numpy (import xlac.numpy as xnp) functions on traced values; "
-                             "convert the result after the compiled function returns.")
+                             "convert the result after the compiled function returns. If this is NumPy "
+                             "indexing a NumPy array from outside the function with a traced index or value "
+                             "(`a[i]`, `a[i] = v`), hold that array as an xlac.Array (xlac.asarray(a)), whose "
+                             "indexing works inside compiled functions.")
 
     def tolist(self):
         self._concrete_error(".tolist()", "Return the array from the compiled function and convert it outside.")
