@@ -1,4 +1,7 @@
-"""``python -m xlac``: compile a small model, run it, print its result and its StableHLO."""
+"""``python -m xlac``: compile a small model, run it, print its result and its StableHLO.
+
+With arguments, the command line of :mod:`xlac.cli`: ``python -m xlac dump|explain FILE.py:FUNCTION ...``.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -37,4 +40,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) > 1:
+        from xlac.cli import main as cli_main
+        sys.exit(cli_main(sys.argv[1:]))
     main()

@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from xlac.array import Array
 from xlac.captures import Captures
 from xlac.captures import finish as finish_captures
 from xlac.errors import located
+from xlac.inspection import Signature, recompile_cause, record_compile
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
@@ -34,6 +36,8 @@ from xlac.trace import pytree
 from xlac.trace.context import Trace, autocast_state
 from xlac.trace.tracer import Tracer
 
+
+RECORDS_COMPILES = True      # compiles are logged and dumped (tests/test_inspection.py checks it)
 
 # ---------------------------------------------------------------- stages
 
@@ -50,6 +54,7 @@ class Traced:
     out_tree: pytree.TreeDef
     device: object
     captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
+    timings: dict = field(default_factory=dict)   # seconds per stage: "trace", each pass, "lower", "xla_compile"
 
     @property
     def graph(self) -> Graph:
@@ -75,8 +80,11 @@ class Traced:
 
     def lower(self) -> "Lowered":
         graph = self.ir("final")
+        start = time.perf_counter()
         # Each argument the program writes to shares its buffer with the output holding its new value.
-        return Lowered(self, lower_module(graph, dict(graph.input_updates)))
+        text = lower_module(graph, dict(graph.input_updates))
+        self.timings["lower"] = time.perf_counter() - start
+        return Lowered(self, text)
 
 
 @dataclass
@@ -94,7 +102,10 @@ class Lowered:
         return self.traced.ir(stage)
 
     def compile(self) -> "Compiled":
-        return Compiled(self, runtime.compile_stablehlo(self.text, self.traced.device))
+        start = time.perf_counter()
+        executable = runtime.compile_stablehlo(self.text, self.traced.device)
+        self.traced.timings["xla_compile"] = time.perf_counter() - start
+        return Compiled(self, executable)
 
 
 class Compiled:
@@ -227,6 +238,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
     without, constants."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
+    start = time.perf_counter()
     with Trace(capture_outside_arrays=statics is not None) as trace:
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
@@ -237,8 +249,9 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     if captures is not None:
         specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
         paths = list(paths) + captures.names
-    return Traced(name, run_passes(trace.graph), leaves_tree, tuple(specs), list(paths), out_tree, device,
-                  captures)
+    timings = {"trace": time.perf_counter() - start}
+    stages = run_passes(trace.graph, timings)
+    return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings)
 
 
 def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
@@ -267,9 +280,11 @@ class CacheInfo:
 class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None):
         functools.update_wrapper(self, fn)
         self._fn = fn
+        self._dump_dir = dump_dir
+        self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
         self._cache: dict = {}
@@ -361,9 +376,23 @@ class CompiledFunction:
                 compiled = traced.lower().compile()
                 self._info.compiles += 1
                 self._cache[key] = compiled
+                self._record(key, compiled, stale)
             else:
                 self._hits += 1
         return compiled
+
+    def _record(self, key, compiled: Compiled, stale) -> None:
+        """Log and dump this compile where configured (see ``xlac.inspection``)."""
+        traced = compiled.lowered.traced
+        names = self._static_names(key[2])
+        signature = Signature.of(traced.in_paths, traced.in_specs,
+                                 [(names[k], _unwrap(v)) for k, v in key[2]], key[3])
+        cause = recompile_cause(self._last_signature, signature)
+        if stale is not None:
+            cause = "an array read from outside the arguments changed shape, dtype or place"
+        self._last_signature = signature
+        record_compile(name=self.__name__, signature=str(signature), cause=cause, compiled=compiled,
+                       timings=traced.timings, dump_dir=self._dump_dir)
 
     def _trace_for(self, key, leaves) -> Traced:
         tree, _, statics, _ = key
@@ -458,6 +487,9 @@ class _ByIdentity:
     def __eq__(self, other):
         return type(other) is _ByIdentity and other.value is self.value
 
+    def __repr__(self):
+        return repr(self.value)
+
 
 def _unwrap(value):
     return value.value if type(value) is _ByIdentity else value
@@ -526,11 +558,12 @@ def _static_args(fn, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None):
+def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
-    Each new signature (pytree structure, shapes, dtypes, static values) is traced
-    once and compiled once; later calls with it run the cached executable.
+    Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
+    traced once and compiled once; later calls with it run the cached executable.
+    ``dump_dir`` writes every stage of each compile there (see ``xlac.inspection``).
 
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")
@@ -541,5 +574,5 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None):
     """
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 device=device)
-    return CompiledFunction(fn, static_argnums, static_argnames, device)
+                                 device=device, dump_dir=dump_dir)
+    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir)

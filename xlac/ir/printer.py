@@ -69,6 +69,20 @@ def format_node(node: Node, name: Namer) -> str:
     return f"{results} = {head} {operands}".rstrip()
 
 
+def format_location(node: Node) -> str:
+    """Where a node came from: ``file.py:LINE origin`` (the user's line and the xlac.numpy function).
+
+    >>> from xlac.ir.graph import SourceLocation
+    >>> from xlac.ir.types import TensorType
+    >>> from xlac.ir import primitives as P
+    >>> x = Value(TensorType((3,), np.dtype("float32")))
+    >>> format_location(Node(P.unary["exp"], (x,), {}, (Value(x.type),), SourceLocation("/src/m.py", 4), "exp"))
+    'm.py:4 exp'
+    """
+    where = f"{node.location}" if node.location else ""
+    return f"{where} {node.origin}".strip() if node.origin else where
+
+
 def format_graph(graph: Graph, name: Namer | None = None, indent: int = 0) -> str:
     name = name or Namer()
     pad = " " * indent
@@ -77,9 +91,7 @@ def format_graph(graph: Graph, name: Namer | None = None, indent: int = 0) -> st
     body = [(format_node(n, name), n) for n in graph.nodes]
     width = max((len(text) for text, _ in body), default=0)
     for text, node in body:
-        where = f"{node.location}" if node.location else ""
-        if node.origin:
-            where = f"{where} {node.origin}".strip()
+        where = format_location(node)
         lines.append(f"{pad}    {text.ljust(width)}  # {where}" if where else f"{pad}    {text}")
         for sub in node.subgraphs:
             lines.append(format_graph(sub, name, indent + 6))

@@ -1,26 +1,33 @@
 """The pass pipeline: the passes every compile runs, in order, with the verifier between them.
 
 >>> [name for name, _ in PASSES]
-['functionalize', 'simplify']
+['functionalize', 'autocast', 'simplify']
 """
 from __future__ import annotations
+
+import time
 
 from xlac.config import config
 from xlac.ir.graph import Graph
 from xlac.ir.verifier import verify
+from xlac.passes.autocast import autocast_pass
 from xlac.passes.functionalize import functionalize
 from xlac.passes.simplify import eliminate_dead_code
 
-PASSES = [("functionalize", functionalize), ("simplify", eliminate_dead_code)]
+PASSES = [("functionalize", functionalize), ("autocast", autocast_pass), ("simplify", eliminate_dead_code)]
 
 
-def run_passes(graph: Graph) -> list[tuple[str, Graph]]:
-    """Every stage in order: ``[("traced", g0), ("simplify", g1), ...]``; the last is what gets lowered."""
+def run_passes(graph: Graph, timings: dict | None = None) -> list[tuple[str, Graph]]:
+    """Every stage in order: ``[("traced", g0), ("simplify", g1), ...]``; the last is what gets lowered.
+    ``timings`` gets the seconds each pass took, by name."""
     stages = [("traced", graph)]
     if config.verify_passes:
         verify(graph)
     for name, run in PASSES:
+        start = time.perf_counter()
         graph = run(graph)
+        if timings is not None:
+            timings[name] = time.perf_counter() - start
         if config.verify_passes:
             verify(graph)
         stages.append((name, graph))
