@@ -6,6 +6,7 @@
 12.0
 """
 from xlac import lowering as _lowering  # noqa: F401  (attaches the StableHLO emitters)
+from xlac.autocast import AutocastPolicy, autocast
 from xlac.api import Compiled, CompiledFunction, Lowered, Traced, compile
 from xlac.array import Array, asarray
 from xlac.config import config
@@ -13,6 +14,6 @@ from xlac.errors import TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 
-__all__ = ["Array", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced", "TracerConversionError",
-           "UnsupportedError", "asarray", "compile", "config", "inplace_update"]
+__all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced",
+           "TracerConversionError", "UnsupportedError", "autocast", "asarray", "compile", "config", "inplace_update"]
 __version__ = "0.1.0"
