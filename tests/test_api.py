@@ -220,3 +220,11 @@ def test_device_argument():
         xlac.compile(lambda x: x, device="nosuchplatform")
     with pytest.raises(ValueError, match="does not exist"):
         xlac.compile(lambda x: x, device="cpu:99")
+
+
+def test_a_compiled_function_called_inside_another_is_inlined():
+    inner = xlac.compile(lambda x: xnp.sin(x) * 2)
+    outer = xlac.compile(lambda x: inner(x) + inner(x * 3))
+    x = np.linspace(0, 1, 5)
+    assert_matches(outer(x), np.sin(x) * 2 + np.sin(x * 3) * 2)
+    assert inner.cache_info().compiles == 0

@@ -161,3 +161,17 @@ def test_numpy_indexing_of_an_outside_array_with_a_traced_index_says_what_to_do(
     f = xlac.compile(lambda i: table[i])
     with pytest.raises(xlac.TracerConversionError, match="xlac.asarray"):
         f(1)
+
+
+
+def test_out_into_an_outside_numpy_array_is_written_back():
+    running = np.zeros(3, np.float32)
+
+    @xlac.compile
+    def step(x):
+        xnp.add(running, x, out=running)       # NumPy's spelling of running += x
+        return xnp.max(running)
+
+    for k in range(1, 4):
+        assert float(step(np.arange(3, dtype=np.float32))) == 2.0 * k
+    assert_matches(running, np.arange(3, dtype=np.float32) * 3)

@@ -33,7 +33,7 @@ from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
-from xlac.trace.context import Trace, autocast_state
+from xlac.trace.context import Trace, autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 
 
@@ -423,6 +423,9 @@ class CompiledFunction:
         return self._call(args, kwargs, fast_key=fast_key)
 
     def _call(self, args, kwargs, bound: bool = False, fast_key=None):
+        if current_trace() is not None:
+            # Called while tracing (inside another compiled function or a transform): inline the function.
+            return self._fn(*args, **kwargs)
         key, leaves = self._signature(args, kwargs, bound)
         compiled = self._compiled_for(key, leaves)
         statics = _unwrap_all(key[2]) if bound else key[2]

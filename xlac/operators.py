@@ -189,6 +189,7 @@ class ArrayOperators:
     def argmax(self, axis=None, keepdims=False): return xnp.argmax(self, axis, keepdims=keepdims)
     def argmin(self, axis=None, keepdims=False): return xnp.argmin(self, axis, keepdims=keepdims)
     def clip(self, min=None, max=None): return xnp.clip(self, min, max)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return xnp.diagonal(self, offset, axis1, axis2)
     def dot(self, other): return xnp.dot(self, other)
     def conj(self): return xnp.conjugate(self)
     def copy(self): return xnp.copy(self)

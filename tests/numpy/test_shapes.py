@@ -416,3 +416,69 @@ def test_python_scalars_become_strong_arrays():
     # np.reshape(2.0, 1) is a float64 array: it does not stay a weak Python scalar
     f = xlac.compile(lambda x: xnp.reshape(2.0, (1,)) + x)
     assert_matches(f(np.ones(1, np.float32)), np.reshape(2.0, (1,)) + np.ones(1, np.float32))
+
+
+# ---------------------------------------------------------------- diagonal, trace
+
+
+@given(shape=hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=4), data=st.data())
+def test_diagonal_matches_numpy(shape, data):
+    x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    ndim = len(shape)
+    axis1 = data.draw(st.integers(-ndim, ndim - 1))
+    axis2 = data.draw(st.integers(-ndim, ndim - 1).filter(lambda a: a % ndim != axis1 % ndim))
+    offset = data.draw(st.integers(-5, 5))
+    expected = np.diagonal(x, offset, axis1, axis2)
+    assert_matches(xnp.diagonal(x, offset, axis1, axis2), expected)
+    assert_matches(xnp.trace(x, offset, axis1, axis2), np.trace(x, offset, axis1, axis2))
+
+
+def test_diagonal_method_of_views_compiled():
+    x = np.arange(24.0).reshape(4, 6)
+    f = xlac.compile(lambda x: (x[::2, ::-1].T.diagonal(-1), x.diagonal(2).reshape(2, 2)))
+    got = f(x)
+    assert_matches(got[0], x[::2, ::-1].T.diagonal(-1))
+    assert_matches(got[1], x.diagonal(2).reshape(2, 2))
+
+
+def test_diagonal_is_a_read_only_view_that_sees_writes_to_its_base():
+    def f(ns, x):
+        d = x.diagonal()
+        x[1, 1] = 50.0
+        x[:, 0] += 1.0
+        return d * 1.0, ns.trace(x)
+    x = np.arange(9.0).reshape(3, 3)
+    expected_x = x.copy()
+    expected = f(np, expected_x)
+    got = xlac.compile(lambda x: f(xnp, x))(x)
+    for g, e in zip(got, expected):
+        assert_matches(g, e)
+    assert_matches(x, expected_x)
+
+    def write(x):
+        x.diagonal()[0] = 1.0
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        write(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        xlac.compile(write)(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        xlac.compile(lambda x: x.diagonal().__iadd__(1.0))(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda ns: ns.diagonal(np.ones(3)), ValueError, "at least two dimensions"),
+    (lambda ns: ns.diagonal(np.ones((2, 2)), 0, 1, -1), ValueError, "axis1 and axis2 cannot be the same"),
+    (lambda ns: ns.diagonal(np.ones((2, 2)), 0, 0, 2), np.exceptions.AxisError, "out of bounds"),
+    (lambda ns: ns.trace(np.ones(3)), ValueError, "at least two dimensions"),
+])
+def test_diagonal_errors_match_numpy(call, error, match):
+    with pytest.raises(error, match=match):
+        call(np)
+    with pytest.raises(error, match=match):
+        call(xnp)
+
+
+def test_trace_dtypes_follow_sum():
+    for dtype in (np.int8, np.uint16, np.bool_, np.float16):
+        x = np.ones((3, 3), dtype)
+        assert_matches(xnp.trace(x), np.trace(x))

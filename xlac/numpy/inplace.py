@@ -15,17 +15,23 @@ import numpy as np
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import indexing, shapes, ufuncs
-from xlac.numpy._core import is_python_scalar
+from xlac.numpy._core import is_python_scalar, writable
+from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["copyto", "put", "place", "fill_diagonal"]
 
 
 def _target(dst, op: str):
-    if not hasattr(dst, "_store"):
-        raise TypeError(located(f"{op}: the destination must be an xlac.Array or a traced array, got "
-                                f"{type(dst).__name__} (write into a NumPy array with NumPy itself)"))
-    return dst
+    """The array to write into: inside a compiled function the traced array :func:`writable` gives (for an
+    xlac.Array or NumPy array reached from outside, the implicit argument standing for it); outside, an
+    xlac.Array, or a NumPy array (written by NumPy itself through a compiled copy)."""
+    if current_trace() is not None:
+        return writable(dst, op)
+    if hasattr(dst, "_store") or isinstance(dst, np.ndarray):
+        return dst
+    raise TypeError(located(f"{op}: the destination must be an array (NumPy, xlac.Array or traced), got "
+                            f"{type(dst).__name__}"))
 
 
 def copyto(dst, src, casting="same_kind", where=True):
@@ -34,7 +40,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     >>> a = xlac.asarray(np.zeros(3, np.float32)); xnp.copyto(a, np.arange(3)); a
     Array([0., 1., 2.], dtype=float32)
     """
-    _target(dst, "copyto")
+    dst = _target(dst, "copyto")
     source_dtype = dtypes.result_type(src) if is_python_scalar(src) else np.dtype(getattr(src, "dtype", None)
                                                                                   or np.asarray(src).dtype)
     if not is_python_scalar(src) and not np.can_cast(source_dtype, dst.dtype, casting):
@@ -52,7 +58,7 @@ def put(a, ind, v, mode="raise"):
     >>> a = xlac.asarray(np.zeros(3)); xnp.put(a, -1, 4.0); a
     Array([0., 0., 4.], dtype=float64)
     """
-    _target(a, "put")
+    a = _target(a, "put")
     indices = shapes.reshape(ind, (-1,)) if _is_device_value(ind) else np.asarray(ind).reshape(-1)
     count = indices.size
     values = shapes.reshape(v, (-1,)) if _is_device_value(v) else np.resize(np.asarray(v), count)
@@ -73,7 +79,7 @@ def place(arr, mask, vals):
     >>> a = xlac.asarray(np.zeros(4)); xnp.place(a, np.array([1, 0, 1, 1], bool), [1.0, 2.0]); a
     Array([1., 0., 2., 1.], dtype=float64)
     """
-    _target(arr, "place")
+    arr = _target(arr, "place")
     if _is_device_value(mask):
         raise TypeError(located("place: the mask must be a NumPy array (known when tracing); for a traced "
                                 "mask use arr[...] = xnp.where(mask, value, arr)"))
@@ -98,7 +104,7 @@ def fill_diagonal(a, val, wrap=False):
     Array([[1., 0., 0.],
            [0., 1., 0.]], dtype=float64)
     """
-    _target(a, "fill_diagonal")
+    a = _target(a, "fill_diagonal")
     if a.ndim < 2:
         raise ValueError(located("fill_diagonal: array must be at least 2-d"))
     if a.ndim > 2 and len(set(a.shape)) != 1:
@@ -139,7 +145,7 @@ def inplace_update(x, val, *, keep_input_dtype: bool = False):
     if keep_input_dtype or source_dtype == x.dtype:
         x[...] = val
         return x
-    if isinstance(x, Tracer):
+    if isinstance(x, Tracer) or current_trace() is not None:
         raise UnsupportedError(located(
             f"inplace_update: a traced array keeps its dtype {x.dtype}; got a value of dtype {source_dtype}. "
             "Pass keep_input_dtype=True to cast the value, or update the array outside the compiled function."))

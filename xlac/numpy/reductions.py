@@ -16,12 +16,13 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy._core import asarray, is_python_scalar, normalize_axes, normalize_axis
+from xlac.numpy import _out
+from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, normalize_axes, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-           "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"]
+           "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "trace"]
 
 BOOL = np.dtype("bool")
 INT64 = np.dtype("int64")
@@ -32,9 +33,34 @@ FLOAT64 = np.dtype("float64")
 # ---------------------------------------------------------------- shared pieces
 
 
-def _no_out(out, op: str) -> None:
-    if out is not None:
-        raise UnsupportedError(located(f"{op}: out= is not supported; xlac arrays are immutable, use the result"))
+def _output(out, op: str):
+    """The traced array ``out=`` names (None for none), NumPy's errors for anything else."""
+    return _out.output_operand(out, op)
+
+
+def _compute_dtype(x_dtype: np.dtype, dst, default: np.dtype) -> np.dtype:
+    """The dtype a reduction computes in without dtype=: with ``out``, NumPy's reduce promotes the input
+    with ``out``'s dtype (np.sum(float32, out=float64) sums in float64); without, ``default``."""
+    return default if dst is None else dtypes.result_type(x_dtype, dst.dtype)
+
+
+def _reduce_into(dst, result, ufunc: str, public: str):
+    """``result`` as the function's return value: itself, or written into ``dst`` (unsafe cast, as NumPy's
+    reductions cast) after NumPy's shape checks, returning ``dst``."""
+    if dst is None:
+        return result
+    if dst.ndim != result.ndim:
+        raise ValueError(located(f"{public}: output parameter for reduction operation {ufunc} has the wrong "
+                                 f"number of dimensions: Found {dst.ndim} but expected {result.ndim}"))
+    if dst.shape != result.shape:
+        raise ValueError(located(f"{public}: output array of shape {dst.shape} does not match the "
+                                 f"reduction's result shape {result.shape}"))
+    return _out.store(dst, result)
+
+
+def _reduce_op(op: str, dtype: np.dtype) -> str:
+    """The reduce op for sum/prod in ``dtype``: booleans sum by or, multiply by and."""
+    return _COMBINE[op, True] if dtype == BOOL else op
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -127,19 +153,22 @@ _COMBINE = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", 
 
 
 def _sum_or_prod(op: str, a, axis, dtype, out, keepdims, initial, where, skip_nan=False):
-    _no_out(out, op)
+    public = ("nan" if skip_nan else "") + op
+    dst = _output(out, public)
     x = asarray(a)
-    axes = normalize_axes(axis, x.ndim, op)
-    result_dtype = dtypes.canonical(dtype) if dtype is not None else _sum_dtype(x.dtype)
-    mask = _mask(where, x.shape, op)
+    axes = normalize_axes(axis, x.ndim, public)
+    result_dtype = (dtypes.canonical(dtype) if dtype is not None
+                    else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
+    mask = _mask(where, x.shape, public)
     if skip_nan and dtypes.is_inexact(x.dtype):
         mask = _without_nans(mask, x)
-    x = _fill_masked(ops.convert(x, _accumulator(result_dtype)), mask, _IDENTITY[op])
-    result = ops.reduce(x, op, axes)
+    x = _fill_masked(_out.cast(x, _accumulator(result_dtype)), mask, _IDENTITY[op])
+    result = ops.reduce(x, _reduce_op(op, x.dtype), axes)
     if initial is not None:
         start = ops.broadcast_to(_scalar_as(initial, result.dtype), result.shape)
         result = ops.binary(_COMBINE[op, result.dtype == BOOL], start, result)
-    return _kept(ops.convert(result, result_dtype), x.shape, axes, keepdims)
+    result = _kept(ops.convert(result, result_dtype), x.shape, axes, keepdims)
+    return _reduce_into(dst, result, "add" if op == "sum" else "multiply", public)
 
 
 @numpy_function
@@ -205,11 +234,13 @@ def _mean_dtypes(x_dtype: np.dtype, dtype) -> tuple[np.dtype, np.dtype]:
     return result, _accumulator(result)
 
 
-def _mean_parts(op: str, a, axis, dtype, out, where, skip_nan=False):
-    """(sum in the accumulation dtype, element count, x in that dtype, mask, axes, result dtype)."""
-    _no_out(out, op)
+def _mean_parts(op: str, a, axis, dtype, dst, where, skip_nan=False):
+    """(sum in the accumulation dtype, element count, x in that dtype, mask, axes, result dtype).
+    With an output array ``dst`` and no dtype=, floats sum in their promotion with ``dst``'s dtype."""
     x = asarray(a)
     axes = normalize_axes(axis, x.ndim, op)
+    if dst is not None and dtype is None and dtypes.is_inexact(x.dtype) and x.dtype != np.float16:
+        dtype = dtypes.result_type(x.dtype, dst.dtype)
     result_dtype, acc = _mean_dtypes(x.dtype, dtype)
     mask = _mask(where, x.shape, op)
     if skip_nan and dtypes.is_inexact(x.dtype):
@@ -227,8 +258,29 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     >>> np.asarray(xnp.mean(np.array([[1, 2], [3, 5]]), axis=0))
     array([2. , 3.5])
     """
-    total, count, x, _, axes, result_dtype = _mean_parts("mean", a, axis, dtype, out, where)
-    return _kept(_divide(total, count, result_dtype), x.shape, axes, keepdims)
+    return _mean("mean", a, axis, dtype, out, keepdims, where)
+
+
+def _mean(op: str, a, axis, dtype, out, keepdims, where, skip_nan=False):
+    dst = _output(out, op)
+    if skip_nan and dst is not None and dtypes.is_inexact(asarray(a).dtype) and not dtypes.is_inexact(dst.dtype):
+        raise TypeError(located(f"{op}: If a is inexact, then out must be inexact"))
+    total, count, x, _, axes, result_dtype = _mean_parts(op, a, axis, dtype, dst, where, skip_nan)
+    if dst is None:
+        return _kept(_divide(total, count, result_dtype), x.shape, axes, keepdims)
+    count = _kept(ops.broadcast_to(count, total.shape), x.shape, axes, keepdims)
+    total = _kept(total, x.shape, axes, keepdims)
+    return _reduce_into(dst, _divide_into(total, count, dst.dtype), "add", op)
+
+
+def _divide_into(total, count, out_dtype: np.dtype):
+    """NumPy's ``true_divide(out, count, out=out, casting="unsafe")`` after summing into ``out``: the total
+    is rounded to ``out``'s dtype, divided in its promotion with the (int64) count, and cast back."""
+    division = dtypes.result_type(out_dtype, INT64)
+    if not dtypes.is_inexact(division):
+        division = FLOAT64
+    total = _out.cast(_out.cast(total, out_dtype), division)
+    return _out.cast(ops.binary("div", total, ops.convert(count, division)), out_dtype)
 
 
 @numpy_function
@@ -239,12 +291,12 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     >>> float(xnp.nanmean(np.array([1.0, np.nan, 3.0])))
     2.0
     """
-    total, count, x, _, axes, result_dtype = _mean_parts("nanmean", a, axis, dtype, out, where, skip_nan=True)
-    return _kept(_divide(total, count, result_dtype), x.shape, axes, keepdims)
+    return _mean("nanmean", a, axis, dtype, out, keepdims, where, skip_nan=True)
 
 
-def _variance(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction):
-    """(variance in the accumulation dtype, result dtype, input shape, axes)."""
+def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correction):
+    """(sum of squared deviations, degrees of freedom, result dtype, input shape, axes); with an output
+    array ``dst`` and no dtype=, floats' squares sum in their promotion with ``dst``'s dtype."""
     if correction is not None:
         if ddof != 0:
             raise ValueError(located(f"{op}: ddof and correction can't be provided simultaneously."))
@@ -252,7 +304,7 @@ def _variance(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correct
     if dtype is not None and not dtypes.is_inexact(dtypes.canonical(dtype)):
         raise UnsupportedError(located(f"{op}: dtype={dtypes.canonical(dtype)} is not supported; "
                                        "use a floating or complex dtype"))
-    total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, out, where)
+    total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, None, where)
     if mean is None:
         mean_value = ops.binary("div", total, ops.broadcast_to(count, total.shape))
         mean_value = ops.broadcast_in_dim(mean_value, x.shape, [i for i in range(x.ndim) if i not in axes])
@@ -264,10 +316,29 @@ def _variance(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correct
         squares = ops.binary("add", ops.binary("mul", re, re), ops.binary("mul", im, im))
     else:
         squares = ops.binary("mul", deviation, deviation)
+    if dst is not None and dtype is None:
+        squares = ops.convert(squares, dtypes.result_type(squares.dtype, dst.dtype))
     spread = ops.reduce(_fill_masked(squares, mask, 0), "sum", axes)
-    dof = _degrees_of_freedom(x.shape, axes, mask, ddof, spread.dtype)
-    variance = ops.binary("div", spread, ops.broadcast_to(dof, spread.shape))
-    return variance, _real_dtype(result_dtype), x.shape, axes
+    dof = ops.broadcast_to(_degrees_of_freedom(x.shape, axes, mask, ddof, spread.dtype), spread.shape)
+    return spread, dof, _real_dtype(result_dtype), x.shape, axes
+
+
+def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root: bool):
+    dst = _output(out, op)
+    spread, dof, result_dtype, shape, axes = _variance(op, a, axis, dtype, dst, ddof, keepdims, where, mean,
+                                                       correction)
+    if dst is None:
+        variance = ops.binary("div", spread, dof)
+        return _kept(ops.convert(ops.unary("sqrt", variance) if root else variance, result_dtype), shape, axes,
+                     keepdims)
+    variance = _divide_into(_kept(spread, shape, axes, keepdims), _kept(dof, shape, axes, keepdims), dst.dtype)
+    if root:        # NumPy's sqrt(out, out=out): same_kind casting, so an integer out is refused
+        root_dtype = float_dtype_for(dst.dtype)
+        if root_dtype != dst.dtype and not np.can_cast(root_dtype, dst.dtype, "same_kind"):
+            raise TypeError(located(f"Cannot cast ufunc 'sqrt' output from {root_dtype!r} to {dst.dtype!r} with "
+                                    "casting rule 'same_kind'"))
+        variance = ops.unary("sqrt", variance)
+    return _reduce_into(dst, variance, "add", op)
 
 
 def _degrees_of_freedom(shape, axes, mask, ddof, dtype):
@@ -287,9 +358,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> np.asarray(xnp.var(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1, ddof=1))
     array([0.5, 2. ])
     """
-    variance, result_dtype, shape, axes = _variance("var", a, axis, dtype, out, ddof, keepdims, where, mean,
-                                                    correction)
-    return _kept(ops.convert(variance, result_dtype), shape, axes, keepdims)
+    return _variance_result("var", a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False)
 
 
 @numpy_function
@@ -300,9 +369,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     >>> float(xnp.std(np.array([1, 3])))
     1.0
     """
-    variance, result_dtype, shape, axes = _variance("std", a, axis, dtype, out, ddof, keepdims, where, mean,
-                                                    correction)
-    return _kept(ops.convert(ops.unary("sqrt", variance), result_dtype), shape, axes, keepdims)
+    return _variance_result("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
 
 
 # ---------------------------------------------------------------- max, min
@@ -324,10 +391,11 @@ def _lowest(op: str, dtype: np.dtype):
 def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
     public = ("nan" if skip_nan else "") + op
     ufunc = _UFUNC_NAME[public]
-    _no_out(out, public)
+    dst = _output(out, public)
     x = asarray(a)
     if x.dtype.kind == "c":
         raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
+    x = _out.cast(x, _compute_dtype(x.dtype, dst, x.dtype))
     axes = normalize_axes(axis, x.ndim, public)
     mask = _mask(where, x.shape, public)
     if initial is None:
@@ -353,7 +421,7 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
         if skip:
             combined = ops.select(_isnan(start), ops.select(nothing, start, result), combined)
         result = combined
-    return _kept(result, x.shape, axes, keepdims)
+    return _reduce_into(dst, _kept(result, x.shape, axes, keepdims), ufunc, public)
 
 
 @numpy_function
@@ -382,8 +450,6 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _extremum("min", a, axis, out, keepdims, initial, where)
 
 
-amax = max
-amin = min
 
 
 @numpy_function
@@ -412,7 +478,10 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
 
 def _arg_extremum(op: str, a, axis, out, keepdims):
-    _no_out(out, op)
+    dst = _output(out, op)
+    if dst is not None and not np.can_cast(dst.dtype, INT64, "safe"):
+        raise TypeError(located(f"{op}: Cannot cast scalar from {dst.dtype!r} to dtype('int64') according to "
+                                "the rule 'safe'"))
     x = asarray(a)
     if x.dtype.kind == "c":
         raise UnsupportedError(located(f"{op}: complex arrays are not supported"))
@@ -428,7 +497,10 @@ def _arg_extremum(op: str, a, axis, out, keepdims):
     if x.shape[reduced] == 0:
         raise ValueError(located(f"attempt to get {op} of an empty sequence"))
     index = (ops.argmax if op == "argmax" else ops.argmin)(x, reduced, INT64)
-    return ops.reshape(index, kept_shape) if keepdims else index
+    index = ops.reshape(index, kept_shape) if keepdims else index
+    if dst is not None and dst.shape != index.shape:
+        raise ValueError(located(f"output array does not match result of np.{op}."))
+    return _reduce_into(dst, index, op, op)
 
 
 @numpy_function
@@ -460,12 +532,13 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 
 def _truth(op: str, a, axis, out, keepdims, where):
-    _no_out(out, op)
+    dst = _output(out, op)
     x = asarray(a)
     axes = normalize_axes(axis, x.ndim, op)
     truth = x if x.dtype == BOOL else ops.compare(x, ops.full(x.shape, 0, x.dtype), "NE")
     truth = _fill_masked(truth, _mask(where, x.shape, op), op == "all")
-    return _kept(ops.reduce(truth, "and" if op == "all" else "or", axes), x.shape, axes, keepdims)
+    result = _kept(ops.reduce(truth, "and" if op == "all" else "or", axes), x.shape, axes, keepdims)
+    return _reduce_into(dst, result, "logical_and" if op == "all" else "logical_or", op)
 
 
 @numpy_function
@@ -509,16 +582,20 @@ def _inclusive_scan(x, axis: int, combine: str, identity):
 
 def _cumulative(op: str, a, axis, dtype, out):
     public = "cum" + op
-    _no_out(out, public)
+    dst = _output(out, public)
     x = asarray(a)
     if axis is None:
         x, axis = ops.reshape(x, (x.size,)), 0
     else:
         axis = normalize_axis(axis, x.ndim, public)
-    result_dtype = dtypes.canonical(dtype) if dtype is not None else _sum_dtype(x.dtype)
-    x = ops.convert(x, _accumulator(result_dtype))
+    if dst is not None and dst.shape != x.shape:
+        raise ValueError(located(f"{public}: provided out is the wrong size for the accumulation (out has shape "
+                                 f"{dst.shape}, the result {x.shape})."))
+    result_dtype = (dtypes.canonical(dtype) if dtype is not None
+                    else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
+    x = _out.cast(x, _accumulator(result_dtype))
     scanned = _inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
-    return ops.convert(scanned, result_dtype)
+    return _reduce_into(dst, ops.convert(scanned, result_dtype), "add" if op == "sum" else "multiply", public)
 
 
 @numpy_function
@@ -542,3 +619,30 @@ def cumprod(a, axis=None, dtype=None, out=None):
     array([ 1.,  2.,  6., 24.])
     """
     return _cumulative("prod", a, axis, dtype, out)
+
+
+# ---------------------------------------------------------------- trace
+
+
+@numpy_function
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """Sum along the diagonal of ``axis1`` and ``axis2`` (see :func:`diagonal`), with sum's result dtypes.
+
+    >>> import xlac.numpy as xnp
+    >>> int(xnp.trace(np.arange(9, dtype=np.int8).reshape(3, 3)))
+    12
+    >>> np.asarray(xnp.trace(np.ones((2, 3, 4)), 1, 1, 2))
+    array([3., 3.])
+    """
+    from xlac.numpy.shapes import diagonal
+    return sum.__wrapped_numpy__(diagonal(a, offset, axis1, axis2), -1, dtype, out)
+
+
+# Outside a compiled function, out= is written into and returned as NumPy returns it.
+_OUT_POSITION = {"sum": 3, "prod": 3, "mean": 3, "var": 3, "std": 3, "max": 2, "min": 2, "argmax": 2, "argmin": 2,
+                 "all": 2, "any": 2, "cumsum": 3, "cumprod": 3, "nansum": 3, "nanprod": 3, "nanmean": 3,
+                 "nanmax": 2, "nanmin": 2, "trace": 5}
+for _name, _position in _OUT_POSITION.items():
+    globals()[_name] = _out.returns_out(globals()[_name], _position)
+amax = max
+amin = min

@@ -20,10 +20,12 @@ from xlac.numpy._core import asarray, is_python_scalar, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
+from xlac.trace.views import mark_view, strides_of
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
            "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "stack", "hstack",
-           "vstack", "dstack", "column_stack", "split", "array_split", "flip", "copy", "shape", "ndim", "size"]
+           "vstack", "dstack", "column_stack", "split", "array_split", "flip", "diagonal", "copy", "shape", "ndim",
+           "size"]
 
 ORDERS = ("C", "F", "A", "K")
 
@@ -516,6 +518,41 @@ def flip(m, axis=None):
     x = as_array(m)
     axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim, "flip")
     return ops.reverse(x, sorted(axes))
+
+
+@numpy_function_with_static("offset", "axis1", "axis2", view="marked")
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The diagonal ``a[..., i, i + offset]`` of the axes ``axis1`` and ``axis2``, as a new last axis.
+
+    As in NumPy it is a read-only view: writing into it raises, and it shows later writes to ``a``.
+
+    >>> np.asarray(diagonal(np.arange(6).reshape(2, 3), 1))
+    array([1, 5])
+    >>> np.asarray(diagonal(np.arange(24).reshape(2, 3, 4), 1, 2, 0))
+    array([[12],
+           [16],
+           [20]])
+    """
+    x = as_array(a)
+    if x.ndim < 2:
+        raise ValueError(located("diagonal: diag requires an array of at least two dimensions"))
+    offset = operator.index(offset)
+    i, j = normalize_axis(axis1, x.ndim, "diagonal"), normalize_axis(axis2, x.ndim, "diagonal")
+    if i == j:
+        raise ValueError(located("diagonal: axis1 and axis2 cannot be the same"))
+    first_node = len(x.trace.graph.nodes)
+    rest = [d for d in range(x.ndim) if d not in (i, j)]
+    # Move the two axes last, cut the square block the diagonal crosses, and take every (n+1)-th element
+    # of it flattened: a transpose, a slice, a reshape and a strided slice.
+    moved = ops.transpose(x, rest + [i, j])
+    row, col = builtins.min(builtins.max(-offset, 0), x.shape[i]), builtins.min(builtins.max(offset, 0), x.shape[j])
+    n = builtins.max(0, builtins.min(x.shape[i] - row, x.shape[j] - col))
+    batch = moved.shape[:-2]
+    block = ops.slice(moved, (0,) * len(batch) + (row, col), batch + (row + n, col + n))
+    flat = ops.reshape(block, batch + (n * n,))
+    result = ops.slice(flat, (0,) * flat.ndim, flat.shape, (1,) * len(batch) + (n + 1,))
+    strides = strides_of(x)
+    return mark_view(x, result, first_node, [strides[d] for d in rest] + [strides[i] + strides[j]])
 
 
 @numpy_function

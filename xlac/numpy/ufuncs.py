@@ -6,11 +6,14 @@ array([4, 5], dtype=int8)
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, promote
+from xlac.numpy import _out
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
 
@@ -25,6 +28,54 @@ __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide
            "logical_xor", "logical_not", "isfinite", "isnan", "isinf", "where", "clip"]
 
 
+def ufunc(fn):
+    """Make ``fn(x1, ...)``, which computes the result, a public ufunc taking NumPy's ``out=`` (an array or
+    a 1-tuple, also positional after the inputs), ``where=`` (with ``out``: elements of ``out`` where it is
+    False are left as they were) and ``casting=`` (of the inputs to the loop dtype, and of the result to
+    ``out``'s dtype)."""
+    name = fn.__name__
+    nin = len(inspect.signature(fn).parameters)
+
+    def body(*args, out=None, where=True, casting="same_kind"):
+        if len(args) > nin:
+            if len(args) > nin + 1:
+                raise TypeError(located(f"{name}() takes from {nin} to {nin + 1} positional arguments but "
+                                        f"{len(args)} were given"))
+            if out is not None:
+                raise TypeError(located(f"{name}: cannot specify 'out' as both a positional and keyword argument"))
+            out = args[nin]
+        elif len(args) < nin:
+            raise TypeError(located(f"{name}() takes {nin} positional argument{'s' if nin > 1 else ''} but "
+                                    f"{len(args)} were given"))
+        inputs = args[:nin]
+        _out.check_casting(casting)
+        result = fn(*inputs)
+        dst = _out.output_operand(out, name, ufunc=True)
+        if dst is not None:
+            _out.check_output_casting(name, result, dst, casting)
+        if casting in ("no", "equiv", "safe"):
+            loop = result.dtype if result.dtype != BOOL else dtypes.result_type(*inputs)
+            _out.check_input_casting(name, inputs, loop, casting)
+        mask = _out.bool_mask(where, name)
+        shapes = [result.shape] + ([mask.shape] if mask is not None else [])
+        if dst is None:
+            return ops.broadcast_to(result, ops.broadcast_shapes(*shapes, op=name))
+        try:
+            shape = ops.broadcast_shapes(*shapes, dst.shape, op=name)
+        except ValueError:
+            raise ValueError(located(f"operands could not be broadcast together with shapes "
+                                     f"{' '.join(_out.shape_text(s) for s in shapes + [dst.shape])}")) from None
+        if shape != dst.shape:
+            raise ValueError(located(f"non-broadcastable output operand with shape {_out.shape_text(dst.shape)} "
+                                     f"doesn't match the broadcast shape {_out.shape_text(shape)}"))
+        return _out.store(dst, result, mask)
+
+    body.__name__ = body.__qualname__ = name
+    body.__doc__ = fn.__doc__
+    body.__module__ = fn.__module__
+    return _out.returns_out(numpy_function(body), nin)
+
+
 def _no_bool(op: str, x, hint: str):
     if x.dtype == BOOL:
         raise TypeError(located(f"numpy boolean {op} is not supported, {hint}"))
@@ -33,7 +84,7 @@ def _no_bool(op: str, x, hint: str):
 # ---------------------------------------------------------------- arithmetic
 
 
-@numpy_function
+@ufunc
 def add(x1, x2):
     """``x1 + x2``; bool + bool is logical or, as in NumPy.
 
@@ -44,7 +95,7 @@ def add(x1, x2):
     return ops.binary("or" if a.dtype == BOOL else "add", a, b)
 
 
-@numpy_function
+@ufunc
 def subtract(x1, x2):
     """``x1 - x2``; NumPy refuses it on two booleans.
 
@@ -56,7 +107,7 @@ def subtract(x1, x2):
     return ops.binary("sub", a, b)
 
 
-@numpy_function
+@ufunc
 def multiply(x1, x2):
     """``x1 * x2``; bool * bool is logical and.
 
@@ -67,7 +118,7 @@ def multiply(x1, x2):
     return ops.binary("and" if a.dtype == BOOL else "mul", a, b)
 
 
-@numpy_function
+@ufunc
 def divide(x1, x2):
     """True division ``x1 / x2``: integers and booleans divide in float64, as in NumPy.
 
@@ -97,7 +148,7 @@ def _int_floor_div(a, b):
     return ops.select(ops.compare(b, zero, "EQ"), zero, q)
 
 
-@numpy_function
+@ufunc
 def floor_divide(x1, x2):
     """``x1 // x2`` rounded toward minus infinity, as NumPy and Python do.
 
@@ -151,7 +202,7 @@ def _python_mod(a, b):
     return r
 
 
-@numpy_function
+@ufunc
 def remainder(x1, x2):
     """``x1 % x2`` with the sign of ``x2`` (NumPy's ``mod``); integer modulo by zero gives 0.
 
@@ -168,7 +219,7 @@ def remainder(x1, x2):
 mod = remainder
 
 
-@numpy_function
+@ufunc
 def fmod(x1, x2):
     """C's fmod: the remainder takes the sign of ``x1``.
 
@@ -187,7 +238,7 @@ def fmod(x1, x2):
     return ops.binary("rem", a, b)
 
 
-@numpy_function
+@ufunc
 def power(x1, x2):
     """``x1 ** x2``. NumPy refuses negative integer powers of integers; here they are an error
     when the exponent is a constant, and give 0 (or ±1 for a base of ±1) when it is traced.
@@ -211,7 +262,7 @@ def _has_negative_constant(x) -> bool:
     return arr.dtype.kind in "iu" and bool((arr < 0).any())
 
 
-@numpy_function
+@ufunc
 def negative(x):
     """``-x``; NumPy refuses it on booleans.
 
@@ -223,7 +274,7 @@ def negative(x):
     return ops.unary("neg", a)
 
 
-@numpy_function
+@ufunc
 def positive(x):
     """``+x``: a copy of ``x``.
 
@@ -235,7 +286,7 @@ def positive(x):
     return a
 
 
-@numpy_function
+@ufunc
 def absolute(x):
     """``|x|``; the magnitude of complex numbers as a real dtype.
 
@@ -251,7 +302,7 @@ def absolute(x):
 abs = absolute
 
 
-@numpy_function
+@ufunc
 def sign(x):
     """-1, 0 or 1 by the sign of ``x`` (NaN for NaN).
 
@@ -278,7 +329,7 @@ def _minmax(name: str, prim: str, x1, x2, propagate_nan: bool):
     return out
 
 
-@numpy_function
+@ufunc
 def maximum(x1, x2):
     """Elementwise maximum; a NaN in either operand gives NaN.
 
@@ -288,7 +339,7 @@ def maximum(x1, x2):
     return _minmax("maximum", "max", x1, x2, True)
 
 
-@numpy_function
+@ufunc
 def minimum(x1, x2):
     """Elementwise minimum; a NaN in either operand gives NaN.
 
@@ -298,7 +349,7 @@ def minimum(x1, x2):
     return _minmax("minimum", "min", x1, x2, True)
 
 
-@numpy_function
+@ufunc
 def fmax(x1, x2):
     """Elementwise maximum that ignores NaNs.
 
@@ -308,7 +359,7 @@ def fmax(x1, x2):
     return _minmax("fmax", "max", x1, x2, False)
 
 
-@numpy_function
+@ufunc
 def fmin(x1, x2):
     """Elementwise minimum that ignores NaNs.
 
@@ -328,7 +379,7 @@ def _float_unary(name: str, prim: str, doc_example: str):
         return ops.unary(prim, a)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``; integers and booleans compute in NumPy's float dtype for them.\n\n{doc_example}"
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 exp = _float_unary("exp", "exp", ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
@@ -351,7 +402,7 @@ def _rounding(name: str, doc_example: str):
         return ops.unary(name, a)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``; integers and booleans come back unchanged, in their dtype.\n\n{doc_example}"
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 floor = _rounding("floor", ">>> np.asarray(xnp.floor(np.array([1.5, -1.5])))\narray([ 1., -2.])\n"
@@ -366,7 +417,7 @@ def _float_unary_composite(name, body, doc_example):
         return body(ops.convert(a, float_dtype_for(a.dtype), weak=a.weak))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``.\n\n{doc_example}"
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 def _scaled(prim, factor):
@@ -408,7 +459,7 @@ arccos = _float_unary_composite(
     ">>> np.asarray(xnp.arccos(np.ones(1)))\narray([0.])")
 
 
-@numpy_function
+@ufunc
 def square(x):
     """``x * x``.
 
@@ -421,7 +472,7 @@ def square(x):
     return ops.binary("mul", a, a)
 
 
-@numpy_function
+@ufunc
 def reciprocal(x):
     """``1 / x`` in ``x``'s dtype (integer reciprocals truncate, as in NumPy).
 
@@ -434,7 +485,7 @@ def reciprocal(x):
     return ops.binary("div", ops.full(a.shape, 1, a.dtype), a)
 
 
-@numpy_function
+@ufunc
 def arctan2(x1, x2):
     """Elementwise ``atan2(x1, x2)``.
 
@@ -467,7 +518,7 @@ def _comparison(name: str, direction: str):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` after promotion, a bool array.\n\n"
                   f">>> np.asarray(xnp.{name}(np.array([1, 2, 3]), 2)).dtype\ndtype('bool')")
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 equal = _comparison("equal", "EQ")
@@ -487,7 +538,7 @@ def _bitwise(name: str, prim: str):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` of integers or booleans.\n\n"
                   f">>> np.asarray(xnp.{name}(np.array([6]), 3)).dtype\ndtype('int64')")
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 bitwise_and = _bitwise("bitwise_and", "and")
@@ -495,7 +546,7 @@ bitwise_or = _bitwise("bitwise_or", "or")
 bitwise_xor = _bitwise("bitwise_xor", "xor")
 
 
-@numpy_function
+@ufunc
 def left_shift(x1, x2):
     """``x1 << x2`` for integers.
 
@@ -510,7 +561,7 @@ def left_shift(x1, x2):
     return ops.binary("shift_left", a, b)
 
 
-@numpy_function
+@ufunc
 def right_shift(x1, x2):
     """``x1 >> x2``: arithmetic for signed integers, logical for unsigned.
 
@@ -526,7 +577,7 @@ def right_shift(x1, x2):
     return ops.binary(kind, a, b)
 
 
-@numpy_function
+@ufunc
 def invert(x):
     """``~x``: bitwise not of integers, logical not of booleans.
 
@@ -556,7 +607,7 @@ def _logical(name: str, prim: str):
         return ops.binary(prim, ops.broadcast_to(a, shape), ops.broadcast_to(b, shape))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of truth values.\n\n>>> np.asarray(xnp.{name}(np.array([1, 0]), True)).dtype\ndtype('bool')"
-    return numpy_function(fn)
+    return ufunc(fn)
 
 
 logical_and = _logical("logical_and", "and")
@@ -564,7 +615,7 @@ logical_or = _logical("logical_or", "or")
 logical_xor = _logical("logical_xor", "xor")
 
 
-@numpy_function
+@ufunc
 def logical_not(x):
     """Elementwise ``not x``.
 
@@ -574,7 +625,7 @@ def logical_not(x):
     return ops.unary("not", _to_bool(x))
 
 
-@numpy_function
+@ufunc
 def isfinite(x):
     """True where ``x`` is neither infinite nor NaN.
 
@@ -587,7 +638,7 @@ def isfinite(x):
     return ops.is_finite(a)
 
 
-@numpy_function
+@ufunc
 def isnan(x):
     """True where ``x`` is NaN.
 
@@ -600,7 +651,7 @@ def isnan(x):
     return ops.compare(a, a, "NE")
 
 
-@numpy_function
+@ufunc
 def isinf(x):
     """True where ``x`` is +inf or -inf.
 

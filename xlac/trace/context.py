@@ -73,13 +73,38 @@ class Trace:
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
         # None where outside arrays are constants (eager calls).
         self.captured: dict[int, tuple] | None = {} if capture_outside_arrays else None
+        self.parent: Trace | None = None
+        # value id -> (outer Tracer, its stand-in here) for each value of an enclosing trace the function
+        # used (a closure over an outer traced value, as in grad(lambda w: loss(w, x)) inside a compile)
+        self.lifted: dict[int, tuple[Tracer, Tracer]] = {}
 
     def __enter__(self) -> "Trace":
         stack = getattr(_state, "stack", None)
         if stack is None:
             stack = _state.stack = []
+        self.parent = stack[-1] if stack else None
         stack.append(self)
         return self
+
+    def encloses(self, other: "Trace") -> bool:
+        """Whether ``other`` is this trace or one it runs inside."""
+        trace = self
+        while trace is not None:
+            if trace is other:
+                return True
+            trace = trace.parent
+        return False
+
+    def lift(self, outer: Tracer) -> Tracer:
+        """The input of this trace standing for ``outer``, a value of an enclosing trace."""
+        entry = self.lifted.get(outer.value.id)
+        if entry is None:
+            # A value from further out comes in through the parent's own stand-in for it.
+            parents = outer if outer.trace is self.parent else self.parent.lift(outer)
+            inner = self.add_input(outer.value.type, weak=outer.weak, name="<from enclosing trace>",
+                                   mutability="readonly")
+            entry = self.lifted[outer.value.id] = (parents, inner)
+        return entry[1]
 
     def __exit__(self, *exc) -> None:
         _state.stack.pop()
@@ -109,20 +134,32 @@ class Trace:
             entry = self.captured[id(array)] = (array, tracer)
         return entry[1]
 
-    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False):
-        """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives."""
+    def _own(self, x, primitive: Primitive) -> Tracer:
+        if isinstance(x, Tracer):
+            if x.trace is self:
+                return x
+            if self.parent is not None and self.parent.encloses(x.trace):
+                return self.lift(x)
+        raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
+                                "(a traced value escaped from another compiled function?)"))
+
+    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False, like: Node | None = None):
+        """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives.
+        ``like``: a node of another graph whose source line and origin the new node keeps (inlining)."""
         attrs = attrs or {}
-        for x in operands:
-            if not isinstance(x, Tracer) or x.trace is not self:
-                raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
-                                        "(a traced value escaped from another compiled function?)"))
+        if any(not isinstance(x, Tracer) or x.trace is not self for x in operands):
+            operands = [self._own(x, primitive) for x in operands]
         values = tuple(x.value for x in operands)
         try:
             types = primitive.infer_types(*(v.type for v in values), **attrs)
         except ShapeError as e:
             raise ShapeError(located(str(e))) from None
         results = tuple(Value(t) for t in types)
-        self.graph.nodes.append(Node(primitive, values, attrs, results, user_location(2),
-                                     getattr(_state, "origin", ""), autocast=autocast_state()))
+        if like is not None:
+            node = Node(primitive, values, attrs, results, like.location, like.origin)
+        else:
+            node = Node(primitive, values, attrs, results, user_location(2), getattr(_state, "origin", ""),
+                        autocast=autocast_state())
+        self.graph.nodes.append(node)
         tracers = tuple(Tracer(v, self, weak) for v in results)
         return tracers if primitive.multiple_results else tracers[0]

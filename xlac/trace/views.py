@@ -18,7 +18,7 @@ from __future__ import annotations
 from xlac.ir import primitives as P
 from xlac.trace.tracer import Tracer
 
-VIEW_KINDS = ("writable", "readonly", "alias")
+VIEW_KINDS = ("writable", "readonly", "alias", "marked")
 VIEW_PRIMITIVES = frozenset({P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim})
 
 
@@ -88,10 +88,25 @@ def _view_strides(node, strides):
     return None
 
 
+class Itself:
+    """Returned by an xlac.numpy function body that returns one of its arguments itself, as NumPy's
+    ``np.add(a, b, out=a) is a``: :func:`finish_result` hands that argument back uncopied, so later reads
+    and writes through the returned array reach the same memory."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Tracer):
+        self.array = array
+
+
 def finish_result(trace, args, result, first_node: int, view: str | None):
     """Post-process what an xlac.numpy function returned: mark views of its first argument (``view`` is
-    "writable" or "readonly"), or make sure a result that is one of its inputs is a copy, as NumPy's is."""
-    if view == "alias":
+    "writable" or "readonly"), or make sure a result that is one of its inputs is a copy, as NumPy's is.
+    ``view="alias"`` (the argument itself) and ``"marked"`` (the body marked its views with
+    :func:`mark_view`) leave the result as it is; an :class:`Itself` is unwrapped."""
+    if isinstance(result, Itself):
+        return result.array
+    if view in ("alias", "marked"):
         return result
     source = args[0] if args and isinstance(args[0], Tracer) else None
     if view is not None and source is not None:
@@ -121,9 +136,38 @@ def _map_results(result, fn):
     return result
 
 
+def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[int, ...]) -> Tracer:
+    """Mark ``result``, made from ``source`` by the view primitives bound since node ``first_node``, as a
+    read-only view of ``source`` with element ``strides`` (relative to ``source``'s memory).
+
+    For views NumPy always makes whatever the strides, such as ``diagonal``'s, which no chain of view
+    primitives expresses stride by stride (its reshape would be a copy in NumPy): every node of the chain
+    is marked, so reads re-read the base after writes to it. Being read-only, the view is never written
+    through, so its nodes need no inverse."""
+    producers = {node.results[0].id: node for node in source.trace.graph.nodes[first_node:]
+                 if len(node.results) == 1}
+    value = result.value
+    while value is not source.value:
+        node = producers[value.id]
+        if node.primitive not in VIEW_PRIMITIVES:
+            raise AssertionError(f"xlac internal error: {node.primitive.name} cannot be part of a view")
+        node.view = True
+        value = node.operands[0]
+    result.base = source
+    result.strides = tuple(strides)
+    result.mutability = "readonly"
+    return result
+
+
 def _mark_view(trace, source: Tracer, result: Tracer, first_node: int, writable: bool) -> Tracer:
     if result.value is source.value:
-        return result
+        if writable or source.mutability == "readonly":
+            return result
+        # A read-only view with the base's shape (broadcast_to(x, x.shape)): another tracer of the same
+        # value, which reads whatever the base holds but refuses writes.
+        alias = Tracer(source.value, trace, source.weak, "readonly")
+        alias.base, alias.strides = source, strides_of(source)
+        return alias
     producers = {node.results[0].id: node for node in trace.graph.nodes[first_node:] if len(node.results) == 1}
     chain = []
     value = result.value
