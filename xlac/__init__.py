@@ -9,11 +9,14 @@ from xlac import lowering as _lowering  # noqa: F401  (attaches the StableHLO em
 from xlac.autocast import AutocastPolicy, autocast
 from xlac.api import Compiled, CompiledFunction, Lowered, Traced, compile
 from xlac.array import Array, asarray
+from xlac.batch import vmap
 from xlac.config import config
+from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp
 from xlac.errors import TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 
 __all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced",
-           "TracerConversionError", "UnsupportedError", "autocast", "asarray", "compile", "config", "inplace_update"]
+           "TracerConversionError", "UnsupportedError", "autocast", "asarray", "compile", "config", "grad", "hessian",
+           "inplace_update", "jacfwd", "jacrev", "jvp", "stop_gradient", "value_and_grad", "vjp", "vmap"]
 __version__ = "0.1.0"

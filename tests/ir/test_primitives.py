@@ -700,3 +700,10 @@ def test_type_rule_errors_name_primitive_and_shapes(fn, args, match):
 
 def test_every_primitive_is_tested():
     assert TESTED == set(CATALOG), f"untested: {set(CATALOG) - TESTED}; unknown: {TESTED - set(CATALOG)}"
+
+
+@covers("stop_gradient")
+def test_stop_gradient_is_an_identity_when_run():
+    x = np.array([1.5, -2.0, 3.0], np.float32)
+    assert_matches(run(lambda a: ops.bind(P.stop_gradient, a), x), x)
+    assert_matches(run(lambda a: ops.bind(P.stop_gradient, a), np.arange(3)), np.arange(3))

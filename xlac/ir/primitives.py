@@ -417,3 +417,14 @@ def _store_rule(target: TensorType, value: TensorType) -> tuple[()]:
 
 
 store = declare("store", _store_rule, multiple_results=True, category="mutation")
+
+
+# ---------------------------------------------------------------- differentiation
+
+
+def _stop_gradient_rule(x: TensorType) -> TensorType:
+    return x
+
+
+# ``stop_gradient x``: x's value, with a zero derivative (xlac.stop_gradient; autodiff gives it no cotangent).
+stop_gradient = declare("stop_gradient", _stop_gradient_rule, category="identity")

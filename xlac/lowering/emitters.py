@@ -420,3 +420,8 @@ def _copy(w, node, operands):
 @_emits(P.store)
 def _store(w, node, operands):
     raise NotImplementedError("xlac internal error: a store reached lowering; functionalization removes them")
+
+
+@_emits(P.stop_gradient)
+def _stop_gradient(w, node, operands):
+    return [operands[0]]        # an identity when run: only differentiation treats it specially

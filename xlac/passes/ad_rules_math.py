@@ -1,0 +1,366 @@
+"""VJP and JVP rules of the math primitives: elementwise, compare/select/clamp, convert, reductions,
+dot_general, and the primitives with a zero derivative.
+
+A VJP rule is ``rule(attrs, operands, results, cotangents) -> operand cotangents`` (one per result in,
+one per operand out, ``None`` for a zero); a JVP rule is ``rule(attrs, operands, results, tangents) ->
+result tangents``. Rules emit nodes through :mod:`xlac.trace.ops` into the current trace. Ties of
+``max``/``min`` split the derivative evenly, as in JAX.
+
+>>> from xlac.ir import primitives as P
+>>> P.unary["sin"].vjp is not None and P.compare.jvp is not None
+True
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from xlac.ir import dtypes
+from xlac.ir import primitives as P
+from xlac.trace import ops
+
+__all__: list[str] = []
+
+
+# ---------------------------------------------------------------- helpers
+
+def _full(like, value):
+    return ops.full(like.shape, value, like.dtype)
+
+
+def _add(a, b):
+    return ops.binary("add", a, b)
+
+
+def _sub(a, b):
+    return ops.binary("sub", a, b)
+
+
+def _mul(a, b):
+    return ops.binary("mul", a, b)
+
+
+def _div(a, b):
+    return ops.binary("div", a, b)
+
+
+def _neg(a):
+    return ops.unary("neg", a)
+
+
+def _float(dtype) -> bool:
+    return dtypes.is_inexact(dtype)
+
+
+def _mask(pred, like):
+    """A boolean predicate as 1.0/0.0 of ``like``'s dtype."""
+    return ops.convert(pred, like.dtype)
+
+
+def _zero(attrs, operands, results, cts):
+    return [None] * len(operands)
+
+
+def _zero_jvp(attrs, operands, results, tangents):
+    return [None] * len(results)
+
+
+def _define(primitive, vjp, jvp):
+    primitive.vjp, primitive.jvp = vjp, jvp
+
+
+# ---------------------------------------------------------------- unary
+
+# name -> derivative dy/dx from (x, y), emitted in x's dtype
+_UNARY_DERIVATIVES = {
+    "exp": lambda x, y: y,
+    "expm1": lambda x, y: _add(y, _full(y, 1)),
+    "log": lambda x, y: _div(_full(x, 1), x),
+    "log1p": lambda x, y: _div(_full(x, 1), _add(x, _full(x, 1))),
+    "sqrt": lambda x, y: _div(_full(y, 0.5), y),
+    "rsqrt": lambda x, y: _div(_mul(_full(y, -0.5), y), x),
+    "cbrt": lambda x, y: _div(_full(y, 1 / 3), _mul(y, y)),
+    "tanh": lambda x, y: _sub(_full(y, 1), _mul(y, y)),
+    "logistic": lambda x, y: _mul(y, _sub(_full(y, 1), y)),
+    "sin": lambda x, y: ops.unary("cos", x),
+    "cos": lambda x, y: _neg(ops.unary("sin", x)),
+    "tan": lambda x, y: _add(_full(y, 1), _mul(y, y)),
+    "erf": lambda x, y: _mul(_full(x, 2 / math.sqrt(math.pi)), ops.unary("exp", _neg(_mul(x, x)))),
+    "abs": lambda x, y: ops.unary("sign", x),
+}
+
+
+def _unary_rules(derivative):
+    def vjp(attrs, operands, results, cts):
+        (x,), (y,), (ct,) = operands, results, cts
+        return [_mul(ct, derivative(x, y))]
+
+    def jvp(attrs, operands, results, tangents):
+        (x,), (y,), (t,) = operands, results, tangents
+        return [_mul(t, derivative(x, y))]
+    return vjp, jvp
+
+
+for _name, _derivative in _UNARY_DERIVATIVES.items():
+    _define(P.unary[_name], *_unary_rules(_derivative))
+
+_define(P.unary["neg"], lambda a, o, r, cts: [_neg(cts[0])], lambda a, o, r, ts: [_neg(ts[0])])
+for _name in ("sign", "floor", "ceil", "round", "not", "popcnt"):
+    _define(P.unary[_name], _zero, _zero_jvp)
+for _primitive in (P.is_finite, P.compare, P.constant, P.iota, P.argmax, P.argmin, P.stop_gradient):
+    _define(_primitive, _zero, _zero_jvp)
+
+
+# ---------------------------------------------------------------- binary
+
+def _max_min_masks(x, y, direction):
+    """How much of the derivative goes to x and to y: 1, 0, or 0.5 each at a tie."""
+    wins = _mask(ops.compare(x, y, direction), x)
+    tie = _mul(_mask(ops.compare(x, y, "EQ"), x), _full(x, 0.5))
+    x_share = _add(wins, tie)
+    return x_share, _sub(_full(x, 1), x_share)
+
+
+def _pow_partials(x, y, z):
+    """d(x**y)/dx = y * x**(y-1) (0 where y == 0); d/dy = log(x) * x**y (0 where x == 0)."""
+    zero, one = _full(x, 0), _full(x, 1)
+    dx = _mul(y, ops.binary("pow", x, _sub(y, one)))
+    dx = ops.select(ops.compare(y, zero, "EQ"), zero, dx)
+    x_is_zero = ops.compare(x, zero, "EQ")
+    dy = _mul(ops.unary("log", ops.select(x_is_zero, one, x)), z)
+    dy = ops.select(x_is_zero, zero, dy)
+    return dx, dy
+
+
+def _binary_partials(name, x, y, z):
+    """(dz/dx, dz/dy) of ``z = name(x, y)``; None for a constant 1 (add) or -1 handled by the caller."""
+    if name == "mul":
+        return y, x
+    if name == "div":
+        return _div(_full(x, 1), y), _neg(_div(z, y))
+    if name == "pow":
+        return _pow_partials(x, y, z)
+    if name in ("max", "min"):
+        return _max_min_masks(x, y, "GT" if name == "max" else "LT")
+    if name == "rem":
+        q = _div(x, y)
+        trunc = _mul(ops.unary("sign", q), ops.unary("floor", ops.unary("abs", q)))
+        return _full(x, 1), _neg(trunc)
+    if name == "atan2":
+        r2 = _add(_mul(x, x), _mul(y, y))
+        return _div(y, r2), _neg(_div(x, r2))
+    raise KeyError(name)
+
+
+def _binary_rules(name):
+    def vjp(attrs, operands, results, cts):
+        (x, y), (z,), (ct,) = operands, results, cts
+        if not _float(x.dtype):
+            return [None, None]
+        if name == "add":
+            return [ct, ct]
+        if name == "sub":
+            return [ct, _neg(ct)]
+        dx, dy = _binary_partials(name, x, y, z)
+        return [_mul(ct, dx), _mul(ct, dy)]
+
+    def jvp(attrs, operands, results, tangents):
+        (x, y), (z,), (tx, ty) = operands, results, tangents
+        if not _float(x.dtype):
+            return [None]
+        if name in ("add", "sub"):
+            if ty is None:
+                return [tx]
+            ty = ty if name == "add" else _neg(ty)
+            return [ty if tx is None else _add(tx, ty)]
+        dx, dy = _binary_partials(name, x, y, z)
+        terms = [_mul(t, d) for t, d in ((tx, dx), (ty, dy)) if t is not None]
+        return [terms[0] if len(terms) == 1 else _add(*terms)]
+    return vjp, jvp
+
+
+for _name in ("add", "sub", "mul", "div", "pow", "max", "min", "rem", "atan2"):
+    _define(P.binary[_name], *_binary_rules(_name))
+for _name in ("and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"):
+    _define(P.binary[_name], _zero, _zero_jvp)
+
+
+# ---------------------------------------------------------------- select, clamp, convert
+
+def _select_vjp(attrs, operands, results, cts):
+    pred, on_true, _ = operands
+    (ct,) = cts
+    if not _float(on_true.dtype):
+        return [None, None, None]
+    zero = _full(ct, 0)
+    return [None, ops.select(pred, ct, zero), ops.select(pred, zero, ct)]
+
+
+def _select_jvp(attrs, operands, results, tangents):
+    pred, on_true, _ = operands
+    _, t_true, t_false = tangents
+    if not _float(on_true.dtype):
+        return [None]
+    zero = _full(on_true, 0)
+    return [ops.select(pred, zero if t_true is None else t_true, zero if t_false is None else t_false)]
+
+
+_define(P.select, _select_vjp, _select_jvp)
+
+
+def _clamp_masks(lo, x, hi):
+    """Where the derivative goes: to lo (x below it), to x (strictly inside), to hi (x above it)."""
+    lo_b, hi_b = ops.broadcast_to(lo, x.shape), ops.broadcast_to(hi, x.shape)
+    to_lo = ops.binary("and", ops.compare(lo_b, x, "GT"), ops.compare(lo_b, hi_b, "LT"))
+    to_x = ops.binary("and", ops.compare(x, lo_b, "GT"), ops.compare(x, hi_b, "LT"))
+    to_hi = ops.compare(hi_b, x, "LT")
+    return to_lo, to_x, to_hi
+
+
+def _sum_to(ct, shape):
+    """``ct`` summed down to a bound's shape (a 0-d bound takes the whole sum)."""
+    return ct if ct.shape == tuple(shape) else ops.reduce(ct, "sum", range(ct.ndim))
+
+
+def _clamp_vjp(attrs, operands, results, cts):
+    lo, x, hi = operands
+    (ct,) = cts
+    if not _float(x.dtype):
+        return [None, None, None]
+    zero = _full(ct, 0)
+    masks = _clamp_masks(lo, x, hi)
+    return [_sum_to(ops.select(m, ct, zero), o.shape) for m, o in zip(masks, operands)]
+
+
+def _clamp_jvp(attrs, operands, results, tangents):
+    lo, x, hi = operands
+    if not _float(x.dtype):
+        return [None]
+    zero = _full(x, 0)
+    out = zero
+    for mask, t in zip(_clamp_masks(lo, x, hi), tangents):
+        if t is not None:
+            out = _add(out, ops.select(mask, ops.broadcast_to(t, x.shape), zero))
+    return [out]
+
+
+_define(P.clamp, _clamp_vjp, _clamp_jvp)
+
+
+def _convert_vjp(attrs, operands, results, cts):
+    (x,), (ct,) = operands, cts
+    if not (_float(x.dtype) and _float(ct.dtype)):
+        return [None]
+    return [ops.convert(ct, x.dtype)]
+
+
+def _convert_jvp(attrs, operands, results, tangents):
+    (t,), (y,) = tangents, results
+    if not (_float(t.dtype) and _float(y.dtype)):
+        return [None]
+    return [ops.convert(t, y.dtype)]
+
+
+_define(P.convert, _convert_vjp, _convert_jvp)
+
+
+# ---------------------------------------------------------------- reductions
+
+def _expand(y, x, axes):
+    """A reduction's result (or cotangent) broadcast back to the operand's shape."""
+    kept = tuple(i for i in range(x.ndim) if i not in axes)
+    return ops.broadcast_in_dim(y, x.shape, kept)
+
+
+def _reduce_partial(op, x, y, axes):
+    """d y / d x for each element of x (in x's shape)."""
+    if op == "prod":
+        # the product of the other elements; exact where no element of the reduced group is zero
+        return _div(_expand(y, x, axes), x)
+    # max/min: the elements equal to the result share the derivative evenly
+    hits = _mask(ops.compare(x, _expand(y, x, axes), "EQ"), x)
+    count = _expand(ops.reduce(hits, "sum", axes), x, axes)
+    return _div(hits, count)
+
+
+def _reduce_vjp(attrs, operands, results, cts):
+    (x,), (y,), (ct,) = operands, results, cts
+    op, axes = attrs["op"], tuple(attrs["axes"])
+    if not _float(x.dtype) or op in ("and", "or"):
+        return [None]
+    expanded = _expand(ct, x, axes)
+    if op == "sum":
+        return [expanded]
+    return [_mul(expanded, _reduce_partial(op, x, y, axes))]
+
+
+def _reduce_jvp(attrs, operands, results, tangents):
+    (x,), (y,), (t,) = operands, results, tangents
+    op, axes = attrs["op"], tuple(attrs["axes"])
+    if not _float(x.dtype) or op in ("and", "or"):
+        return [None]
+    if op == "sum":
+        return [ops.reduce(t, "sum", axes)]
+    return [ops.reduce(_mul(t, _reduce_partial(op, x, y, axes)), "sum", axes)]
+
+
+_define(P.reduce, _reduce_vjp, _reduce_jvp)
+
+
+# ---------------------------------------------------------------- dot_general
+
+def _dot_operand_cotangent(ct, other, mine_ndim, my_dims, other_dims, preferred, my_dtype, lhs_side):
+    """The cotangent of one dot_general operand: ct contracted with the other operand, then transposed.
+
+    ``my_dims`` = (contracting, batch) of this operand, ``other_dims`` those of the other one."""
+    (my_c, my_b), (other_c, other_b) = my_dims, other_dims
+    my_free = [d for d in range(mine_ndim) if d not in my_c and d not in my_b]
+    other_free = [d for d in range(other.ndim) if d not in other_c and d not in other_b]
+    n_batch = len(my_b)
+    # ct axes: batch, lhs free, rhs free
+    if lhs_side:
+        ct_mine = list(range(n_batch, n_batch + len(my_free)))
+        ct_other = list(range(n_batch + len(my_free), ct.ndim))
+    else:
+        ct_other = list(range(n_batch, n_batch + len(other_free)))
+        ct_mine = list(range(n_batch + len(other_free), ct.ndim))
+    ct = ops.convert(ct, my_dtype)
+    out = ops.dot_general(ct, other, (ct_other, other_free), (list(range(n_batch)), list(other_b)),
+                          preferred_dtype=preferred)
+    # out axes: batch (my_b order), my free (via ct_mine, in order), then other's contracting dims in
+    # other's axis order, which stand for my contracting dims
+    order = list(my_b) + my_free + [my_c[list(other_c).index(d)] for d in sorted(other_c)]
+    del ct_mine
+    permutation = [order.index(axis) for axis in range(mine_ndim)]
+    return ops.convert(ops.transpose(out, permutation), my_dtype)
+
+
+def _dot_vjp(attrs, operands, results, cts):
+    (lhs, rhs), (ct,) = operands, cts
+    if not _float(lhs.dtype):
+        return [None, None]
+    (lc, rc), (lb, rb) = attrs["contracting"], attrs["batch"]
+    preferred = attrs.get("preferred_dtype")
+    d_lhs = _dot_operand_cotangent(ct, rhs, lhs.ndim, (lc, lb), (rc, rb), preferred, lhs.dtype, True)
+    d_rhs = _dot_operand_cotangent(ct, lhs, rhs.ndim, (rc, rb), (lc, lb), preferred, rhs.dtype, False)
+    return [d_lhs, d_rhs]
+
+
+def _dot_jvp(attrs, operands, results, tangents):
+    (lhs, rhs), (t_lhs, t_rhs) = operands, tangents
+    if not _float(lhs.dtype):
+        return [None]
+    args = (attrs["contracting"], attrs["batch"], attrs.get("preferred_dtype"))
+    terms = []
+    if t_lhs is not None:
+        terms.append(ops.dot_general(t_lhs, rhs, *args))
+    if t_rhs is not None:
+        terms.append(ops.dot_general(lhs, t_rhs, *args))
+    return [terms[0] if len(terms) == 1 else _add(*terms)]
+
+
+_define(P.dot_general, _dot_vjp, _dot_jvp)
+
+del _name, _derivative, _primitive
+np  # noqa: B018  (kept for doctest namespaces)

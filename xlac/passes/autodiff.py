@@ -1,0 +1,158 @@
+"""Reverse- and forward-mode differentiation of a traced graph, emitted into the current trace.
+
+Both engines take a pure graph (a :class:`xlac.trace.subgraph.SubGraph`'s, after functionalize and
+autocast) and evaluate it into whatever trace is current, so transforms nest (``grad(grad(f))``,
+``vmap(grad(f))``, ``compile(grad(f))``):
+
+- :func:`linearize_reverse` evaluates the graph and returns a :class:`Backward` that, given cotangents of
+  the outputs, emits the backward pass (each node's VJP rule, in reverse program order; the cotangents of
+  a value used several times are summed) and returns the cotangents of the inputs.
+- :func:`forward` evaluates the graph together with its tangents (each node's JVP rule).
+
+Rules hang off the primitives (``P.x.vjp``, ``P.x.jvp``): see :mod:`xlac.passes.ad_rules_math` for
+their signatures. Integer and boolean values have no tangent or cotangent (``None``, a zero).
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> from xlac.trace.context import Trace
+>>> from xlac.trace.subgraph import trace_subgraph
+>>> from xlac.trace import ops
+>>> sub = trace_subgraph(lambda x: xnp.sum(x * x), (np.ones(3, np.float32),))
+>>> with Trace() as t:
+...     x = t.add_input(sub.graph.inputs[0].type)
+...     (y,), backward = linearize_reverse(sub.graph, [x], wrt=[0])
+...     (gx,) = backward([ops.constant(1.0, np.float32)])
+>>> gx.shape, str(gx.dtype)
+((3,), 'float32')
+"""
+from __future__ import annotations
+
+from xlac.ir import dtypes
+from xlac.ir.graph import Graph
+from xlac.trace import ops
+from xlac.trace.context import autocast_scope, current_trace
+from xlac.trace.tracer import Tracer
+
+from xlac.passes import ad_rules_math  # noqa: F401  (registers the rules)
+try:
+    from xlac.passes import ad_rules_structure  # noqa: F401
+except ImportError:                                # pragma: no cover - written by another helper
+    pass
+
+__all__ = ["linearize_reverse", "forward", "Backward", "is_differentiable", "add_cotangents"]
+
+
+def is_differentiable(dtype) -> bool:
+    """Whether values of ``dtype`` carry derivatives (floating and complex dtypes)."""
+    return dtypes.is_inexact(dtype)
+
+
+def add_cotangents(a: Tracer | None, b: Tracer | None) -> Tracer | None:
+    """The sum of two cotangents of one value (``None`` is zero)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return ops.binary("add", a, b)
+
+
+def _missing_rule(node, kind: str):
+    return NotImplementedError(f"xlac cannot differentiate {node.primitive.name} ({kind} rule missing)"
+                               + (f", from {node.origin}" if node.origin else "")
+                               + (f" at {node.location}" if node.location else ""))
+
+
+def _bind_like(trace, node, operands):
+    results = trace.bind(node.primitive, operands, node.attrs, like=node)
+    return list(results) if node.primitive.multiple_results else [results]
+
+
+def _check_cotangent(node, operand: Tracer, ct: Tracer | None) -> Tracer | None:
+    if ct is None:
+        return None
+    if ct.shape != operand.shape or ct.dtype != operand.dtype:
+        raise AssertionError(f"xlac internal error: the VJP of {node.primitive.name} gave a cotangent "
+                             f"{ct.dtype}{list(ct.shape)} for an operand {operand.dtype}{list(operand.shape)}")
+    return ct
+
+
+class Backward:
+    """The backward pass of an evaluated graph: call it with output cotangents (None for zero)."""
+
+    def __init__(self, nodes, env: dict, graph: Graph, active: set, wrt: list[int]):
+        self.nodes = nodes          # (node, operand Tracers, result Tracers) of the active nodes, in order
+        self.env = env
+        self.graph = graph
+        self.active = active
+        self.wrt = wrt
+
+    def __call__(self, out_cotangents: list) -> list[Tracer | None]:
+        with autocast_scope(None):          # the backward ops run in the dtypes they are emitted in
+            return self._run(out_cotangents)
+
+    def _run(self, out_cotangents):
+        cts: dict[int, Tracer] = {}
+        for value, ct in zip(self.graph.outputs, out_cotangents):
+            if ct is not None and value.id in self.active:
+                cts[value.id] = add_cotangents(cts.get(value.id), ct)
+        for node, operands, results in reversed(self.nodes):
+            result_cts = [cts.pop(v.id, None) for v in node.results]
+            if all(ct is None for ct in result_cts):
+                continue
+            if node.primitive.vjp is None:
+                raise _missing_rule(node, "VJP")
+            operand_cts = node.primitive.vjp(node.attrs, operands, results, result_cts)
+            for value, operand, ct in zip(node.operands, operands, operand_cts):
+                if ct is not None and value.id in self.active:
+                    cts[value.id] = add_cotangents(cts.get(value.id), _check_cotangent(node, operand, ct))
+        return [cts.get(self.graph.inputs[i].id) for i in self.wrt]
+
+
+def linearize_reverse(graph: Graph, inputs: list[Tracer], wrt: list[int]):
+    """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs and a :class:`Backward` giving
+    the cotangents of the inputs numbered in ``wrt``."""
+    trace = current_trace()
+    env = {value.id: tracer for value, tracer in zip(graph.inputs, inputs)}
+    active = {graph.inputs[i].id for i in wrt if is_differentiable(graph.inputs[i].type.dtype)}
+    recorded = []
+    for node in graph.nodes:
+        if node.subgraphs:
+            raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
+        operands = [env[v.id] for v in node.operands]
+        results = _bind_like(trace, node, operands)
+        for value, tracer in zip(node.results, results):
+            env[value.id] = tracer
+        if any(v.id in active for v in node.operands):
+            differentiable = [v for v in node.results if is_differentiable(v.type.dtype)]
+            if differentiable:
+                active.update(v.id for v in differentiable)
+                recorded.append((node, operands, results))
+    outputs = [env[v.id] for v in graph.outputs]
+    return outputs, Backward(recorded, env, graph, active, wrt)
+
+
+def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
+    """Evaluate ``graph`` on ``inputs`` with ``tangents`` (one per input, None for zero) into the current
+    trace; its outputs and their tangents (None where zero)."""
+    trace = current_trace()
+    env = {value.id: tracer for value, tracer in zip(graph.inputs, inputs)}
+    tan = {value.id: t for value, t in zip(graph.inputs, tangents)
+           if t is not None and is_differentiable(value.type.dtype)}
+    for node in graph.nodes:
+        if node.subgraphs:
+            raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
+        operands = [env[v.id] for v in node.operands]
+        results = _bind_like(trace, node, operands)
+        for value, tracer in zip(node.results, results):
+            env[value.id] = tracer
+        operand_tangents = [tan.get(v.id) for v in node.operands]
+        if all(t is None for t in operand_tangents):
+            continue
+        if node.primitive.jvp is None:
+            raise _missing_rule(node, "JVP")
+        with autocast_scope(None):
+            result_tangents = node.primitive.jvp(node.attrs, operands, results, operand_tangents)
+        for value, result, t in zip(node.results, results, result_tangents):
+            if t is not None and is_differentiable(value.type.dtype):
+                _check_cotangent(node, result, t)
+                tan[value.id] = t
+    return [env[v.id] for v in graph.outputs], [tan.get(v.id) for v in graph.outputs]
