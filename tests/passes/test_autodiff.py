@@ -219,3 +219,11 @@ def test_missing_rule_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(P.unary["cos"], "vjp", None)
     with pytest.raises(NotImplementedError, match="cannot differentiate cos"):
         xlac.compile(grad(lambda x: xnp.sum(xnp.cos(x))))(np.ones(2))
+
+
+@pytest.mark.parametrize("axis", [0, 1, None, (0, 1)])
+def test_prod_gradient_is_exact_where_elements_are_zero(axis):
+    x = np.array([[1.0, 0.0, 3.0], [2.0, 0.0, 0.0], [4.0, 5.0, 6.0]])
+    got = xlac.grad(lambda x: xnp.sum(xnp.prod(x, axis=axis) ** 2))(x)
+    expected = jax.grad(lambda x: jnp.sum(jnp.prod(x, axis=axis) ** 2))(x)   # float64: the x64 fixture
+    np.testing.assert_allclose(np.asarray(got), np.asarray(expected))

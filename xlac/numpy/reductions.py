@@ -566,20 +566,6 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 # ---------------------------------------------------------------- cumsum, cumprod
 
 
-def _inclusive_scan(x, axis: int, combine: str, identity):
-    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
-    n = x.shape[axis]
-    zeros = (0,) * x.ndim
-    fill = ops.constant(identity, x.dtype)
-    shift = 1
-    while shift < n:
-        head = ops.slice(x, zeros, tuple(n - shift if i == axis else d for i, d in enumerate(x.shape)))
-        shifted = ops.pad(head, fill, tuple(shift if i == axis else 0 for i in range(x.ndim)), zeros)
-        x = ops.binary(combine, x, shifted)
-        shift *= 2
-    return x
-
-
 def _cumulative(op: str, a, axis, dtype, out):
     public = "cum" + op
     dst = _output(out, public)
@@ -594,7 +580,7 @@ def _cumulative(op: str, a, axis, dtype, out):
     result_dtype = (dtypes.canonical(dtype) if dtype is not None
                     else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
     x = _out.cast(x, _accumulator(result_dtype))
-    scanned = _inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
+    scanned = ops.inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
     return _reduce_into(dst, ops.convert(scanned, result_dtype), "add" if op == "sum" else "multiply", public)
 
 

@@ -276,12 +276,35 @@ def _expand(y, x, axes):
 def _reduce_partial(op, x, y, axes):
     """d y / d x for each element of x (in x's shape)."""
     if op == "prod":
-        # the product of the other elements; exact where no element of the reduced group is zero
-        return _div(_expand(y, x, axes), x)
+        return _product_of_others(x, axes)
     # max/min: the elements equal to the result share the derivative evenly
     hits = _mask(ops.compare(x, _expand(y, x, axes), "EQ"), x)
     count = _expand(ops.reduce(hits, "sum", axes), x, axes)
     return _div(hits, count)
+
+
+def _product_of_others(x, axes):
+    """For each element of x, the product of the other elements of its reduced group: exclusive running
+    products from the left and from the right, multiplied (exact where elements are zero, unlike y / x)."""
+    kept = [d for d in range(x.ndim) if d not in axes]
+    order = kept + sorted(axes)
+    lead = tuple(x.shape[d] for d in kept)
+    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+    flat = ops.reshape(ops.transpose(x, order), lead + (n,))
+    last = len(lead)
+    left = _exclusive_products(flat, last)
+    right = ops.reverse(_exclusive_products(ops.reverse(flat, (last,)), last), (last,))
+    others = ops.reshape(_mul(left, right), tuple(x.shape[d] for d in order))
+    return ops.transpose(others, tuple(int(i) for i in np.argsort(order)))
+
+
+def _exclusive_products(x, axis):
+    """Running products along ``axis`` of the elements before each one (1 for the first)."""
+    inclusive = ops.inclusive_scan(x, axis, "mul", 1)
+    n = x.shape[axis]
+    head = ops.slice(inclusive, (0,) * x.ndim, tuple(n - 1 if i == axis else d for i, d in enumerate(x.shape)))
+    return ops.pad(head, ops.constant(1, x.dtype), tuple(1 if i == axis else 0 for i in range(x.ndim)),
+                   (0,) * x.ndim)
 
 
 def _reduce_vjp(attrs, operands, results, cts):

@@ -211,3 +211,17 @@ def dot_general(lhs: Tracer, rhs: Tracer, contracting, batch=((), ()), preferred
 
 def sort(operands, dimension: int, *, is_stable: bool = True, num_keys: int = 1) -> tuple[Tracer, ...]:
     return bind(P.sort, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+
+
+def inclusive_scan(x, axis: int, combine: str, identity):
+    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
+    n = x.shape[axis]
+    zeros = (0,) * x.ndim
+    fill = constant(identity, x.dtype)
+    shift = 1
+    while shift < n:
+        head = slice(x, zeros, tuple(n - shift if i == axis else d for i, d in enumerate(x.shape)))
+        shifted = pad(head, fill, tuple(shift if i == axis else 0 for i in range(x.ndim)), zeros)
+        x = binary(combine, x, shifted)
+        shift *= 2
+    return x
