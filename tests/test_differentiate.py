@@ -126,6 +126,16 @@ def test_grad_of_grad_and_hessian():
     close(jacrev(jacfwd(f))(X), jax.jacrev(jax.jacfwd(jf))(X), rtol=1e-4, atol=1e-4)
 
 
+def test_vmap_of_grad_and_compile_around_it():
+    f = lambda w, x: xnp.sum(xnp.tanh(x @ w) ** 2)                        # noqa: E731
+    jf = lambda w, x: jnp.sum(jnp.tanh(x @ w) ** 2)                       # noqa: E731
+    w = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
+    xs = np.linspace(-2, 2, 12, dtype=np.float32).reshape(4, 3)
+    expected = jax.vmap(jax.grad(jf), in_axes=(None, 0))(w, xs)
+    close(xlac.vmap(grad(f), in_axes=(None, 0))(w, xs), expected, rtol=1e-4)
+    close(xlac.compile(xlac.vmap(grad(f), in_axes=(None, 0)))(w, xs), expected, rtol=1e-4)
+
+
 def test_compile_around_grad_and_grad_inside_compile():
     f = lambda w, x: xnp.sum(xnp.tanh(x @ w))                             # noqa: E731
     jf = lambda w, x: jnp.sum(jnp.tanh(x @ w))                            # noqa: E731
