@@ -107,6 +107,17 @@ class Backward:
         return [cts.get(self.graph.inputs[i].id) for i in self.wrt]
 
 
+def _evaluate(trace, node, env: dict):
+    """Bind ``node`` again on the tracers ``env`` holds for its operands; record its results in ``env``."""
+    if node.subgraphs:
+        raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
+    operands = [env[v.id] for v in node.operands]
+    results = _bind_like(trace, node, operands)
+    for value, tracer in zip(node.results, results):
+        env[value.id] = tracer
+    return operands, results
+
+
 def linearize_reverse(graph: Graph, inputs: list[Tracer], wrt: list[int]):
     """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs and a :class:`Backward` giving
     the cotangents of the inputs numbered in ``wrt``."""
@@ -115,12 +126,7 @@ def linearize_reverse(graph: Graph, inputs: list[Tracer], wrt: list[int]):
     active = {graph.inputs[i].id for i in wrt if is_differentiable(graph.inputs[i].type.dtype)}
     recorded = []
     for node in graph.nodes:
-        if node.subgraphs:
-            raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
-        operands = [env[v.id] for v in node.operands]
-        results = _bind_like(trace, node, operands)
-        for value, tracer in zip(node.results, results):
-            env[value.id] = tracer
+        operands, results = _evaluate(trace, node, env)
         if any(v.id in active for v in node.operands):
             differentiable = [v for v in node.results if is_differentiable(v.type.dtype)]
             if differentiable:
@@ -138,12 +144,7 @@ def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
     tan = {value.id: t for value, t in zip(graph.inputs, tangents)
            if t is not None and is_differentiable(value.type.dtype)}
     for node in graph.nodes:
-        if node.subgraphs:
-            raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
-        operands = [env[v.id] for v in node.operands]
-        results = _bind_like(trace, node, operands)
-        for value, tracer in zip(node.results, results):
-            env[value.id] = tracer
+        operands, results = _evaluate(trace, node, env)
         operand_tangents = [tan.get(v.id) for v in node.operands]
         if all(t is None for t in operand_tangents):
             continue
