@@ -25,19 +25,29 @@ from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
 from xlac.trace.tracer import Tracer
 
-_state = threading.local()
+class _ThreadState(threading.local):
+    """Per thread: the traces being built (innermost last), the xlac.numpy function running, the
+    autocast states pushed. Attributes set here, so reading them is cheap on the call path."""
+
+    def __init__(self):
+        self.stack: list = []
+        self.origin = ""
+        self.autocast: list = []
+
+
+_state = _ThreadState()
 
 
 def current_trace() -> "Trace | None":
     """The innermost active trace of this thread, or None."""
-    stack = getattr(_state, "stack", None)
+    stack = _state.stack
     return stack[-1] if stack else None
 
 
 @contextlib.contextmanager
 def origin(name: str):
     """Tag the nodes bound inside with the ``xlac.numpy`` function that is running (outermost wins)."""
-    outer = getattr(_state, "origin", "")
+    outer = _state.origin
     if not outer:
         _state.origin = name
     try:
@@ -48,16 +58,14 @@ def origin(name: str):
 
 def autocast_state():
     """The autocast state in force on this thread (pushed by ``xlac.autocast``), or None."""
-    stack = getattr(_state, "autocast", None)
+    stack = _state.autocast
     return stack[-1] if stack else None
 
 
 @contextlib.contextmanager
 def autocast_scope(state):
     """Make ``state`` (a hashable autocast state, or None for off) the one in force inside."""
-    stack = getattr(_state, "autocast", None)
-    if stack is None:
-        stack = _state.autocast = []
+    stack = _state.autocast
     stack.append(state)
     try:
         yield
@@ -79,9 +87,7 @@ class Trace:
         self.lifted: dict[int, tuple[Tracer, Tracer]] = {}
 
     def __enter__(self) -> "Trace":
-        stack = getattr(_state, "stack", None)
-        if stack is None:
-            stack = _state.stack = []
+        stack = _state.stack
         self.parent = stack[-1] if stack else None
         stack.append(self)
         return self
@@ -158,7 +164,7 @@ class Trace:
         if like is not None:
             node = Node(primitive, values, attrs, results, like.location, like.origin)
         else:
-            node = Node(primitive, values, attrs, results, user_location(2), getattr(_state, "origin", ""),
+            node = Node(primitive, values, attrs, results, user_location(2), _state.origin,
                         autocast=autocast_state())
         self.graph.nodes.append(node)
         tracers = tuple(Tracer(v, self, weak) for v in results)
