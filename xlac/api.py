@@ -37,8 +37,6 @@ from xlac.trace.context import Trace, autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 
 
-RECORDS_COMPILES = True      # compiles are logged and dumped (tests/test_inspection.py checks it)
-
 # ---------------------------------------------------------------- stages
 
 

@@ -377,7 +377,7 @@ def test_scatter_max_ties_share_the_gradient():
 
 def test_in_place_program_gradients_through_the_engine():
     """The rules composed by the autodiff engine on a program with writes, duplicates and views."""
-    differentiate = pytest.importorskip("xlac.differentiate")
+    import xlac.differentiate as differentiate
     import xlac.numpy as xnp
 
     def program(x, v):
