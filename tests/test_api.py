@@ -228,3 +228,18 @@ def test_a_compiled_function_called_inside_another_is_inlined():
     x = np.linspace(0, 1, 5)
     assert_matches(outer(x), np.sin(x) * 2 + np.sin(x * 3) * 2)
     assert inner.cache_info().compiles == 0
+
+
+def test_named_tuples_are_pytrees_in_and_out():
+    import collections
+    Pair = collections.namedtuple("Pair", "first second")
+    from xlac.trace import pytree
+    leaves, tree = pytree.flatten(Pair(1, (2, 3)))
+    assert leaves == [1, 2, 3] and repr(tree) == "Pair(*, (*, *))"
+    assert pytree.unflatten(tree, [4, 5, 6]) == Pair(4, (5, 6))
+    out = xlac.compile(lambda p: Pair(p.second * 2, p.first))(Pair(np.ones(2), np.zeros(3)))
+    assert type(out) is Pair
+    np.testing.assert_array_equal(np.asarray(out.first), np.zeros(3))
+    np.testing.assert_array_equal(np.asarray(out.second), np.ones(2))
+    result = xlac.compile(lambda a: xnp.linalg.eigh(a))(np.diag([2.0, 1.0]))
+    np.testing.assert_allclose(np.asarray(result.eigenvalues), [1.0, 2.0])

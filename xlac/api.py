@@ -260,7 +260,7 @@ def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
     out_leaves, out_tree = pytree.flatten(fn(*args, **kwargs))
     outputs = []
     for leaf in out_leaves:
-        if isinstance(leaf, Tracer) and leaf.trace is not trace:
+        if isinstance(leaf, Tracer) and leaf._trace is not trace:
             raise TypeError(located(f"{name} returned a traced value from another trace"))
         outputs.append(asarray(leaf).value)
     return outputs, out_tree

@@ -22,6 +22,7 @@ from xlac import runtime
 from xlac.ir import dtypes
 from xlac.ir.types import TensorType
 from xlac.operators import ArrayOperators
+from xlac.protocols import array_function, array_ufunc
 from xlac.trace import pytree
 from xlac.trace.context import autocast_state
 
@@ -34,7 +35,8 @@ class Array(ArrayOperators):
     """
 
     __slots__ = ("_buffer", "_xlac_type", "_device", "__weakref__")
-    __array_ufunc__ = None          # NumPy defers `ndarray + Array` to Array.__radd__
+    __array_ufunc__ = array_ufunc         # np.exp(x), np.add.reduce(x), ndarray + x: xlac.numpy
+    __array_function__ = array_function   # np.sum(x), np.split(x, 3), np.linalg.norm(x): xlac.numpy
     __array_priority__ = 1000
 
     def __init__(self, *args, **kwargs):
@@ -81,7 +83,7 @@ class Array(ArrayOperators):
         """In-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies).
         Inside a compiled function ``new`` is traced: the write goes to the implicit argument standing
         for this array, and lands in it when the call returns."""
-        trace = getattr(new, "trace", None)
+        trace = getattr(new, "_trace", None)       # a traced value: this Array is read from outside
         if trace is not None:
             trace.capture(self)._store(new)
             return
@@ -213,8 +215,41 @@ def _freeze(leaf):
     return leaf
 
 
+_SCALAR_TYPES = (int, float, bool)
+_STATIC_KEYWORD_TYPES = (type(None), int, float, bool, str, np.dtype, type)
+# Calls whose positional arguments are xlac.Arrays or Python scalars and whose keywords are simple constants
+# (``a + b``, ``xnp.exp(a)``, ``a.sum(axis=0)``): (fn, autocast state, argument types, keywords) -> the
+# cached executable's runner, found without flattening the arguments.
+_positional_runners: dict = {}
+
+
+def _positional_key(fn, args, kwargs):
+    key = [fn, autocast_state()]
+    for arg in args:
+        kind = type(arg)
+        if kind is Array:
+            t = arg._xlac_type
+            key.append((t.shape, t.dtype, arg._device))
+        elif kind in _SCALAR_TYPES:
+            key.append((kind, arg))
+        else:
+            return None
+    if kwargs:
+        for name, value in kwargs.items():
+            if type(value) not in _STATIC_KEYWORD_TYPES:
+                return None
+            key.append((name, type(value), value))
+    return tuple(key)
+
+
 def eager_call(fn, args, kwargs):
     """Run the xlac.numpy function ``fn`` on concrete arguments: compile once per signature, execute."""
+    key = _positional_key(fn, args, kwargs)
+    if key is not None:
+        run = _positional_runners.get(key)
+        if run is None:
+            run = _positional_runners[key] = _positional_runner(fn, args, kwargs)
+        return run(args)
     leaves, tree = pytree.flatten((args, kwargs))
     dynamic_positions, specs, statics = [], [], []
     for i, leaf in enumerate(leaves):
@@ -236,12 +271,34 @@ def eager_call(fn, args, kwargs):
         if isinstance(leaves[i], Array):
             device = leaves[i].device
             break
+    compiled = _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device)
+    return compiled.run([leaves[i] for i in dynamic_positions])
+
+
+def _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device):
     key = (fn, tree, tuple(specs), tuple(statics), device, autocast_state())
     compiled = _eager_cache.get(key)
     if compiled is None:
         compiled = _compile_eager(fn, tree, leaves, dynamic_positions, specs, device)
         _eager_cache.put(key, compiled)
-    return compiled.run([leaves[i] for i in dynamic_positions])
+    return compiled
+
+
+def _positional_runner(fn, args, kwargs):
+    """The runner for a call signature of :func:`_positional_key`: compiled (or found) through the general
+    path once. Array arguments are the leading leaves, positional arguments coming first."""
+    leaves, tree = pytree.flatten((args, kwargs))
+    positions = [i for i, arg in enumerate(args) if type(arg) is Array]
+    specs = [(args[i].shape, args[i].dtype, False) for i in positions]
+    statics = [(i, type(leaf), _freeze(leaf)) for i, leaf in enumerate(leaves) if type(leaf) is not Array]
+    device = args[positions[0]].device if positions else runtime.default_device()
+    compiled = _compiled_for(fn, tree, leaves, positions, specs, statics, device)
+    if len(_positional_runners) >= _eager_cache.capacity:
+        _positional_runners.clear()
+    run = compiled.run
+    if len(positions) == len(args):
+        return lambda args: run(args)
+    return lambda args: run([args[i] for i in positions])
 
 
 def _compile_eager(fn, tree, leaves, dynamic_positions, specs, device):

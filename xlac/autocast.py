@@ -54,7 +54,9 @@ _CLASS_MEANING = {
 _DEFAULT_PRIMITIVES = {
     "dot_general": LOWER_PRECISION,
     **{name: FLOAT32 for name in ("exp", "expm1", "log", "log1p", "rsqrt", "tan", "pow",
-                                  "reduce:sum", "reduce:prod", "complex")},
+                                  "reduce:sum", "reduce:prod", "complex",
+                                  # decompositions and transforms lose too much in 16 bits
+                                  "cholesky", "triangular_solve", "qr", "householder_product", "eigh", "fft")},
     **{name: PROMOTE for name in ("add", "sub", "mul", "div", "rem", "max", "min", "atan2", "compare",
                                   "select", "clamp", "concatenate", "pad", "dynamic_update_slice", "scatter")},
     "bitcast_convert": KEEP,
@@ -67,7 +69,10 @@ _DEFAULT_FUNCTIONS = {name: FLOAT32 for name in (
     "sum", "prod", "nansum", "nanprod", "mean", "nanmean", "var", "std", "nanvar", "nanstd",
     "cumsum", "cumprod", "exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "power", "reciprocal",
     "sinh", "cosh", "tan", "arcsin", "arccos", "logaddexp", "logaddexp2",
-    "softmax", "log_softmax", "logsumexp", "norm", "softplus", "erfinv")}
+    "softmax", "log_softmax", "logsumexp", "norm", "softplus", "erfinv",
+    # linear algebra: decompositions and solves lose too much in 16 bits (their inner matmuls included)
+    "solve", "inv", "det", "slogdet", "svd", "svdvals", "pinv", "lstsq", "eigh", "eigvalsh", "qr", "cholesky",
+    "cond", "matrix_rank", "matrix_norm", "vector_norm", "tensorsolve", "tensorinv")}
 
 
 def _check_class(key: str, cls: str) -> str:

@@ -14,7 +14,8 @@ import sys
 from xlac.ir.graph import SourceLocation
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_SKIPPED_PREFIXES = (_PACKAGE_DIR, os.path.dirname(os.__file__) + os.sep + "contextlib", "<frozen")
+_NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__)) + os.sep   # NumPy's dispatch code
+_SKIPPED_PREFIXES = (_PACKAGE_DIR, _NUMPY_DIR, os.path.dirname(os.__file__) + os.sep + "contextlib", "<frozen")
 _USER_FILES_IN_PACKAGE = (_PACKAGE_DIR + "__main__.py",)     # the demo is user code
 
 

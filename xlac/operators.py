@@ -52,7 +52,21 @@ class ArrayOperators:
 
     @property
     def mT(self):
-        return xnp.swapaxes(self, -1, -2)
+        return xnp.matrix_transpose(self)
+
+    @property
+    def device(self):
+        """The device the array lives on; a traced array's is the default device (see docs/array-api.md)."""
+        from xlac import runtime
+        return runtime.default_device()
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
 
     @property
     def real(self):
@@ -159,6 +173,19 @@ class ArrayOperators:
     def __ilshift__(self, other): return self._update_in_place("left_shift", other)
     def __irshift__(self, other): return self._update_in_place("right_shift", other)
 
+    # -- Array API
+    def __array_namespace__(self, /, *, api_version=None):
+        """``xlac.numpy``, the Array API namespace of this array."""
+        from xlac.numpy.array_api import namespace_for
+        return namespace_for(api_version)
+
+    def to_device(self, device, /, *, stream=None):
+        """This array on ``device`` (itself when it is already there)."""
+        if stream is not None:
+            raise ValueError(located(f"to_device: xlac has no streams, got stream={stream!r}"))
+        from xlac.numpy.array_api import to_device
+        return to_device(self, device)
+
     # -- methods
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -174,7 +201,8 @@ class ArrayOperators:
     def squeeze(self, axis=None): return xnp.squeeze(self, axis)
     def ravel(self, order="C"): return xnp.ravel(self, order=order)
     def flatten(self, order="C"): return xnp.ravel(self, order=order)
-    def astype(self, dtype, copy=True): return xnp.astype(self, dtype)
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        return xnp.astype(self, dtype, copy=copy)
     def sum(self, axis=None, dtype=None, keepdims=False): return xnp.sum(self, axis, dtype=dtype, keepdims=keepdims)
     def prod(self, axis=None, dtype=None, keepdims=False): return xnp.prod(self, axis, dtype=dtype, keepdims=keepdims)
     def mean(self, axis=None, dtype=None, keepdims=False): return xnp.mean(self, axis, dtype=dtype, keepdims=keepdims)
@@ -193,3 +221,33 @@ class ArrayOperators:
     def dot(self, other): return xnp.dot(self, other)
     def conj(self): return xnp.conjugate(self)
     def copy(self): return xnp.copy(self)
+    def conjugate(self): return xnp.conjugate(self)
+    def round(self, decimals=0): return xnp.round(self, decimals)
+    def cumsum(self, axis=None, dtype=None): return xnp.cumsum(self, axis, dtype=dtype)
+    def cumprod(self, axis=None, dtype=None): return xnp.cumprod(self, axis, dtype=dtype)
+    def ptp(self, axis=None, keepdims=False): return xnp.ptp(self, axis, keepdims=keepdims)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None): return xnp.trace(self, offset, axis1, axis2, dtype)
+    def take(self, indices, axis=None, mode="raise"): return xnp.take(self, indices, axis, mode=mode)
+    def repeat(self, repeats, axis=None): return xnp.repeat(self, repeats, axis)
+    def compress(self, condition, axis=None): return xnp.compress(condition, self, axis)
+    def choose(self, choices, mode="raise"): return xnp.choose(self, choices, mode=mode)
+    def nonzero(self): return xnp.nonzero(self)
+    def searchsorted(self, v, side="left", sorter=None): return xnp.searchsorted(self, v, side, sorter)
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+        return xnp.argsort(self, axis, kind, order, stable=stable)
+    def argpartition(self, kth, axis=-1, kind="introselect", order=None):
+        return xnp.argpartition(self, kth, axis, kind, order)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        """Sort in place, as ``ndarray.sort``."""
+        self._check_writable()
+        self._store(xnp.sort(self, axis, kind, order, stable=stable))
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        """Partition in place, as ``ndarray.partition``."""
+        self._check_writable()
+        self._store(xnp.partition(self, kth, axis, kind, order))
+
+    def put(self, indices, values, mode="raise"):
+        """``self.flat[indices] = values`` in place, as ``ndarray.put``."""
+        xnp.put(self, indices, values, mode=mode)

@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import xlac
 import xlac.numpy as xnp
@@ -405,3 +405,185 @@ def test_compiled_reductions_of_traced_results():
     x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
     y = np.full((2, 3, 4), 0.5)
     assert_matches(f(x, y), np.sum(x * y, axis=(0, -1), keepdims=True) + np.max(y))
+
+
+# ---------------------------------------------------------------- nanvar, nanstd, nanarg*, nancum*
+
+
+def quiet_reference(fn, x, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return reference(fn, x, **kwargs)
+
+
+@settings(max_examples=8)
+@given(shape=shapes(), dtype=st.sampled_from([np.dtype("float32"), np.dtype("float64"), np.dtype("int32"),
+                                              np.dtype("complex64")]),
+       keepdims=st.booleans(), ddof=st.integers(0, 2), seed=st.integers(0, 2**16), data=st.data())
+def test_nanvar_nanstd_match_numpy(shape, dtype, keepdims, ddof, seed, data):
+    axis = data.draw(axes(len(shape)))
+    x = make_array(seed, shape, dtype, nan=True)
+    if dtype.kind == "c":
+        x = x + 1j * make_array(seed + 1, shape, np.dtype("float32"), nan=True)
+    for name in ("nanvar", "nanstd"):
+        expected = quiet_reference(getattr(np, name), x, axis=axis, keepdims=keepdims, ddof=ddof)
+        assert_matches(getattr(xnp, name)(x, axis=axis, keepdims=keepdims, ddof=ddof), expected,
+                       rtol=summed_tolerance(expected, x, 10))
+
+
+def test_nanvar_options_and_errors():
+    x = np.array([[1.0, np.nan, 4.0], [3.0, 5.0, np.nan], [np.nan, np.nan, np.nan]], np.float32)
+    where = np.array([[True, True, False], [True, True, True], [True, True, True]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert_matches(xnp.nanvar(x, axis=1, where=where), np.nanvar(x, axis=1, where=where))
+        assert_matches(xnp.nanstd(x, axis=0, correction=1), np.nanstd(x, axis=0, correction=1))
+        mean = np.nanmean(x, axis=1, keepdims=True)
+        assert_matches(xnp.nanvar(x, axis=1, mean=mean), np.nanvar(x, axis=1, mean=mean))
+        assert_matches(xnp.nanvar(x, dtype=np.float64), np.nanvar(x, dtype=np.float64))
+        out = np.zeros(3)
+        assert xnp.nanstd(x, axis=1, out=out) is out
+        assert_matches(out, np.nanstd(x, axis=1, out=np.zeros(3)))
+        compiled = xlac.compile(lambda a: xnp.nanstd(a, axis=0, ddof=1, keepdims=True))
+        assert_matches(compiled(x), np.nanstd(x, axis=0, ddof=1, keepdims=True))
+    assert_matches(xnp.nanvar(np.array([1, 2, 4], np.int8)), np.nanvar(np.array([1, 2, 4], np.int8)))
+    with pytest.raises(TypeError, match="If a is inexact, then dtype must be inexact"):
+        xnp.nanvar(x, dtype=np.int32)
+    with pytest.raises(TypeError, match="If a is inexact, then out must be inexact"):
+        xnp.nanstd(x, axis=1, out=np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="ddof and correction"):
+        xnp.nanvar(x, ddof=1, correction=1)
+
+
+@settings(max_examples=8)
+@given(shape=shapes(min_side=1), dtype=st.sampled_from([np.dtype("float32"), np.dtype("int8"), BF16]),
+       keepdims=st.booleans(), seed=st.integers(0, 2**16), data=st.data())
+def test_nanargmax_nanargmin_match_numpy(shape, dtype, keepdims, seed, data):
+    axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
+    x = make_array(seed, shape, dtype, nan=True)
+    if dtypes.is_float(dtype):
+        x = np.where(np.isnan(x.astype(np.float32)), np.nan, x).astype(dtype)
+        flat = x.reshape(-1) if axis is None else np.moveaxis(x, axis, -1)
+        x = x if flat.size == 0 or not np.isnan(flat.astype(np.float32)).all(axis=-1).any() else np.nan_to_num(x)
+    for name in ("nanargmax", "nanargmin"):
+        expected = getattr(np, name)(x.astype(np.float32) if dtype == BF16 else x, axis=axis, keepdims=keepdims)
+        assert_matches(getattr(xnp, name)(x, axis=axis, keepdims=keepdims), expected)
+
+
+def test_nanargmax_all_nan_slice_gives_its_first_index():
+    x = np.array([[np.nan, np.nan], [np.nan, -np.inf]])
+    assert_matches(xnp.nanargmax(x, axis=1), np.array([0, 0]))      # NaN is -inf here, as in NumPy
+    assert_matches(xlac.compile(lambda a: xnp.nanargmin(a, axis=0))(x), np.array([0, 1]))
+    out = np.zeros(2, np.int64)
+    assert xnp.nanargmax(x, axis=0, out=out) is out
+
+
+@settings(max_examples=8)
+@given(shape=shapes(), dtype=st.sampled_from([np.dtype("float32"), np.dtype("int8"), np.dtype("bool")]),
+       seed=st.integers(0, 2**16), data=st.data())
+def test_nancumsum_nancumprod_match_numpy(shape, dtype, seed, data):
+    axis = data.draw(st.sampled_from([None] + list(range(-len(shape), len(shape)))))
+    x = make_array(seed, shape, dtype, nan=True)
+    for name in ("nancumsum", "nancumprod"):
+        expected = reference(getattr(np, name), x, axis=axis)
+        assert_matches(getattr(xnp, name)(x, axis=axis), expected, rtol=summed_tolerance(expected, x, 10))
+
+
+# ---------------------------------------------------------------- ptp, count_nonzero, average
+
+
+@settings(max_examples=8)
+@given(shape=shapes(min_side=1), dtype=st.sampled_from([np.dtype("int8"), np.dtype("uint8"), np.dtype("float32"),
+                                                        BF16]),
+       keepdims=st.booleans(), seed=st.integers(0, 2**16), data=st.data())
+def test_ptp_and_count_nonzero_match_numpy(shape, dtype, keepdims, seed, data):
+    axis = data.draw(axes(len(shape)))
+    x = make_array(seed, shape, dtype, low=-100, high=100, nan=True)
+    expected = reference(np.ptp, x, axis=axis, keepdims=keepdims)
+    assert_matches(xnp.ptp(x, axis=axis, keepdims=keepdims), expected)
+    assert_matches(xnp.count_nonzero(x, axis=axis, keepdims=keepdims),
+                   np.count_nonzero(x.astype(np.float32) if dtype == BF16 else x, axis=axis, keepdims=keepdims))
+
+
+def test_ptp_and_count_nonzero_edge_cases():
+    x = np.array([[-128, 127], [3, 3]], np.int8)
+    assert_matches(xnp.ptp(x), np.ptp(x))                                  # wraps, as NumPy's does
+    out = np.zeros((), np.int64)
+    assert xnp.ptp(x, out=out) is out
+    assert_matches(out, np.ptp(x, out=np.zeros((), np.int64)))              # computed in out's dtype
+    with pytest.raises(TypeError, match="boolean subtract"):
+        xnp.ptp(np.ones(2, bool))
+    with pytest.raises(ValueError, match="zero-size array"):
+        xnp.ptp(np.zeros((0, 2)), axis=0)
+    z = np.array([[0, 1j], [np.nan, 0], [2, 0]])
+    assert_matches(xnp.count_nonzero(z, axis=0), np.count_nonzero(z, axis=0))
+    assert_matches(xnp.count_nonzero(z), np.asarray(np.count_nonzero(z)))
+    assert_matches(xlac.compile(lambda a: xnp.count_nonzero(a, axis=(0, 1), keepdims=True))(z),
+                   np.count_nonzero(z, axis=(0, 1), keepdims=True))
+
+
+@pytest.mark.parametrize("dtype, weights_dtype", [("float32", "int64"), ("int8", "float32"), ("float16", None)])
+def test_average_matches_numpy(dtype, weights_dtype):
+    rng = np.random.default_rng(0)
+    x = make_array(1, (2, 3, 4), np.dtype(dtype), low=-5, high=5)
+    cases = [dict(), dict(axis=1), dict(axis=(2, 0)), dict(axis=-1, keepdims=True), dict(returned=True),
+             dict(axis=(0, 2), returned=True, keepdims=True)]
+    for kwargs in cases:
+        if weights_dtype is not None:
+            axis = kwargs.get("axis")
+            shape = x.shape if axis is None else tuple(x.shape[a] for a in np.atleast_1d(axis))
+            kwargs = dict(kwargs, weights=rng.integers(1, 4, shape).astype(weights_dtype))
+        expected = np.average(x, **kwargs)
+        got = xnp.average(x, **kwargs)
+        for g, e in zip(got if kwargs.get("returned") else (got,), expected if kwargs.get("returned") else (expected,)):
+            assert_matches(g, e, rtol=4 * tolerance(np.asarray(e).dtype))
+
+
+def test_average_errors_and_compiled():
+    x = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError, match="Axis must be specified when shapes of a and weights differ"):
+        xnp.average(x, weights=np.ones(3))
+    with pytest.raises(ValueError, match="Shape of weights must be consistent"):
+        xnp.average(x, axis=0, weights=np.ones(3))
+    compiled = xlac.compile(lambda a, w: xnp.average(a, axis=1, weights=w, returned=True))
+    for g, e in zip(compiled(x, np.array([1.0, 2.0, 3.0])), np.average(x, axis=1, weights=[1.0, 2.0, 3.0],
+                                                                        returned=True)):
+        assert_matches(g, e)
+    with np.errstate(all="ignore"):
+        assert np.isnan(np.asarray(xnp.average(x, axis=1, weights=np.zeros(3)))).all()   # NumPy raises here
+
+
+# ---------------------------------------------------------------- cumulative_sum, cumulative_prod
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "complex64"])
+def test_cumulative_sum_prod_match_numpy(dtype):
+    x = make_array(3, (2, 3), np.dtype(dtype) if dtype != "complex64" else np.dtype("float32")).astype(dtype)
+    for name in ("cumulative_sum", "cumulative_prod"):
+        for kwargs in (dict(axis=1), dict(axis=0, include_initial=True), dict(axis=-1, dtype=np.float64)):
+            assert_matches(getattr(xnp, name)(x, **kwargs), reference(getattr(np, name), x, **kwargs))
+        assert_matches(getattr(xnp, name)(x[0], include_initial=True),
+                       reference(getattr(np, name), x[0], include_initial=True))
+
+
+def test_cumulative_sum_axis_rules_out_and_zero_dimensions():
+    with pytest.raises(ValueError, match="``axis`` argument is required"):
+        xnp.cumulative_sum(np.ones((2, 2)))
+    assert_matches(xnp.cumulative_sum(np.float64(3.0)), np.cumulative_sum(np.float64(3.0)))
+    out = np.zeros((2, 4))
+    assert xnp.cumulative_sum(np.ones((2, 3), np.int8), axis=1, include_initial=True, out=out) is out
+    assert_matches(out, np.cumulative_sum(np.ones((2, 3), np.int8), axis=1, include_initial=True,
+                                          out=np.zeros((2, 4))))
+    with pytest.raises(ValueError, match="cumulative_sum: out has shape"):
+        xnp.cumulative_sum(np.ones((2, 3)), axis=1, include_initial=True, out=np.zeros((2, 3)))
+    compiled = xlac.compile(lambda a: xnp.cumulative_prod(a, axis=0, include_initial=True))
+    assert_matches(compiled(np.arange(1, 4)), np.cumulative_prod(np.arange(1, 4), axis=0, include_initial=True))
+
+
+def test_every_reduction_takes_numpy_parameters():
+    import inspect
+    from xlac.numpy import reductions
+    for name in reductions.__all__:
+        ours = inspect.signature(getattr(xnp, name).__wrapped_numpy__).parameters
+        theirs = inspect.signature(getattr(np, name)).parameters
+        assert list(ours) == list(theirs), name

@@ -227,3 +227,13 @@ def test_prod_gradient_is_exact_where_elements_are_zero(axis):
     got = xlac.grad(lambda x: xnp.sum(xnp.prod(x, axis=axis) ** 2))(x)
     expected = jax.grad(lambda x: jnp.sum(jnp.prod(x, axis=axis) ** 2))(x)   # float64: the x64 fixture
     np.testing.assert_allclose(np.asarray(got), np.asarray(expected))
+
+
+def test_abs_of_complex_matches_jax(x64):
+    z = np.array([3 + 4j, 0j, -1 + 1j])
+    weights = np.array([1.0, 2.0, 3.0])
+    expected_grad = np.asarray(jax.grad(lambda z: jnp.sum(jnp.abs(z) * weights))(z))
+    t = np.array([1 + 2j, 1j, 2 + 0j])
+    expected_tangent = np.asarray(jax.jvp(jnp.abs, (z,), (t,))[1])
+    np.testing.assert_allclose(np.asarray(xlac.grad(lambda z: xnp.sum(xnp.abs(z) * weights))(z)), expected_grad)
+    np.testing.assert_allclose(np.asarray(xlac.jvp(xnp.abs, (z,), (t,))[1]), expected_tangent)

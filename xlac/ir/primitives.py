@@ -428,3 +428,8 @@ def _stop_gradient_rule(x: TensorType) -> TensorType:
 
 # ``stop_gradient x``: x's value, with a zero derivative (xlac.stop_gradient; autodiff gives it no cotangent).
 stop_gradient = declare("stop_gradient", _stop_gradient_rule, category="identity")
+
+
+# Decompositions and transforms, declared in their own modules.
+from xlac.ir.primitives_linalg import *  # noqa: E402,F401,F403
+from xlac.ir.primitives_fft import *  # noqa: E402,F401,F403

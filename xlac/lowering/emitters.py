@@ -88,6 +88,36 @@ def emit_full(w: FunctionWriter, t: TensorType, value) -> str:
     return emit_constant(w, np.full(t.shape, value, t.dtype))
 
 
+def _integer_division(op_name: str):
+    """Integer divide / remainder with the divisor guarded: XLA defines x / 0 = -1, x % 0 = x and
+    MIN / -1 = MIN, MIN % -1 = 0, but its constant folder traps (SIGFPE) on such constants, so the
+    hardware never sees a zero or overflowing divisor."""
+    plain = _simple(op_name)
+
+    def emit(w, node, operands):
+        t = node.operands[0].type
+        if not dtypes.is_int(t.dtype):
+            return plain(w, node, operands)
+        x, d = operands
+        bt = t.with_dtype(BOOL)
+        bad = is_zero = emit_compare(w, d, emit_zeros(w, t), t, "EQ")
+        if dtypes.is_signed_int(t.dtype):
+            is_min = emit_compare(w, x, emit_full(w, t, np.iinfo(t.dtype).min), t, "EQ")
+            is_minus_one = emit_compare(w, d, emit_full(w, t, -1), t, "EQ")
+            overflow = w.op("stablehlo.and", [is_min, is_minus_one], [bt, bt], [bt])[0]
+            bad = w.op("stablehlo.or", [is_zero, overflow], [bt, bt], [bt])[0]
+        safe = w.op("stablehlo.select", [bad, emit_full(w, t, 1), d], [bt, t, t], [t])[0]
+        result = w.op(op_name, [x, safe], [t, t], [t])[0]
+        all_ones = np.array(-1).astype(t.dtype)          # -1, or the largest unsigned value
+        by_zero = emit_full(w, t, all_ones) if op_name == "stablehlo.divide" else x
+        return w.op("stablehlo.select", [is_zero, by_zero, result], [bt, t, t], [t])
+    return emit
+
+
+P.binary["div"].emitter = _integer_division("stablehlo.divide")
+P.binary["rem"].emitter = _integer_division("stablehlo.remainder")
+
+
 @_emits(P.binary["pow"])
 def _pow(w, node, operands):
     t = node.operands[0].type

@@ -37,8 +37,7 @@ def numpy_function(fn=None, *, view: str | None = None):
     def wrapper(*args, **kwargs):
         trace = current_trace()
         if trace is None:
-            from xlac.array import eager_call
-            return eager_call(wrapper, args, kwargs)
+            return _eager_call(wrapper, args, kwargs)
         first_node = len(trace.graph.nodes)
         with origin(name):
             result = fn(*args, **kwargs)
@@ -46,6 +45,14 @@ def numpy_function(fn=None, *, view: str | None = None):
 
     wrapper.__wrapped_numpy__ = fn
     return wrapper
+
+
+def _eager_call(fn, args, kwargs):
+    """xlac.array.eager_call, bound on first use (xlac.array imports this package's modules)."""
+    global _eager_call
+    from xlac.array import eager_call
+    _eager_call = eager_call
+    return eager_call(fn, args, kwargs)
 
 
 def static_value(x):

@@ -8,16 +8,19 @@ dtype('float16')
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
+from xlac.errors import located
 from xlac.ir import dtypes as _dtypes
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
+from xlac.numpy.ufuncs import ufunc
 from xlac.trace import ops
 
 __all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "bfloat16", "float32", "float64", "complex64", "complex128", "result_type", "astype", "dtype",
-           "finfo", "iinfo", "issubdtype", "can_cast", "promote_types", "real", "imag", "conjugate", "conj",
+           "finfo", "iinfo", "issubdtype", "isdtype", "can_cast", "promote_types", "real", "imag", "conjugate", "conj",
            "newaxis", "pi", "e", "inf", "nan", "euler_gamma"]
 
 bool_ = np.bool_
@@ -27,27 +30,169 @@ float16, float32, float64 = np.float16, np.float32, np.float64
 complex64, complex128 = np.complex64, np.complex128
 bfloat16 = _dtypes.bfloat16.type
 dtype = np.dtype
-finfo, iinfo, issubdtype, can_cast = np.finfo, np.iinfo, np.issubdtype, np.can_cast
 newaxis = None
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 
+BF16 = _dtypes.bfloat16
+FLOAT16 = np.dtype("float16")
+PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def _dtype_of(x) -> np.dtype:
+    """The dtype ``x`` names or has: a dtype, a scalar type, a name, a NumPy scalar or any array."""
+    if isinstance(x, np.dtype):
+        return x
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return np.dtype(x)
+    if isinstance(x, (type, str)):
+        return _dtypes.canonical(x)
+    if hasattr(x, "dtype"):
+        return np.dtype(x.dtype)
+    return np.asarray(x).dtype
+
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
-    """NumPy 2's result type (NEP 50: Python scalars are weak), bfloat16 included.
+    """NumPy 2's result type (NEP 50: Python scalars are weak), bfloat16 included (it promotes as
+    float16 does, and with float16 gives float32).
 
     >>> result_type(np.float32, 2.0)
     dtype('float32')
+    >>> result_type("int8", np.uint8)
+    dtype('int16')
     """
-    return _dtypes.result_type(*arrays_and_dtypes)
+    if not arrays_and_dtypes:
+        raise ValueError(located("at least one array or dtype is required"))
+    return _dtypes.result_type(*(_dtypes.canonical(x) if isinstance(x, str) else x for x in arrays_and_dtypes))
 
 
-def promote_types(type1, type2) -> np.dtype:
+def promote_types(type1, type2, /) -> np.dtype:
     """The smallest dtype both ``type1`` and ``type2`` cast to safely.
 
     >>> promote_types(np.int8, np.uint8)
     dtype('int16')
+    >>> promote_types(bfloat16, np.float16)
+    dtype('float32')
     """
     return _dtypes.result_type(_dtypes.canonical(type1), _dtypes.canonical(type2))
+
+
+def can_cast(from_, to, casting="safe") -> bool:
+    """Whether ``from_`` (a dtype, NumPy scalar or array) casts to ``to`` under ``casting``; bfloat16
+    follows float16's rules except that float16 and bfloat16 do not cast safely to each other.
+
+    >>> can_cast(np.int8, np.float16), can_cast(np.int64, np.float32, "same_kind"), can_cast(bfloat16, np.float16)
+    (True, True, False)
+    """
+    if isinstance(from_, PYTHON_NUMBERS):
+        raise TypeError(located("can_cast() does not support Python ints, floats, and complex because the result "
+                                "used to depend on the value.\nThis change was part of adopting NEP 50, we may "
+                                "explicitly allow them again in the future."))
+    src, dst = _dtype_of(from_), _dtypes.canonical(to)
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(located(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                                 f"(got {casting!r})"))
+    if BF16 not in (src, dst):
+        return bool(np.can_cast(src, dst, casting))
+    if src == dst or casting == "unsafe":
+        return True
+    if casting in ("no", "equiv"):
+        return False
+    if casting == "same_kind":
+        return bool(np.can_cast(FLOAT16 if src == BF16 else src, FLOAT16 if dst == BF16 else dst, casting))
+    if src == BF16:
+        return dst in (np.dtype("float32"), np.dtype("float64"), np.dtype("complex64"), np.dtype("complex128"))
+    return src != FLOAT16 and bool(np.can_cast(src, FLOAT16, "safe"))
+
+
+def finfo(type):
+    """Machine limits of a floating dtype (or an array of one): NumPy's ``finfo``, ml_dtypes' for
+    bfloat16; a complex dtype gives its real part's.
+
+    >>> float(finfo(np.float32).eps), float(finfo(bfloat16).eps)
+    (1.1920928955078125e-07, 0.0078125)
+    """
+    dt = _dtype_of(type)
+    if dt == BF16:
+        return ml_dtypes.finfo(BF16)
+    return np.finfo(dt)
+
+
+def iinfo(type):
+    """Machine limits of an integer dtype (or an array of one).
+
+    >>> int(iinfo(np.int8).min), int(iinfo("uint16").max)
+    (-128, 65535)
+    """
+    dt = _dtype_of(type)
+    if dt == BF16:
+        raise ValueError(located("Invalid integer data type 'bfloat16'."))
+    return np.iinfo(dt)
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """Whether ``arg1`` is ``arg2`` or below it in NumPy's type hierarchy; bfloat16 counts as a
+    ``np.floating``.
+
+    >>> issubdtype(np.int8, np.integer), issubdtype(bfloat16, np.floating), issubdtype(bfloat16, np.float16)
+    (True, True, False)
+    """
+    if _is_bfloat16(arg1):
+        if _is_bfloat16(arg2):
+            return True
+        return isinstance(arg2, type) and arg2 in (np.floating, np.inexact, np.number, np.generic)
+    if _is_bfloat16(arg2):
+        return False
+    return bool(np.issubdtype(arg1, arg2))
+
+
+def _is_bfloat16(x) -> bool:
+    try:
+        return _dtype_of(x) == BF16
+    except (TypeError, ValueError):
+        return False
+
+
+_KINDS = {
+    "bool": lambda d: d == np.bool_,
+    "signed integer": _dtypes.is_signed_int,
+    "unsigned integer": _dtypes.is_unsigned_int,
+    "integral": _dtypes.is_int,
+    "real floating": _dtypes.is_float,
+    "complex floating": lambda d: d.kind == "c",
+    "numeric": lambda d: _dtypes.is_int(d) or _dtypes.is_inexact(d),
+}
+_ABSTRACT = (np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger, np.inexact, np.floating,
+             np.complexfloating)
+
+
+def _is_dtype_like(x) -> bool:
+    return isinstance(x, np.dtype) or isinstance(x, type) and issubclass(x, np.generic)
+
+
+def isdtype(dtype, kind) -> bool:
+    """The Array API's test of ``dtype`` against ``kind``: a dtype, one of the names "bool", "signed integer",
+    "unsigned integer", "integral", "real floating" (bfloat16 included), "complex floating", "numeric", or a
+    tuple of these.
+
+    >>> isdtype(np.float32, "real floating"), isdtype(bfloat16, ("integral", "real floating"))
+    (True, True)
+    """
+    if not _is_dtype_like(dtype):
+        raise TypeError(located(f"dtype argument must be a NumPy dtype, but it is a {type(dtype)}."))
+    dt = np.dtype(dtype)
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, str):
+            if k not in _KINDS:
+                raise ValueError(located(f"kind argument is a string, but {k!r} is not a known kind name."))
+            if _KINDS[k](dt):
+                return True
+        elif _is_dtype_like(k):
+            if k not in _ABSTRACT and dt == np.dtype(k):
+                return True
+        else:
+            raise TypeError(located(f"kind argument must be comprised of NumPy dtypes or strings only, but is a "
+                                    f"{type(k)}."))
+    return False
 
 
 @numpy_function
@@ -82,17 +227,16 @@ def imag(x):
     return ops.unary("imag", a) if a.dtype.kind == "c" else ops.full(a.shape, 0, a.dtype)
 
 
-@numpy_function
+@ufunc
 def conjugate(x):
-    """The complex conjugate of ``x``.
+    """The complex conjugate of ``x`` (``x`` itself for real dtypes).
+
+    Deviation: bool stays bool; NumPy, which has no bool loop, gives int8.
 
     >>> np.asarray(conjugate(np.array([1 + 2j])))
     array([1.-2.j])
     """
-    a = asarray(x)
-    if a.dtype.kind != "c":
-        return a
-    return ops.complex(ops.unary("real", a), ops.unary("neg", ops.unary("imag", a)))
+    return ops.conj(asarray(x))
 
 
 conj = conjugate

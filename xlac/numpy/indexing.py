@@ -68,9 +68,15 @@ def _classify(entry):
         return "bool", bool(entry)
     if isinstance(entry, numbers.Integral):
         return "int", int(entry)
+    if isinstance(entry, range):      # NumPy indexes with a range as with the integer array it lists
+        entry = np.arange(entry.start, entry.stop, entry.step)
     if isinstance(entry, (list, tuple, np.ndarray)) or hasattr(entry, "__xlac_array__"):
         return _classify_array(entry)
     raise IndexError(located(VALID_INDICES))
+
+
+def _holds_tracer(sequence) -> bool:
+    return any(isinstance(e, Tracer) or (isinstance(e, (list, tuple)) and _holds_tracer(e)) for e in sequence)
 
 
 def _classify_tracer(t: Tracer):
@@ -87,6 +93,8 @@ def _classify_tracer(t: Tracer):
 
 def _classify_array(entry):
     is_sequence = isinstance(entry, (list, tuple))
+    if is_sequence and _holds_tracer(entry):       # a list of traced integers: one traced index array
+        return _classify_tracer(asarray(entry))
     if hasattr(entry, "__xlac_array__"):
         entry = entry.__xlac_array__()
     try:

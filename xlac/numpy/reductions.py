@@ -22,7 +22,9 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-           "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "trace"]
+           "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "trace", "nanvar", "nanstd",
+           "nanargmax", "nanargmin", "nancumsum", "nancumprod", "ptp", "average", "count_nonzero",
+           "cumulative_sum", "cumulative_prod"]
 
 BOOL = np.dtype("bool")
 INT64 = np.dtype("int64")
@@ -294,7 +296,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return _mean("nanmean", a, axis, dtype, out, keepdims, where, skip_nan=True)
 
 
-def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correction):
+def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correction, skip_nan=False):
     """(sum of squared deviations, degrees of freedom, result dtype, input shape, axes); with an output
     array ``dst`` and no dtype=, floats' squares sum in their promotion with ``dst``'s dtype."""
     if correction is not None:
@@ -304,7 +306,7 @@ def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correct
     if dtype is not None and not dtypes.is_inexact(dtypes.canonical(dtype)):
         raise UnsupportedError(located(f"{op}: dtype={dtypes.canonical(dtype)} is not supported; "
                                        "use a floating or complex dtype"))
-    total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, None, where)
+    total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, None, where, skip_nan)
     if mean is None:
         mean_value = ops.binary("div", total, ops.broadcast_to(count, total.shape))
         mean_value = ops.broadcast_in_dim(mean_value, x.shape, [i for i in range(x.ndim) if i not in axes])
@@ -323,15 +325,19 @@ def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correct
     return spread, dof, _real_dtype(result_dtype), x.shape, axes
 
 
-def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root: bool):
+def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, correction, root: bool,
+                     skip_nan=False):
     dst = _output(out, op)
+    if skip_nan:
+        skip_nan = _check_nan_variance(op, a, dtype, dst)
     spread, dof, result_dtype, shape, axes = _variance(op, a, axis, dtype, dst, ddof, keepdims, where, mean,
-                                                       correction)
+                                                       correction, skip_nan)
     if dst is None:
-        variance = ops.binary("div", spread, dof)
+        variance = _nan_without_freedom(ops.binary("div", spread, dof), dof, skip_nan)
         return _kept(ops.convert(ops.unary("sqrt", variance) if root else variance, result_dtype), shape, axes,
                      keepdims)
     variance = _divide_into(_kept(spread, shape, axes, keepdims), _kept(dof, shape, axes, keepdims), dst.dtype)
+    variance = _nan_without_freedom(variance, _kept(dof, shape, axes, keepdims), skip_nan)
     if root:        # NumPy's sqrt(out, out=out): same_kind casting, so an integer out is refused
         root_dtype = float_dtype_for(dst.dtype)
         if root_dtype != dst.dtype and not np.can_cast(root_dtype, dst.dtype, "same_kind"):
@@ -339,6 +345,25 @@ def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, 
                                     "casting rule 'same_kind'"))
         variance = ops.unary("sqrt", variance)
     return _reduce_into(dst, variance, "add", op)
+
+
+def _check_nan_variance(op: str, a, dtype, dst) -> bool:
+    """Whether nanvar/nanstd skip NaNs (for inexact ``a``; otherwise they are var/std), after NumPy's checks."""
+    if not dtypes.is_inexact(asarray(a).dtype):
+        return False
+    if dtype is not None and not dtypes.is_inexact(dtypes.canonical(dtype)):
+        raise TypeError(located(f"{op}: If a is inexact, then dtype must be inexact"))
+    if dst is not None and not dtypes.is_inexact(dst.dtype):
+        raise TypeError(located(f"{op}: If a is inexact, then out must be inexact"))
+    return True
+
+
+def _nan_without_freedom(variance, dof, skip_nan: bool):
+    """nanvar's NaN where no degrees of freedom are left (var divides by zero there instead)."""
+    if not skip_nan:
+        return variance
+    no_freedom = ops.compare(dof, ops.full(dof.shape, 0, dof.dtype), "LE")
+    return ops.select(no_freedom, ops.full(variance.shape, np.nan, variance.dtype), variance)
 
 
 def _degrees_of_freedom(shape, axes, mask, ddof, dtype):
@@ -370,6 +395,30 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     1.0
     """
     return _variance_result("std", a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
+
+
+@numpy_function
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """Variance of the elements that are not NaN; NaN where fewer than ``ddof + 1`` are left.
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanvar(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    return _variance_result("nanvar", a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False,
+                            skip_nan=True)
+
+
+@numpy_function
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """Standard deviation of the elements that are not NaN: the square root of :func:`nanvar`.
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.nanstd(np.array([1.0, np.nan, 3.0])))
+    1.0
+    """
+    return _variance_result("nanstd", a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True,
+                            skip_nan=True)
 
 
 # ---------------------------------------------------------------- max, min
@@ -477,14 +526,17 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 # ---------------------------------------------------------------- argmax, argmin
 
 
-def _arg_extremum(op: str, a, axis, out, keepdims):
-    dst = _output(out, op)
+def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
+    public = ("nan" if skip_nan else "") + op
+    dst = _output(out, public)
     if dst is not None and not np.can_cast(dst.dtype, INT64, "safe"):
-        raise TypeError(located(f"{op}: Cannot cast scalar from {dst.dtype!r} to dtype('int64') according to "
-                                "the rule 'safe'"))
+        raise TypeError(located(f"{public}: Cannot cast scalar from {dst.dtype!r} to dtype('int64') according "
+                                "to the rule 'safe'"))
     x = asarray(a)
     if x.dtype.kind == "c":
-        raise UnsupportedError(located(f"{op}: complex arrays are not supported"))
+        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
+    if skip_nan and dtypes.is_float(x.dtype):     # NumPy's way: NaN loses to everything, -inf included
+        x = _fill_masked(x, ops.unary("not", _isnan(x)), -np.inf if op == "argmax" else np.inf)
     if x.dtype == BOOL:
         x = ops.convert(x, np.dtype("uint8"))
     shape = x.shape
@@ -492,7 +544,7 @@ def _arg_extremum(op: str, a, axis, out, keepdims):
         x, reduced = ops.reshape(x, (x.size,)), 0
         kept_shape = (1,) * len(shape)
     else:
-        reduced = normalize_axis(axis, x.ndim, op)
+        reduced = normalize_axis(axis, x.ndim, public)
         kept_shape = tuple(1 if i == reduced else d for i, d in enumerate(shape))
     if x.shape[reduced] == 0:
         raise ValueError(located(f"attempt to get {op} of an empty sequence"))
@@ -500,7 +552,7 @@ def _arg_extremum(op: str, a, axis, out, keepdims):
     index = ops.reshape(index, kept_shape) if keepdims else index
     if dst is not None and dst.shape != index.shape:
         raise ValueError(located(f"output array does not match result of np.{op}."))
-    return _reduce_into(dst, index, op, op)
+    return _reduce_into(dst, index, op, public)
 
 
 @numpy_function
@@ -526,6 +578,33 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     2
     """
     return _arg_extremum("argmin", a, axis, out, keepdims)
+
+
+@numpy_function
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    """Index of the largest element that is not NaN along ``axis``.
+
+    Deviation: an all-NaN slice gives the index of its first element; NumPy raises ValueError (the check
+    depends on the data, which a compiled program cannot raise on).
+
+    >>> import xlac.numpy as xnp
+    >>> int(xnp.nanargmax(np.array([1.0, np.nan, 5.0])))
+    2
+    """
+    return _arg_extremum("argmax", a, axis, out, keepdims, skip_nan=True)
+
+
+@numpy_function
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    """Index of the smallest element that is not NaN along ``axis``.
+
+    Deviation: an all-NaN slice gives the index of its first element; NumPy raises ValueError.
+
+    >>> import xlac.numpy as xnp
+    >>> int(xnp.nanargmin(np.array([np.nan, 2.0, 1.0])))
+    2
+    """
+    return _arg_extremum("argmin", a, axis, out, keepdims, skip_nan=True)
 
 
 # ---------------------------------------------------------------- all, any
@@ -566,8 +645,8 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 # ---------------------------------------------------------------- cumsum, cumprod
 
 
-def _cumulative(op: str, a, axis, dtype, out):
-    public = "cum" + op
+def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
+    public = ("nan" if skip_nan else "") + "cum" + op
     dst = _output(out, public)
     x = asarray(a)
     if axis is None:
@@ -577,11 +656,20 @@ def _cumulative(op: str, a, axis, dtype, out):
     if dst is not None and dst.shape != x.shape:
         raise ValueError(located(f"{public}: provided out is the wrong size for the accumulation (out has shape "
                                  f"{dst.shape}, the result {x.shape})."))
+    scanned = _scan(op, x, axis, dtype, dst, skip_nan)
+    return _reduce_into(dst, scanned, "add" if op == "sum" else "multiply", public)
+
+
+def _scan(op: str, x, axis: int, dtype, dst, skip_nan=False):
+    """The running sum or product of ``x`` along ``axis`` in cumsum's result dtype (NaNs as the identity
+    with ``skip_nan``)."""
     result_dtype = (dtypes.canonical(dtype) if dtype is not None
                     else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
+    if skip_nan and dtypes.is_inexact(x.dtype):
+        x = _fill_masked(x, ops.unary("not", _isnan(x)), _IDENTITY[op])
     x = _out.cast(x, _accumulator(result_dtype))
     scanned = ops.inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
-    return _reduce_into(dst, ops.convert(scanned, result_dtype), "add" if op == "sum" else "multiply", public)
+    return ops.convert(scanned, result_dtype)
 
 
 @numpy_function
@@ -607,6 +695,172 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _cumulative("prod", a, axis, dtype, out)
 
 
+@numpy_function
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Running sum treating NaNs as zero.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.nancumsum(np.array([1.0, np.nan, 2.0])))
+    array([1., 1., 3.])
+    """
+    return _cumulative("sum", a, axis, dtype, out, skip_nan=True)
+
+
+@numpy_function
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Running product treating NaNs as one.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.nancumprod(np.array([2.0, np.nan, 3.0])))
+    array([2., 2., 6.])
+    """
+    return _cumulative("prod", a, axis, dtype, out, skip_nan=True)
+
+
+def _cumulative_array_api(op: str, x, axis, dtype, out, include_initial: bool):
+    public = "cumulative_" + op
+    dst = _output(out, public)
+    x = asarray(x)
+    if x.ndim == 0:
+        x = ops.reshape(x, (1,))
+    if axis is None:
+        if x.ndim >= 2:
+            raise ValueError(located(f"{public}: For arrays which have more than one dimension ``axis`` argument "
+                                     "is required."))
+        axis = 0
+    axis = normalize_axis(axis, x.ndim, public)
+    shape = tuple(d + (i == axis and include_initial) for i, d in enumerate(x.shape))
+    if dst is not None and dst.shape != shape:
+        raise ValueError(located(f"{public}: out has shape {dst.shape}, the result {shape}"))
+    scanned = _scan(op, x, axis, dtype, dst)
+    if include_initial:
+        start = ops.full(tuple(1 if i == axis else d for i, d in enumerate(x.shape)), _IDENTITY[op], scanned.dtype)
+        scanned = ops.concatenate([start, scanned], axis)
+    return _reduce_into(dst, scanned, "add" if op == "sum" else "multiply", public)
+
+
+@numpy_function
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """The Array API's running sum: ``axis`` may be left out only for arrays of at most one dimension;
+    ``include_initial`` starts the result with 0.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.cumulative_sum(np.array([1, 2, 3]), include_initial=True))
+    array([0, 1, 3, 6])
+    """
+    return _cumulative_array_api("sum", x, axis, dtype, out, include_initial)
+
+
+@numpy_function
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    """The Array API's running product (see :func:`cumulative_sum`); ``include_initial`` starts it with 1.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.cumulative_prod(np.array([[1, 2], [3, 4]]), axis=1))
+    array([[ 1,  2],
+           [ 3, 12]])
+    """
+    return _cumulative_array_api("prod", x, axis, dtype, out, include_initial)
+
+
+# ---------------------------------------------------------------- ptp, count_nonzero, average
+
+
+@numpy_function
+def ptp(a, axis=None, out=None, keepdims=False):
+    """Range ``max - min`` along ``axis``, in ``a``'s dtype (integers wrap, as in NumPy).
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.ptp(np.array([[4, 9, 2], [3, 3, 3]]), axis=1))
+    array([7, 0])
+    """
+    from xlac.numpy.ufuncs import subtract
+    dst = _output(out, "ptp")
+    highest = _extremum("max", a, axis, None, keepdims, None, None)
+    lowest = _extremum("min", a, axis, None, keepdims, None, None)
+    if dst is None:
+        return subtract.__wrapped_numpy__(highest, lowest)
+    if dst.shape != highest.shape:
+        raise ValueError(located(f"ptp: output array of shape {dst.shape} does not match the reduction's result "
+                                 f"shape {highest.shape}"))
+    # NumPy's subtract(maximum(a, out=out), minimum(a), out=out): the maximum is first cast to out's dtype.
+    return subtract.__wrapped_numpy__(_out.cast(highest, dst.dtype), lowest, out=dst)
+
+
+@numpy_function
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """How many elements along ``axis`` are nonzero (NaN counts), as int64.
+
+    >>> import xlac.numpy as xnp
+    >>> np.asarray(xnp.count_nonzero(np.array([[0, 1, 2], [0, 0, 3]]), axis=1))
+    array([2, 1])
+    """
+    x = asarray(a)
+    axes = normalize_axes(axis, x.ndim, "count_nonzero")
+    if x.dtype.kind == "c":
+        zero = ops.full(x.shape, 0, _real_dtype(x.dtype))
+        nonzero = ops.binary("or", ops.compare(ops.unary("real", x), zero, "NE"),
+                             ops.compare(ops.unary("imag", x), zero, "NE"))
+    else:
+        nonzero = x if x.dtype == BOOL else ops.compare(x, ops.full(x.shape, 0, x.dtype), "NE")
+    return _kept(ops.reduce(ops.convert(nonzero, INT64), "sum", axes), x.shape, axes, keepdims)
+
+
+@numpy_function
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """Weighted mean along ``axis``: ``sum(a * weights) / sum(weights)``; ``weights`` has ``a``'s shape or
+    the shape of ``a`` along ``axis``. ``returned=True`` also gives the sum of the weights (the number of
+    elements averaged without them).
+
+    Deviation: weights that sum to zero give inf or NaN; NumPy raises ZeroDivisionError (a check on the data).
+
+    >>> import xlac.numpy as xnp
+    >>> float(xnp.average(np.array([1.0, 2.0, 4.0]), weights=np.array([1, 1, 2])))
+    2.75
+    """
+    from xlac.numpy.ufuncs import multiply
+    x = asarray(a)
+    axes = _ordered_axes(axis, x.ndim, "average")
+    reduced = None if axes is None else tuple(sorted(axes))
+    if weights is None:
+        avg = _mean("mean", x, reduced, None, None, keepdims, None)
+        count = x.size // builtins.max(avg.size, 1) if avg.size else 0
+        scale = ops.full(avg.shape, count, avg.dtype)
+    else:
+        w = _weights_for(asarray(weights), x, axes)
+        exact = x.dtype == BOOL or dtypes.is_int(x.dtype)
+        result_dtype = dtypes.result_type(x.dtype, w.dtype, *([FLOAT64] if exact else []))
+        scale = sum.__wrapped_numpy__(w, reduced, result_dtype, None, keepdims)
+        total = sum.__wrapped_numpy__(multiply.__wrapped_numpy__(x, w, dtype=result_dtype), reduced, None, None,
+                                      keepdims)
+        avg = ops.binary("div", total, ops.broadcast_to(scale, total.shape))
+        scale = ops.broadcast_to(scale, avg.shape)
+    return (avg, scale) if returned else avg
+
+
+def _ordered_axes(axis, ndim: int, op: str):
+    """``axis`` normalized, in the order given (NumPy's normalize_axis_tuple), or None."""
+    if axis is None:
+        return None
+    axes = tuple(normalize_axis(i, ndim, op) for i in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    if len(set(axes)) != len(axes):
+        raise ValueError(located(f"{op}: repeated axis"))
+    return axes
+
+
+def _weights_for(w, x, axes):
+    """``average``'s weights, reshaped to broadcast against ``x`` where they are given along ``axes``."""
+    if w.shape == x.shape:
+        return w
+    if axes is None:
+        raise TypeError(located("average: Axis must be specified when shapes of a and weights differ."))
+    if w.shape != tuple(x.shape[i] for i in axes):
+        raise ValueError(located(f"average: Shape of weights must be consistent with shape of a along specified "
+                                 f"axis (weights {w.shape}, a {x.shape}, axis {axes})."))
+    w = ops.transpose(w, tuple(int(i) for i in np.argsort(axes)))
+    return ops.reshape(w, tuple(d if i in axes else 1 for i, d in enumerate(x.shape)))
+
+
 # ---------------------------------------------------------------- trace
 
 
@@ -627,7 +881,8 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 # Outside a compiled function, out= is written into and returned as NumPy returns it.
 _OUT_POSITION = {"sum": 3, "prod": 3, "mean": 3, "var": 3, "std": 3, "max": 2, "min": 2, "argmax": 2, "argmin": 2,
                  "all": 2, "any": 2, "cumsum": 3, "cumprod": 3, "nansum": 3, "nanprod": 3, "nanmean": 3,
-                 "nanmax": 2, "nanmin": 2, "trace": 5}
+                 "nanmax": 2, "nanmin": 2, "trace": 5, "nanvar": 3, "nanstd": 3, "nanargmax": 2, "nanargmin": 2,
+                 "nancumsum": 3, "nancumprod": 3, "ptp": 2, "cumulative_sum": 1, "cumulative_prod": 1}
 for _name, _position in _OUT_POSITION.items():
     globals()[_name] = _out.returns_out(globals()[_name], _position)
 amax = max

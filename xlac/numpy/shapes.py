@@ -540,7 +540,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     i, j = normalize_axis(axis1, x.ndim, "diagonal"), normalize_axis(axis2, x.ndim, "diagonal")
     if i == j:
         raise ValueError(located("diagonal: axis1 and axis2 cannot be the same"))
-    first_node = len(x.trace.graph.nodes)
+    first_node = len(x._trace.graph.nodes)
     rest = [d for d in range(x.ndim) if d not in (i, j)]
     # Move the two axes last, cut the square block the diagonal crosses, and take every (n+1)-th element
     # of it flattened: a transpose, a slice, a reshape and a strided slice.

@@ -105,6 +105,37 @@ def _unary_rules(derivative):
 for _name, _derivative in _UNARY_DERIVATIVES.items():
     _define(P.unary[_name], *_unary_rules(_derivative))
 
+
+def _complex_abs_rules():
+    """|z| of complex z: d|z| = Re(conj(z) dz) / |z|; the cotangent of z is ct * conj(z) / |z| (JAX's
+    convention), 0 at z = 0."""
+    real_vjp, real_jvp = _unary_rules(_UNARY_DERIVATIVES["abs"])
+
+    def unit(x, y):              # z / |z| with 0 at z = 0, complex
+        safe = ops.select(ops.compare(y, _full(y, 0), "EQ"), _full(y, 1), y)
+        return _div(x, ops.complex(safe, _full(safe, 0)))
+
+    def vjp(attrs, operands, results, cts):
+        (x,), (y,), (ct,) = operands, results, cts
+        if not np.issubdtype(x.dtype, np.complexfloating):
+            return real_vjp(attrs, operands, results, cts)
+        u = unit(x, y)
+        conj_u = ops.complex(ops.unary("real", u), _neg(ops.unary("imag", u)))
+        return [_mul(ops.complex(ct, _full(ct, 0)), conj_u)]
+
+    def jvp(attrs, operands, results, tangents):
+        (x,), (y,), (t,) = operands, results, tangents
+        if not np.issubdtype(x.dtype, np.complexfloating):
+            return real_jvp(attrs, operands, results, tangents)
+        u = unit(x, y)
+        re = lambda v: ops.unary("real", v)      # noqa: E731
+        im = lambda v: ops.unary("imag", v)      # noqa: E731
+        return [_add(_mul(re(u), re(t)), _mul(im(u), im(t)))]
+    return vjp, jvp
+
+
+_define(P.unary["abs"], *_complex_abs_rules())
+
 _define(P.unary["neg"], lambda a, o, r, cts: [_neg(cts[0])], lambda a, o, r, ts: [_neg(ts[0])])
 for _name in ("sign", "floor", "ceil", "round", "not", "popcnt"):
     _define(P.unary[_name], _zero, _zero_jvp)

@@ -32,11 +32,8 @@ from xlac.trace import ops
 from xlac.trace.context import autocast_scope, current_trace
 from xlac.trace.tracer import Tracer
 
-from xlac.passes import ad_rules_math  # noqa: F401  (registers the rules)
-try:
-    from xlac.passes import ad_rules_structure  # noqa: F401
-except ImportError:                                # pragma: no cover - written by another helper
-    pass
+from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)
+from xlac.passes import rules_linalg, rules_fft  # noqa: F401,E402  (rules of the linalg and FFT primitives)
 
 __all__ = ["linearize_reverse", "forward", "Backward", "is_differentiable", "add_cotangents"]
 

@@ -353,3 +353,6 @@ def _unbatchable(name):
 
 _rule(P.copy)(_unbatchable("copy"))
 _rule(P.store)(_unbatchable("store"))
+
+
+from xlac.passes import rules_linalg, rules_fft  # noqa: E402,F401  (their batching rules)

@@ -106,7 +106,7 @@ class Trace:
         entry = self.lifted.get(outer.value.id)
         if entry is None:
             # A value from further out comes in through the parent's own stand-in for it.
-            parents = outer if outer.trace is self.parent else self.parent.lift(outer)
+            parents = outer if outer._trace is self.parent else self.parent.lift(outer)
             inner = self.add_input(outer.value.type, weak=outer.weak, name="<from enclosing trace>",
                                    mutability="readonly")
             entry = self.lifted[outer.value.id] = (parents, inner)
@@ -142,9 +142,9 @@ class Trace:
 
     def _own(self, x, primitive: Primitive) -> Tracer:
         if isinstance(x, Tracer):
-            if x.trace is self:
+            if x._trace is self:
                 return x
-            if self.parent is not None and self.parent.encloses(x.trace):
+            if self.parent is not None and self.parent.encloses(x._trace):
                 return self.lift(x)
         raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
                                 "(a traced value escaped from another compiled function?)"))
@@ -153,7 +153,7 @@ class Trace:
         """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives.
         ``like``: a node of another graph whose source line and origin the new node keeps (inlining)."""
         attrs = attrs or {}
-        if any(not isinstance(x, Tracer) or x.trace is not self for x in operands):
+        if any(not isinstance(x, Tracer) or x._trace is not self for x in operands):
             operands = [self._own(x, primitive) for x in operands]
         values = tuple(x.value for x in operands)
         try:

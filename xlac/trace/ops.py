@@ -85,7 +85,7 @@ def convert(x: Tracer, dtype, *, weak: bool = False) -> Tracer:
     if x.dtype == dtype:
         if x.weak == weak:
             return x
-        return Tracer(x.value, x.trace, weak)
+        return Tracer(x.value, x._trace, weak)
     return bind(P.convert, x, dtype=dtype, weak=weak)
 
 
@@ -225,3 +225,58 @@ def inclusive_scan(x, axis: int, combine: str, identity):
         x = binary(combine, x, shifted)
         shift *= 2
     return x
+
+
+def fft(x: Tracer, fft_type: str, fft_length) -> Tracer:
+    """StableHLO's FFT over the trailing ``len(fft_length)`` axes (see :mod:`xlac.ir.primitives_fft`)."""
+    return bind(P.fft, x, fft_type=fft_type, fft_length=tuple(int(n) for n in fft_length))
+
+
+# ---------------------------------------------------------------- matrices (the linalg primitives and their rules)
+
+
+def conj(x: Tracer) -> Tracer:
+    """The complex conjugate (``x`` itself for real dtypes)."""
+    if not np.issubdtype(x.dtype, np.complexfloating):
+        return x
+    return complex(unary("real", x), unary("neg", unary("imag", x)))
+
+
+def matrix_transpose(x: Tracer, conjugate: bool = False) -> Tracer:
+    """``x`` with its last two axes swapped (and conjugated: the adjoint, with ``conjugate``)."""
+    perm = tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2)
+    out = transpose(x, perm)
+    return conj(out) if conjugate else out
+
+
+def matmul(x: Tracer, y: Tracer) -> Tracer:
+    """``x @ y`` over the last two axes; the leading (batch) axes of both must be equal."""
+    batch = tuple(range(x.ndim - 2))
+    return dot_general(x, y, ((x.ndim - 1,), (y.ndim - 2,)), (batch, batch))
+
+
+def triangle(x: Tracer, lower: bool, strict: bool = False) -> Tracer:
+    """``x`` with the elements outside the lower (or upper) triangle of its last two axes zeroed;
+    ``strict`` zeroes the diagonal too."""
+    rows = iota(x.shape, np.int32, x.ndim - 2)
+    cols = iota(x.shape, np.int32, x.ndim - 1)
+    direction = ("GT" if strict else "GE") if lower else ("LT" if strict else "LE")
+    return select(compare(rows, cols, direction), x, full(x.shape, 0, x.dtype))
+
+
+def cholesky(a: Tracer, lower: bool = True) -> Tracer:
+    return bind(P.cholesky, a, lower=lower)
+
+
+def triangular_solve(a: Tracer, b: Tracer, *, left_side: bool, lower: bool, transpose_a: str = "NO_TRANSPOSE",
+                     unit_diagonal: bool = False) -> Tracer:
+    return bind(P.triangular_solve, a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+                unit_diagonal=unit_diagonal)
+
+
+def qr(a: Tracer, mode: str = "reduced") -> tuple[Tracer, Tracer]:
+    return bind(P.qr, a, mode=mode)
+
+
+def eigh(a: Tracer, lower: bool = True) -> tuple[Tracer, Tracer]:
+    return bind(P.eigh, a, lower=lower)

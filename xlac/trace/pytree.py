@@ -1,4 +1,4 @@
-"""Pytrees: nested tuples, lists, dicts and None, flattened to leaves and rebuilt.
+"""Pytrees: nested tuples (named ones too), lists, dicts and None, flattened to leaves and rebuilt.
 
 >>> leaves, tree = flatten({"w": 1, "b": (2, None)})
 >>> leaves
@@ -22,9 +22,9 @@ class TreeDef(tuple):
     def __new__(cls, kind: str, children: tuple = (), keys: tuple = ()):
         return tuple.__new__(cls, (kind, children, keys))
 
-    kind = property(itemgetter(0))          # "leaf", "none", "tuple", "list", "dict"
+    kind = property(itemgetter(0))          # "leaf", "none", "tuple", "list", "dict", "namedtuple"
     children = property(itemgetter(1))
-    keys = property(itemgetter(2))
+    keys = property(itemgetter(2))          # a dict's keys; a namedtuple's class, as a 1-tuple
 
     @property
     def num_leaves(self) -> int:
@@ -39,6 +39,9 @@ class TreeDef(tuple):
             return "None"
         inner = ", ".join(repr(c) if self.kind != "dict" else f"{k!r}: {c!r}"
                           for k, c in zip(self.keys or [None] * len(self.children), self.children))
+        if self.kind == "namedtuple":
+            inner = ", ".join(repr(c) for c in self.children)
+            return f"{self.keys[0].__name__}({inner})"
         return {"tuple": f"({inner})", "list": f"[{inner}]", "dict": f"{{{inner}}}"}[self.kind]
 
 
@@ -61,6 +64,8 @@ def _flatten(tree, out: list) -> TreeDef:
     if kind is dict:
         keys = tuple(sorted(tree))
         return TreeDef("dict", tuple(_flatten(tree[k], out) for k in keys), keys)
+    if isinstance(tree, tuple) and hasattr(kind, "_fields"):
+        return TreeDef("namedtuple", tuple(_flatten(c, out) for c in tree), (kind,))
     out.append(tree)
     return LEAF
 
@@ -81,6 +86,8 @@ def _unflatten(treedef: TreeDef, it):
     children = [_unflatten(c, it) for c in treedef.children]
     if kind == "dict":
         return dict(zip(treedef.keys, children))
+    if kind == "namedtuple":
+        return treedef.keys[0](*children)
     return tuple(children) if kind == "tuple" else children
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from xlac.errors import TracerConversionError, located
 from xlac.ir import primitives as P
 from xlac.operators import ArrayOperators
+from xlac.protocols import array_function, array_ufunc
 
 
 class Tracer(ArrayOperators):
@@ -19,13 +20,14 @@ class Tracer(ArrayOperators):
     # strides: element strides relative to the memory it views (None: C-contiguous, its own);
     # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
     # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
-    __slots__ = ("value", "trace", "weak", "base", "strides", "mutability")
-    __array_ufunc__ = None        # NumPy defers `ndarray + tracer` to Tracer.__radd__
+    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability")
+    __array_ufunc__ = array_ufunc         # np.exp(x), np.add.reduce(x), ndarray + x: xlac.numpy
+    __array_function__ = array_function   # np.sum(x), np.split(x, 3), np.linalg.norm(x): xlac.numpy
     __array_priority__ = 1000
 
     def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):
         self.value = value
-        self.trace = trace
+        self._trace = trace
         self.weak = weak
         self.base = None
         self.strides = None
@@ -100,4 +102,4 @@ class Tracer(ArrayOperators):
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
-        self.trace.bind(P.store, (self, new))
+        self._trace.bind(P.store, (self, new))

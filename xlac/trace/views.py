@@ -117,7 +117,7 @@ def finish_result(trace, args, result, first_node: int, view: str | None):
 
 def copy(x: Tracer) -> Tracer:
     """A new array holding ``x``'s values (a ``copy`` node: free once functionalized)."""
-    return x.trace.bind(P.copy, (x,), weak=x.weak)
+    return x._trace.bind(P.copy, (x,), weak=x.weak)
 
 
 def _tracers_in(args):
@@ -132,7 +132,8 @@ def _map_results(result, fn):
     if isinstance(result, Tracer):
         return fn(result)
     if isinstance(result, (list, tuple)) and any(isinstance(r, Tracer) for r in result):
-        return type(result)(fn(r) if isinstance(r, Tracer) else r for r in result)
+        values = [fn(r) if isinstance(r, Tracer) else r for r in result]
+        return type(result)(*values) if hasattr(type(result), "_fields") else type(result)(values)
     return result
 
 
@@ -144,7 +145,7 @@ def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[in
     primitives expresses stride by stride (its reshape would be a copy in NumPy): every node of the chain
     is marked, so reads re-read the base after writes to it. Being read-only, the view is never written
     through, so its nodes need no inverse."""
-    producers = {node.results[0].id: node for node in source.trace.graph.nodes[first_node:]
+    producers = {node.results[0].id: node for node in source._trace.graph.nodes[first_node:]
                  if len(node.results) == 1}
     value = result.value
     while value is not source.value:

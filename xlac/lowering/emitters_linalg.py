@@ -1,0 +1,303 @@
+"""StableHLO emitters of the decompositions.
+
+``cholesky`` and ``triangular_solve`` are StableHLO ops. QR and eigh are custom calls that XLA itself
+expands before code generation (its QrExpander and EighExpander: blocked Householder QR, two-sided
+Jacobi), so they need no LAPACK and run on every platform. Zero-sized matrices never reach XLA's
+expanders: their (trivial) results are written as constants.
+
+>>> from xlac.ir import primitives as P
+>>> all(p.emitter is not None for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.ir import primitives as P
+from xlac.ir.primitives_linalg import real_dtype
+from xlac.ir.types import TensorType, scalar_type
+from xlac.lowering.emitters import emit_compare, emit_constant, emit_full, emit_zeros
+from xlac.lowering.module import FunctionWriter, dims
+
+BOOL = np.dtype("bool")
+
+# Jacobi sweeps stop when the off-diagonal part's Frobenius norm is below tol times the whole matrix's.
+EIGH_MAX_SWEEPS = 100
+EIGH_TOLERANCE = {"float32": 1e-7, "complex64": 1e-7, "float64": 1e-15, "complex128": 1e-15}
+
+
+def _emits(primitive):
+    def register(fn):
+        primitive.emitter = fn
+        return fn
+    return register
+
+
+def _bool_op(w: FunctionWriter, name: str, a: str, b: str, t: TensorType) -> str:
+    bt = t.with_dtype(BOOL)
+    return w.op(name, [a, b], [bt, bt], [bt])[0]
+
+
+def triangle_mask(w: FunctionWriter, t: TensorType, lower: bool, strict: bool = False) -> str:
+    """A bool tensor of ``t``'s shape: True on and below (lower) or above the diagonal of the last two
+    axes; ``strict`` leaves the diagonal out."""
+    it = t.with_dtype(np.dtype("int32"))
+    rows = w.op("stablehlo.iota", [], [], [it], f"iota_dimension = {t.ndim - 2} : i64")[0]
+    cols = w.op("stablehlo.iota", [], [], [it], f"iota_dimension = {t.ndim - 1} : i64")[0]
+    direction = ("GT" if strict else "GE") if lower else ("LT" if strict else "LE")
+    return emit_compare(w, rows, cols, it, direction)
+
+
+def keep_triangle(w: FunctionWriter, x: str, t: TensorType, lower: bool, strict: bool = False) -> str:
+    """``x`` with the elements outside the (lower or upper) triangle set to zero."""
+    mask = triangle_mask(w, t, lower, strict)
+    return w.op("stablehlo.select", [mask, x, emit_zeros(w, t)], [t.with_dtype(BOOL), t, t], [t])[0]
+
+
+def _identity(w: FunctionWriter, t: TensorType) -> str:
+    """Ones on the diagonal of the last two axes of ``t``, zeros elsewhere."""
+    eye = np.broadcast_to(np.eye(t.shape[-2], t.shape[-1], dtype=t.dtype), t.shape)
+    return emit_constant(w, np.ascontiguousarray(eye))
+
+
+def _slice(w: FunctionWriter, x: str, t: TensorType, limit) -> tuple[str, TensorType]:
+    """The leading corner ``[:limit]`` of ``x``."""
+    out = t.with_shape(limit)
+    if tuple(limit) == t.shape:
+        return x, t
+    attrs = (f"start_indices = {dims([0] * t.ndim)}, limit_indices = {dims(limit)}, "
+             f"strides = {dims([1] * t.ndim)}")
+    return w.op("stablehlo.slice", [x], [t], [out], attrs)[0], out
+
+
+def _pad_columns(w: FunctionWriter, x: str, t: TensorType, columns: int) -> tuple[str, TensorType]:
+    """``x`` with zero columns appended up to ``columns``."""
+    out = t.with_shape(t.shape[:-1] + (columns,))
+    if columns == t.shape[-1]:
+        return x, t
+    zero = emit_constant(w, np.zeros((), t.dtype))
+    high = [0] * (t.ndim - 1) + [columns - t.shape[-1]]
+    attrs = (f"edge_padding_low = {dims([0] * t.ndim)}, edge_padding_high = {dims(high)}, "
+             f"interior_padding = {dims([0] * t.ndim)}")
+    return w.op("stablehlo.pad", [x, zero], [t, scalar_type(t.dtype)], [out], attrs)[0], out
+
+
+def _is_empty(*types: TensorType) -> bool:
+    return any(0 in t.shape for t in types)
+
+
+# ---------------------------------------------------------------- cholesky, triangular_solve
+
+
+@_emits(P.cholesky)
+def _cholesky(w, node, operands):
+    t = node.operands[0].type
+    if _is_empty(t):
+        return [operands[0]]
+    lower = bool(node.attrs.get("lower", True))
+    factor = w.op("stablehlo.cholesky", operands, [t], [t], f"lower = {str(lower).lower()}")[0]
+    return [keep_triangle(w, factor, t, lower)]    # XLA leaves the other triangle undefined
+
+
+@_emits(P.triangular_solve)
+def _triangular_solve(w, node, operands):
+    a, b = (v.type for v in node.operands)
+    if _is_empty(a, b):
+        return [operands[1]]
+    at = node.attrs
+    flag = lambda key: str(bool(at.get(key, False))).lower()
+    attrs = (f"left_side = {flag('left_side')}, lower = {flag('lower')}, unit_diagonal = {flag('unit_diagonal')}, "
+             f"transpose_a = #stablehlo<transpose {at.get('transpose_a', 'NO_TRANSPOSE')}>")
+    return w.op("stablehlo.triangular_solve", operands, [a, b], [b], attrs)
+
+
+# ---------------------------------------------------------------- qr
+
+
+def _custom_call(w: FunctionWriter, target: str, operands, ins, outs, config: str = "") -> list[str]:
+    attrs = f'call_target_name = "{target}"'
+    if config:
+        attrs += f', backend_config = "{config}"'
+    return w.op("stablehlo.custom_call", operands, ins, outs, attrs)
+
+
+def _householder_determinants(w: FunctionWriter, packed: str, taus: str, t: TensorType, tt: TensorType) -> str:
+    """det(I - tau v v^H) of each reflector of a geqrf pair, shape (..., k): -1 for a real reflection,
+    1 where tau = 0 (no reflection); 1 - tau |v|^2 scaled to modulus 1 for complex matrices."""
+    if np.issubdtype(t.dtype, np.floating):
+        zero = emit_zeros(w, tt)
+        is_identity = emit_compare(w, taus, zero, tt, "EQ")
+        return w.op("stablehlo.select", [is_identity, emit_full(w, tt, 1), emit_full(w, tt, -1)],
+                    [tt.with_dtype(BOOL), tt, tt], [tt])[0]
+    k = tt.shape[-1]
+    vectors, vt = _slice(w, packed, t, t.shape[:-1] + (k,))
+    vectors = keep_triangle(w, vectors, vt, lower=True, strict=True)
+    rt = vt.with_dtype(real_dtype(t.dtype))
+    magnitude = w.op("stablehlo.abs", [vectors], [vt], [rt])[0]
+    squares = w.op("stablehlo.multiply", [magnitude, magnitude], [rt, rt], [rt])[0]
+    s = scalar_type(rt.dtype)
+    body = lambda rw, args: (rw.op("stablehlo.add", args, [s, s], [s]), [s])
+    region = w.region([s, s], body)
+    rtt = tt.with_dtype(rt.dtype)
+    norms = w.op("stablehlo.reduce", [squares, emit_constant(w, np.zeros((), rt.dtype))], [rt, s], [rtt],
+                 f"dimensions = {dims([t.ndim - 2])}", [region])[0]
+    norms = w.op("stablehlo.add", [norms, emit_full(w, rtt, 1)], [rtt, rtt], [rtt])[0]
+    norms = w.op("stablehlo.complex", [norms, emit_zeros(w, rtt)], [rtt, rtt], [tt])[0]
+    scaled = w.op("stablehlo.multiply", [taus, norms], [tt, tt], [tt])[0]
+    det = w.op("stablehlo.subtract", [emit_full(w, tt, 1), scaled], [tt, tt], [tt])[0]
+    modulus = w.op("stablehlo.abs", [det], [tt], [rtt])[0]
+    modulus = w.op("stablehlo.complex", [modulus, emit_zeros(w, rtt)], [rtt, rtt], [tt])[0]
+    return w.op("stablehlo.divide", [det, modulus], [tt, tt], [tt])[0]
+
+
+def _product_over_last_axis(w: FunctionWriter, x: str, t: TensorType) -> tuple[str, TensorType]:
+    s = scalar_type(t.dtype)
+    body = lambda rw, args: (rw.op("stablehlo.multiply", args, [s, s], [s]), [s])
+    region = w.region([s, s], body)
+    out = t.with_shape(t.shape[:-1])
+    return w.op("stablehlo.reduce", [x, emit_constant(w, np.ones((), t.dtype))], [t, s], [out],
+                f"dimensions = {dims([t.ndim - 1])}", [region])[0], out
+
+
+def _scale_last(w: FunctionWriter, x: str, t: TensorType, factor: str, ft: TensorType, axis: int) -> str:
+    """``x`` with its last row (axis -2) or last column (axis -1) multiplied by ``factor`` (batch-shaped)."""
+    factor = w.op("stablehlo.broadcast_in_dim", [factor], [ft], [t],
+                  f"broadcast_dimensions = {dims(range(t.ndim - 2))}")[0]
+    it = t.with_dtype(np.dtype("int32"))
+    index = w.op("stablehlo.iota", [], [], [it], f"iota_dimension = {t.ndim + axis} : i64")[0]
+    last = emit_compare(w, index, emit_full(w, it, t.shape[axis] - 1), it, "EQ")
+    scaled = w.op("stablehlo.multiply", [x, factor], [t, t], [t])[0]
+    return w.op("stablehlo.select", [last, scaled, x], [t.with_dtype(BOOL), t, t], [t])[0]
+
+
+def _conjugate(w: FunctionWriter, x: str, t: TensorType) -> str:
+    if not np.issubdtype(t.dtype, np.complexfloating):
+        return x
+    rt = t.with_dtype(real_dtype(t.dtype))
+    re = w.op("stablehlo.real", [x], [t], [rt])[0]
+    im = w.op("stablehlo.imag", [x], [t], [rt])[0]
+    im = w.op("stablehlo.negate", [im], [rt], [rt])[0]
+    return w.op("stablehlo.complex", [re, im], [rt, rt], [t])[0]
+
+
+@_emits(P.qr)
+def _qr(w, node, operands):
+    t = node.operands[0].type
+    mode = node.attrs.get("mode", "reduced")
+    q_type, r_type = (v.type for v in node.results)
+    *batch, m, n = t.shape
+    k = min(m, n)
+    if _is_empty(t):
+        if mode == "raw":
+            return [operands[0], emit_zeros(w, r_type)]
+        return [_identity(w, q_type), emit_zeros(w, r_type)]
+    tt = TensorType(tuple(batch) + (k,), t.dtype)
+    packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
+    if mode == "raw":
+        return [packed, taus]
+    columns = q_type.shape[-1]               # k (reduced) or m (complete)
+    reflectors, ref_t = _slice(w, packed, t, t.shape[:-1] + (min(n, columns),))
+    reflectors, ref_t = _pad_columns(w, reflectors, ref_t, columns)
+    q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
+    r, rt = _slice(w, packed, t, t.shape[:-2] + (r_type.shape[-2], n))
+    r = keep_triangle(w, r, rt, lower=False)
+    if columns == m:                         # q is square: make det(q) = 1, the sign (phase) moving into r
+        dets = _householder_determinants(w, packed, taus, t, tt)
+        det_q, bt = _product_over_last_axis(w, dets, tt)
+        q = _scale_last(w, q, q_type, _conjugate(w, det_q, bt), bt, axis=-1)
+        r = _scale_last(w, r, r_type, det_q, bt, axis=-2)
+    return [q, r]
+
+
+# ---------------------------------------------------------------- eigh
+
+
+def _matmul(w: FunctionWriter, x: str, xt: TensorType, y: str, yt: TensorType, adjoint_x: bool = False) -> str:
+    """x @ y (x^H @ y with ``adjoint_x``) over the last two axes, leading axes a batch."""
+    if adjoint_x:
+        x = _conjugate(w, x, xt)
+    nd = xt.ndim
+    batch = list(range(nd - 2))
+    out = xt.with_shape(xt.shape[:-2] + (xt.shape[-1 if adjoint_x else -2], yt.shape[-1]))
+    attrs = (f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = {batch}, "
+             f"rhs_batching_dimensions = {batch}, lhs_contracting_dimensions = [{nd - 2 if adjoint_x else nd - 1}], "
+             f"rhs_contracting_dimensions = [{nd - 2}]>, "
+             "precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]")
+    return w.op("stablehlo.dot_general", [x, y], [xt, yt], [out], attrs)[0]
+
+
+def _hermitian_from_triangle(w: FunctionWriter, a: str, t: TensorType, lower: bool) -> str:
+    """The Hermitian matrix that the lower (or upper) triangle of ``a`` describes."""
+    triangle = keep_triangle(w, a, t, lower)
+    strict = keep_triangle(w, a, t, lower, strict=True)
+    perm = list(range(t.ndim - 2)) + [t.ndim - 1, t.ndim - 2]
+    mirrored = w.op("stablehlo.transpose", [_conjugate(w, strict, t)], [t], [t], f"permutation = {dims(perm)}")[0]
+    return w.op("stablehlo.add", [triangle, mirrored], [t, t], [t])[0]
+
+
+def _refine_eigenvectors(w: FunctionWriter, h: str, t: TensorType, values: str, vectors: str) -> str:
+    """Float64 eigenvectors brought to float64 accuracy.
+
+    XLA's Jacobi sweeps drop off-diagonal elements below 0.1 float32-epsilon of the diagonal without
+    rotating them away, which leaves float64 eigenvectors accurate to only about 1e-8 / (relative gap).
+    Two first-order corrections v (1 + K), K_ij = (v^H a v)_ij / (w_j - w_i), fix the pairs whose
+    eigenvalues are apart (by more than 1e-12 of the largest and 100 times the element); two
+    Newton-Schulz steps v (3 - v^H v) / 2 then restore orthonormality to rounding level."""
+    for _ in range(2):
+        vectors = _first_order_correction(w, h, t, values, vectors)
+    eye = _identity(w, t)
+    for _ in range(2):
+        gram = _matmul(w, vectors, t, vectors, t, adjoint_x=True)
+        three = w.op("stablehlo.multiply", [eye, emit_full(w, t, 3)], [t, t], [t])[0]
+        step = w.op("stablehlo.subtract", [three, gram], [t, t], [t])[0]
+        step = w.op("stablehlo.multiply", [step, emit_full(w, t, 0.5)], [t, t], [t])[0]
+        vectors = _matmul(w, vectors, t, step, t)
+    return vectors
+
+
+def _first_order_correction(w: FunctionWriter, h: str, t: TensorType, values: str, vectors: str) -> str:
+    wt = t.with_shape(t.shape[:-1]).with_dtype(real_dtype(t.dtype))
+    rt = t.with_dtype(wt.dtype)
+    bt = t.with_dtype(BOOL)
+    projected = _matmul(w, _matmul(w, vectors, t, h, t, adjoint_x=True), t, vectors, t)
+    off_diagonal = w.op("stablehlo.select", [triangle_mask(w, t, True, strict=True), projected,
+                                             keep_triangle(w, projected, t, lower=False, strict=True)],
+                        [bt, t, t], [t])[0]
+    nd = t.ndim
+    spread = lambda axis: w.op("stablehlo.broadcast_in_dim", [values], [wt], [rt],
+                               f"broadcast_dimensions = {dims(list(range(nd - 2)) + [axis])}")[0]
+    gaps = w.op("stablehlo.subtract", [spread(nd - 1), spread(nd - 2)], [rt, rt], [rt])[0]
+    gap_size = w.op("stablehlo.abs", [gaps], [rt], [rt])[0]
+    element_size = w.op("stablehlo.abs", [off_diagonal], [t], [rt])[0]
+    magnitudes = w.op("stablehlo.abs", [values], [wt], [wt])[0]
+    s = scalar_type(wt.dtype)
+    body = lambda rw, args: (rw.op("stablehlo.maximum", args, [s, s], [s]), [s])
+    largest = w.op("stablehlo.reduce", [magnitudes, emit_constant(w, np.zeros((), wt.dtype))], [wt, s],
+                   [wt.with_shape(wt.shape[:-1])], f"dimensions = {dims([nd - 2])}", [w.region([s, s], body)])[0]
+    largest = w.op("stablehlo.broadcast_in_dim", [largest], [wt.with_shape(wt.shape[:-1])], [rt],
+                   f"broadcast_dimensions = {dims(range(nd - 2))}")[0]
+    apart = emit_compare(w, gap_size, w.op("stablehlo.multiply", [largest, emit_full(w, rt, 1e-12)],
+                                           [rt, rt], [rt])[0], rt, "GT")
+    small = emit_compare(w, w.op("stablehlo.multiply", [element_size, emit_full(w, rt, 100.0)], [rt, rt], [rt])[0],
+                         gap_size, rt, "LT")
+    use = _bool_op(w, "stablehlo.and", apart, small, rt)
+    if t.dtype != rt.dtype:
+        gaps = w.op("stablehlo.complex", [gaps, emit_zeros(w, rt)], [rt, rt], [t])[0]
+    ratios = w.op("stablehlo.divide", [off_diagonal, gaps], [t, t], [t])[0]
+    correction = w.op("stablehlo.select", [use, ratios, emit_zeros(w, t)], [bt, t, t], [t])[0]
+    return w.op("stablehlo.add", [vectors, _matmul(w, vectors, t, correction, t)], [t, t], [t])[0]
+
+
+@_emits(P.eigh)
+def _eigh(w, node, operands):
+    t = node.operands[0].type
+    w_type, v_type = (v.type for v in node.results)
+    if _is_empty(t):
+        return [emit_zeros(w, w_type), operands[0]]
+    lower = bool(node.attrs.get("lower", True))
+    h = _hermitian_from_triangle(w, operands[0], t, lower)     # XLA's expander reads the whole matrix
+    config = f"1,1,{EIGH_MAX_SWEEPS},{EIGH_TOLERANCE[t.dtype.name]:g}"
+    vectors, values = _custom_call(w, "Eigh", [h], [t], [v_type, w_type], config)
+    if w_type.dtype == np.float64 and t.shape[-1] > 1:
+        vectors = _refine_eigenvectors(w, h, t, values, vectors)
+    return [values, vectors]

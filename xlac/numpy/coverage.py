@@ -1,0 +1,151 @@
+"""The NumPy coverage table: which of NumPy's functions ``xlac.numpy`` implements, and how it deviates.
+
+Generated from the running NumPy and xlac: every public NumPy function or ufunc (``numpy``,
+``numpy.linalg``, ``numpy.fft``) is listed as implemented, out of scope (with the reason), or
+missing. Deviations come from the ``Deviation:`` lines of each xlac function's docstring.
+
+Regenerate the docs' table with ``python -m xlac.numpy.coverage docs/numpy-coverage.md``.
+
+>>> rows = coverage_rows()
+>>> next(r for r in rows if r.name == "exp").status
+'implemented'
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+NAMESPACES = ("numpy", "numpy.linalg", "numpy.fft")
+
+# NumPy names outside xlac's scope, grouped by why.
+OUT_OF_SCOPE = {
+    "file and text I/O (use NumPy, then xlac.asarray)": (
+        "load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt", "fromfile", "fromregex",
+        "fromstring", "frombuffer", "fromiter", "memmap", "open_memmap", "from_dlpack"),
+    "printing and formatting": (
+        "array2string", "array_repr", "array_str", "format_float_positional", "format_float_scientific",
+        "set_printoptions", "get_printoptions", "printoptions", "base_repr", "binary_repr", "typename"),
+    "datetime and strings": (
+        "busday_count", "busday_offset", "is_busday", "datetime_as_string", "datetime_data", "isnat"),
+    "NumPy's runtime configuration and error state": (
+        "seterr", "geterr", "seterrcall", "geterrcall", "errstate", "setbufsize", "getbufsize", "show_config",
+        "show_runtime", "get_include", "info", "test", "may_share_memory", "shares_memory"),
+    "polynomial fitting and classes (numpy.polynomial)": (
+        "poly", "poly1d", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "roots"),
+    "object arrays, records and masked arrays": (
+        "frompyfunc", "vectorize", "piecewise", "nested_iters", "ndenumerate", "ndindex", "nditer",
+        "broadcast", "recarray", "record", "asmatrix", "bmat", "matrix", "char", "rec", "ma"),
+}
+_OUT_OF_SCOPE_REASON = {name: reason for reason, names in OUT_OF_SCOPE.items() for name in names}
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    namespace: str
+    name: str
+    status: str              # "implemented", "out of scope", "missing"
+    note: str = ""           # deviations, or why it is out of scope
+
+
+def numpy_functions(namespace: str) -> list[str]:
+    """Public functions and ufuncs of a NumPy namespace (classes, dtypes, constants and modules excluded)."""
+    module = sys.modules.get(namespace) or __import__(namespace, fromlist=["_"])
+    names = getattr(module, "__all__", None) or dir(module)
+    found = []
+    for name in names:
+        if name.startswith("_"):
+            continue
+        obj = getattr(module, name, None)
+        if isinstance(obj, np.ufunc) or (callable(obj) and not isinstance(obj, type)
+                                        and (inspect.isfunction(obj) or inspect.isbuiltin(obj)
+                                             or hasattr(obj, "_implementation") or type(obj).__name__ ==
+                                             "_ArrayFunctionDispatcher")):
+            found.append(name)
+    return sorted(set(found))
+
+
+def _xlac_namespace(namespace: str):
+    import xlac.numpy as xnp
+    return {"numpy": xnp, "numpy.linalg": getattr(xnp, "linalg", None), "numpy.fft": getattr(xnp, "fft", None)}[
+        namespace]
+
+
+def deviations(fn) -> str:
+    """The ``Deviation:`` lines of ``fn``'s docstring, joined."""
+    doc = inspect.getdoc(fn) or ""
+    lines, current = [], None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("Deviation:"):
+            current = [stripped[len("Deviation:"):].strip()]
+            lines.append(current)
+        elif current is not None and stripped and not stripped.startswith(">>>"):
+            current.append(stripped)
+        else:
+            current = None
+    return " ".join(" ".join(parts) for parts in lines)
+
+
+def coverage_rows() -> list[CoverageRow]:
+    rows = []
+    for namespace in NAMESPACES:
+        ours = _xlac_namespace(namespace)
+        for name in numpy_functions(namespace):
+            fn = getattr(ours, name, None) if ours is not None else None
+            if fn is not None and callable(fn) and not inspect.ismodule(fn):
+                rows.append(CoverageRow(namespace, name, "implemented", deviations(fn)))
+            elif namespace == "numpy" and name in _OUT_OF_SCOPE_REASON:
+                rows.append(CoverageRow(namespace, name, "out of scope", _OUT_OF_SCOPE_REASON[name]))
+            else:
+                rows.append(CoverageRow(namespace, name, "missing"))
+    return rows
+
+
+def coverage_markdown() -> str:
+    """The coverage table as Markdown."""
+    rows = coverage_rows()
+    lines = ["# NumPy coverage of xlac.numpy", "",
+             f"Generated by `python -m xlac.numpy.coverage docs/numpy-coverage.md` against NumPy {np.__version__}; "
+             "do not edit by hand.", "",
+             "Every listed function works inside `@xlac.compile` (on traced values, also when called as "
+             "`np.<name>` through NumPy's dispatch protocols) and eagerly on `xlac.Array`, with NumPy's "
+             "results and dtypes unless a deviation is noted. A NumPy function marked missing raises "
+             "`xlac.UnsupportedError` naming it when called on a traced value, and runs in NumPy on host "
+             "copies when called on an `xlac.Array` outside a compiled function.", ""]
+    for namespace in NAMESPACES:
+        mine = [r for r in rows if r.namespace == namespace]
+        counts = {s: sum(r.status == s for r in mine) for s in ("implemented", "out of scope", "missing")}
+        lines += [f"## `{namespace}`", "",
+                  f"{counts['implemented']} implemented, {counts['out of scope']} out of scope, "
+                  f"{counts['missing']} missing.", "",
+                  "| function | status | deviations / notes |", "|---|---|---|"]
+        lines += [f"| `{r.name}` | {r.status} | {r.note.replace('|', '/')} |" for r in mine]
+        lines.append("")
+    lines += _random_section()
+    return "\n".join(lines)
+
+
+def _random_section() -> list[str]:
+    """``xlac.random``: JAX's functional API (NumPy's ``numpy.random`` is stateful, so not mirrored)."""
+    import xlac.random
+    lines = ["## `xlac.random`", "",
+             "Functional, key-based random numbers (Threefry-2x32, as `jax.random`); NumPy's stateful "
+             "`numpy.random` is not mirrored.", "", "| function | summary | deviations / notes |", "|---|---|---|"]
+    for name in xlac.random.__all__:
+        fn = getattr(xlac.random, name)
+        summary = (inspect.getdoc(fn) or "").split("\n")[0].replace("|", "/")
+        lines.append(f"| `{name}` | {summary} | {deviations(fn).replace('|', '/')} |")
+    lines.append("")
+    return lines
+
+
+if __name__ == "__main__":
+    text = coverage_markdown()
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w") as f:
+            f.write(text + "\n")
+    else:
+        print(text)

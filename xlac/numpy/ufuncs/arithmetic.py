@@ -1,0 +1,364 @@
+"""Arithmetic ufuncs: add, subtract, multiply, the divisions and remainders, powers, signs, extrema.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> np.asarray(xnp.add(np.array([1, 2], np.int8), 3))
+array([4, 5], dtype=int8)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.errors import located
+from xlac.ir import dtypes
+from xlac.numpy._core import asarray, promote
+from xlac.numpy.ufuncs.machinery import BOOL, ufunc
+from xlac.trace import ops
+
+__all__ = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod", "fmod",
+           "power", "negative", "positive", "absolute", "abs", "sign", "maximum", "minimum", "fmax", "fmin",
+           "square", "reciprocal", "float_power", "divmod", "pow"]
+
+
+def _no_bool(op: str, x, hint: str):
+    if x.dtype == BOOL:
+        raise TypeError(located(f"numpy boolean {op} is not supported, {hint}"))
+
+
+@ufunc
+def add(x1, x2):
+    """``x1 + x2``; bool + bool is logical or, as in NumPy.
+
+    >>> np.asarray(xnp.add(np.ones(2, np.float32), 1.5))
+    array([2.5, 2.5], dtype=float32)
+    """
+    a, b = promote("add", x1, x2)
+    return ops.binary("or" if a.dtype == BOOL else "add", a, b)
+
+
+@ufunc
+def subtract(x1, x2):
+    """``x1 - x2``; NumPy refuses it on two booleans.
+
+    >>> np.asarray(xnp.subtract(np.array([3, 4]), 1))
+    array([2, 3])
+    """
+    a, b = promote("subtract", x1, x2)
+    _no_bool("subtract, the `-` operator,", a, "use the bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    return ops.binary("sub", a, b)
+
+
+@ufunc
+def multiply(x1, x2):
+    """``x1 * x2``; bool * bool is logical and.
+
+    >>> np.asarray(xnp.multiply(np.array([3, 4]), 2))
+    array([6, 8])
+    """
+    a, b = promote("multiply", x1, x2)
+    return ops.binary("and" if a.dtype == BOOL else "mul", a, b)
+
+
+@ufunc
+def divide(x1, x2):
+    """True division ``x1 / x2``: integers and booleans divide in float64, as in NumPy.
+
+    >>> np.asarray(xnp.divide(np.array([1, 2]), 2))
+    array([0.5, 1. ])
+    """
+    dtype = dtypes.result_type(x1, x2)
+    if not dtypes.is_inexact(dtype):
+        dtype = np.dtype("float64")
+    a, b = promote("divide", x1, x2, dtype=dtype)
+    return ops.binary("div", a, b)
+
+
+true_divide = divide
+
+
+def _int_floor_div(a, b):
+    """Floor division of integers; NumPy gives 0 where b == 0."""
+    zero = ops.full(a.shape, 0, a.dtype)
+    safe_b = ops.select(ops.compare(b, zero, "EQ"), ops.full(a.shape, 1, a.dtype), b)
+    q = ops.binary("div", a, safe_b)
+    if dtypes.is_signed_int(a.dtype):
+        r = ops.binary("rem", a, safe_b)
+        signs_differ = ops.compare(ops.compare(r, zero, "LT"), ops.compare(safe_b, zero, "LT"), "NE")
+        adjust = ops.binary("and", ops.compare(r, zero, "NE"), signs_differ)
+        q = ops.select(adjust, ops.binary("sub", q, ops.full(a.shape, 1, a.dtype)), q)
+    return ops.select(ops.compare(b, zero, "EQ"), zero, q)
+
+
+@ufunc
+def floor_divide(x1, x2):
+    """``x1 // x2`` rounded toward minus infinity, as NumPy and Python do.
+
+    >>> np.asarray(xnp.floor_divide(np.array([-7, 7]), 2))
+    array([-4,  3])
+    """
+    a, b = promote("floor_divide", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    if dtypes.is_int(a.dtype):
+        return _int_floor_div(a, b)
+    _no_complex("floor_divide", a)
+    return _float_floor_div(a, b)
+
+
+def _float_floor_div(a, b):
+    """NumPy's npy_floor_divide: from fmod, rounded so that the quotient is exact; a / 0 is a / b."""
+    zero, one = ops.full(a.shape, 0, a.dtype), ops.full(a.shape, 1, a.dtype)
+    mod = ops.binary("rem", a, b)
+    div = ops.binary("div", ops.binary("sub", a, mod), b)
+    signs_differ = ops.compare(ops.compare(mod, zero, "LT"), ops.compare(b, zero, "LT"), "NE")
+    adjust = ops.binary("and", ops.compare(mod, zero, "NE"), signs_differ)
+    div = ops.select(adjust, ops.binary("sub", div, one), div)
+    floor = ops.unary("floor", div)
+    round_up = ops.compare(ops.binary("sub", div, floor), ops.full(a.shape, 0.5, a.dtype), "GT")
+    floor = ops.select(round_up, ops.binary("add", floor, one), floor)
+    true_quotient = ops.binary("div", a, b)
+    floor = ops.select(ops.compare(div, zero, "EQ"), ops.binary("mul", zero, true_quotient), floor)
+    return ops.select(ops.compare(b, zero, "EQ"), true_quotient, floor)
+
+
+def _no_complex(op, a):
+    if np.issubdtype(a.dtype, np.complexfloating):
+        raise TypeError(located(f"{op} is not defined for complex numbers"))
+
+
+def _python_mod(a, b):
+    """Python's and NumPy's modulo: the result takes the sign of the divisor."""
+    zero = ops.full(a.shape, 0, a.dtype)
+    if dtypes.is_int(a.dtype):
+        safe_b = ops.select(ops.compare(b, zero, "EQ"), ops.full(a.shape, 1, a.dtype), b)
+        r = ops.binary("rem", a, safe_b)
+    else:
+        r = ops.binary("rem", a, b)
+    if not dtypes.is_unsigned_int(a.dtype):
+        signs_differ = ops.compare(ops.compare(r, zero, "LT"), ops.compare(b, zero, "LT"), "NE")
+        adjust = ops.binary("and", ops.compare(r, zero, "NE"), signs_differ)
+        r = ops.select(adjust, ops.binary("add", r, b), r)
+    if dtypes.is_int(a.dtype):
+        r = ops.select(ops.compare(b, zero, "EQ"), zero, r)
+    return r
+
+
+@ufunc
+def remainder(x1, x2):
+    """``x1 % x2`` with the sign of ``x2`` (NumPy's ``mod``); integer modulo by zero gives 0.
+
+    >>> np.asarray(xnp.remainder(np.array([-7, 7]), 3))
+    array([2, 1])
+    """
+    a, b = promote("remainder", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    _no_complex("remainder", a)
+    return _python_mod(a, b)
+
+
+mod = remainder
+
+
+@ufunc
+def fmod(x1, x2):
+    """C's fmod: the remainder takes the sign of ``x1``.
+
+    >>> np.asarray(xnp.fmod(np.array([-7.0, 7.0]), 3.0))
+    array([-1.,  1.])
+    """
+    a, b = promote("fmod", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    _no_complex("fmod", a)
+    if dtypes.is_int(a.dtype):
+        zero = ops.full(a.shape, 0, a.dtype)
+        is_zero = ops.compare(b, zero, "EQ")
+        r = ops.binary("rem", a, ops.select(is_zero, ops.full(a.shape, 1, a.dtype), b))
+        return ops.select(is_zero, zero, r)
+    return ops.binary("rem", a, b)
+
+
+@ufunc
+def power(x1, x2):
+    """``x1 ** x2``. NumPy refuses negative integer powers of integers; here they are an error
+    when the exponent is a constant, and give 0 (or ±1 for a base of ±1) when it is traced.
+
+    >>> np.asarray(xnp.power(np.array([2, 3]), 2))
+    array([4, 9])
+    """
+    if dtypes.is_int(dtypes.result_type(x1, x2)) and _has_negative_constant(x2):
+        raise ValueError(located("Integers to negative integer powers are not allowed."))
+    a, b = promote("power", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    return ops.binary("pow", a, b)
+
+
+def _has_negative_constant(x) -> bool:
+    from xlac.trace.tracer import Tracer
+    if isinstance(x, Tracer):
+        return False
+    arr = np.asarray(x)
+    return arr.dtype.kind in "iu" and bool((arr < 0).any())
+
+
+@ufunc
+def negative(x):
+    """``-x``; NumPy refuses it on booleans.
+
+    >>> np.asarray(xnp.negative(np.array([1, -2])))
+    array([-1,  2])
+    """
+    a = asarray(x)
+    _no_bool("negative, the `-` operator,", a, "use the `~` operator or the logical_not function instead.")
+    return ops.unary("neg", a)
+
+
+@ufunc
+def positive(x):
+    """``+x``: a copy of ``x``.
+
+    >>> np.asarray(xnp.positive(np.array([1, -2])))
+    array([ 1, -2])
+    """
+    a = asarray(x)
+    _no_bool("positive", a, "")
+    return a
+
+
+@ufunc
+def absolute(x):
+    """``|x|``; the magnitude of complex numbers as a real dtype.
+
+    >>> np.asarray(xnp.absolute(np.array([-1.5, 2.0])))
+    array([1.5, 2. ])
+    """
+    a = asarray(x)
+    if a.dtype == BOOL or dtypes.is_unsigned_int(a.dtype):
+        return a
+    return ops.unary("abs", a)
+
+
+abs = absolute
+
+
+@ufunc
+def sign(x):
+    """-1, 0 or 1 by the sign of ``x`` (NaN for NaN).
+
+    >>> np.asarray(xnp.sign(np.array([-3, 0, 2])))
+    array([-1,  0,  1])
+    """
+    a = asarray(x)
+    _no_bool("sign", a, "")
+    if dtypes.is_unsigned_int(a.dtype):
+        zero = ops.full(a.shape, 0, a.dtype)
+        return ops.convert(ops.compare(a, zero, "NE"), a.dtype)
+    return ops.unary("sign", a)
+
+
+def _minmax(name: str, prim: str, x1, x2, propagate_nan: bool):
+    a, b = promote(name, x1, x2)
+    if a.dtype == BOOL:
+        return ops.binary("or" if prim == "max" else "and", a, b)
+    out = ops.binary(prim, a, b)
+    if dtypes.is_inexact(a.dtype) and not propagate_nan:
+        # fmax/fmin: a NaN loses to a number.
+        a_nan, b_nan = ops.compare(a, a, "NE"), ops.compare(b, b, "NE")
+        out = ops.select(a_nan, b, ops.select(b_nan, a, out))
+    return out
+
+
+@ufunc
+def maximum(x1, x2):
+    """Elementwise maximum; a NaN in either operand gives NaN.
+
+    >>> np.asarray(xnp.maximum(np.array([1, 5]), 3))
+    array([3, 5])
+    """
+    return _minmax("maximum", "max", x1, x2, True)
+
+
+@ufunc
+def minimum(x1, x2):
+    """Elementwise minimum; a NaN in either operand gives NaN.
+
+    >>> np.asarray(xnp.minimum(np.array([1, 5]), 3))
+    array([1, 3])
+    """
+    return _minmax("minimum", "min", x1, x2, True)
+
+
+@ufunc
+def fmax(x1, x2):
+    """Elementwise maximum that ignores NaNs.
+
+    >>> np.asarray(xnp.fmax(np.array([np.nan, 1.0]), 0.0))
+    array([0., 1.])
+    """
+    return _minmax("fmax", "max", x1, x2, False)
+
+
+@ufunc
+def fmin(x1, x2):
+    """Elementwise minimum that ignores NaNs.
+
+    >>> np.asarray(xnp.fmin(np.array([np.nan, 1.0]), 0.0))
+    array([0., 0.])
+    """
+    return _minmax("fmin", "min", x1, x2, False)
+
+
+@ufunc
+def square(x):
+    """``x * x``.
+
+    >>> np.asarray(xnp.square(np.array([3])))
+    array([9])
+    """
+    a = asarray(x)
+    if a.dtype == BOOL:
+        a = ops.convert(a, np.int8)
+    return ops.binary("mul", a, a)
+
+
+@ufunc
+def reciprocal(x):
+    """``1 / x`` in ``x``'s dtype (integer reciprocals truncate, as in NumPy).
+
+    >>> np.asarray(xnp.reciprocal(np.array([2.0, 4.0])))
+    array([0.5 , 0.25])
+    """
+    a = asarray(x)
+    if a.dtype == BOOL:
+        a = ops.convert(a, np.int8)
+    return ops.binary("div", ops.full(a.shape, 1, a.dtype), a)
+
+
+@ufunc
+def float_power(x1, x2):
+    """``x1 ** x2`` computed in float64 (complex128 for complex operands), whatever the operand dtypes.
+
+    >>> np.asarray(xnp.float_power(np.array([2], np.int8), -1))
+    array([0.5])
+    """
+    target = np.dtype("complex128" if dtypes.result_type(x1, x2).kind == "c" else "float64")
+    return ops.binary("pow", *promote("float_power", x1, x2, dtype=target))
+
+
+@ufunc(nout=2)
+def divmod(x1, x2):
+    """``(x1 // x2, x1 % x2)``, as ``floor_divide`` and ``remainder`` give them.
+
+    >>> [np.asarray(p) for p in xnp.divmod(np.array([7, -7]), 2)]
+    [array([ 3, -4]), array([1, 1])]
+    """
+    a, b = promote("divmod", x1, x2)
+    if a.dtype == BOOL:
+        a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    _no_complex("divmod", a)
+    quotient = _int_floor_div(a, b) if dtypes.is_int(a.dtype) else _float_floor_div(a, b)
+    return quotient, _python_mod(a, b)
+
+
+pow = power

@@ -1,0 +1,50 @@
+"""``where`` and ``clip``: elementwise selection, not ufuncs.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> np.asarray(xnp.clip(np.array([-1, 9]), 0, 6))
+array([0, 6])
+"""
+from __future__ import annotations
+
+from xlac.errors import located
+from xlac.numpy._core import asarray, promote
+from xlac.numpy._dispatch import numpy_function
+from xlac.numpy.ufuncs.arithmetic import maximum, minimum
+from xlac.numpy.ufuncs.operands import _to_bool
+from xlac.trace import ops
+
+__all__ = ["where", "clip"]
+
+
+@numpy_function
+def where(condition, x=None, y=None):
+    """``x`` where ``condition`` holds, else ``y``, broadcast together; the one-argument form needs
+    data-dependent shapes and is refused.
+
+    >>> np.asarray(xnp.where(np.array([True, False]), 1.0, np.array([5.0, 6.0])))
+    array([1., 6.])
+    """
+    if x is None or y is None:
+        raise TypeError(located("xnp.where(condition) with one argument returns indices whose number depends on "
+                                "the data; xlac needs static shapes. Use xnp.where(condition, x, y)."))
+    a, b = promote("where", x, y)
+    c = _to_bool(condition)
+    shape = ops.broadcast_shapes(c.shape, a.shape, op="where")
+    return ops.select(ops.broadcast_to(c, shape), ops.broadcast_to(a, shape), ops.broadcast_to(b, shape))
+
+
+@numpy_function
+def clip(a, a_min=None, a_max=None):
+    """``a`` limited to ``[a_min, a_max]``, with NumPy's promotion of the bounds.
+
+    >>> np.asarray(xnp.clip(np.array([-1, 5, 9]), 0, 6))
+    array([0, 5, 6])
+    """
+    if a_min is None and a_max is None:
+        raise ValueError(located("clip: at least one of a_min and a_max must be given"))
+    out = asarray(a)
+    if a_min is not None:
+        out = maximum.__wrapped_numpy__(out, a_min)
+    if a_max is not None:
+        out = minimum.__wrapped_numpy__(out, a_max)
+    return out

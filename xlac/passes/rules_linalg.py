@@ -1,0 +1,430 @@
+"""Derivative (VJP, JVP) and batching rules of the decompositions: cholesky, triangular_solve, qr, eigh.
+
+The derivative formulas are the standard ones (as in JAX's ``lax.linalg``): the Cholesky rule of Murray
+(arXiv:1602.07527), the QR rule of Townsend ("Differentiating the QR decomposition"), first-order
+perturbation theory for eigh (distinct eigenvalues; a pair of exactly equal eigenvalues contributes
+nothing instead of an infinity). Complex values follow JAX's convention (a VJP is the transpose of the
+JVP). ``cholesky`` and ``eigh`` read one triangle of a Hermitian matrix; their derivatives treat the
+operand as Hermitian: the JVP takes the Hermitian part of its tangent and the VJP gives a Hermitian
+cotangent. QR's Q has determinant 1 whenever it is square (see :mod:`xlac.ir.primitives_linalg`),
+which fixes the phase of its last column; the rules follow that choice. The last m - n columns of a
+complete Q of a tall matrix only complete an orthonormal basis (they are not unique): derivatives through
+them are NaN, while those of the other columns and of R are exact. The raw (Householder) form of QR
+has no derivative.
+
+Batching moves the batch axis first: every decomposition already works on a stack of matrices.
+
+>>> from xlac.ir import primitives as P
+>>> all(p.vjp and p.jvp and p.batch for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh))
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.ir import primitives as P
+from xlac.passes.batching import move_batch_axis
+from xlac.trace import ops
+
+__all__: list[str] = []
+
+
+# ---------------------------------------------------------------- helpers
+
+def _add(*xs):
+    xs = [x for x in xs if x is not None]
+    out = xs[0]
+    for x in xs[1:]:
+        out = ops.binary("add", out, x)
+    return out
+
+
+def _sub(a, b):
+    return ops.binary("sub", a, b)
+
+
+def _neg(a):
+    return ops.unary("neg", a)
+
+
+def _scale(x, factor: float):
+    return ops.binary("mul", x, ops.full(x.shape, factor, x.dtype))
+
+
+def _h(x):
+    """The adjoint (conjugate transpose) of the last two axes."""
+    return ops.matrix_transpose(x, conjugate=True)
+
+
+def _t(x):
+    return ops.matrix_transpose(x)
+
+
+def _mm(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = ops.matmul(out, x)
+    return out
+
+
+def _hermitian_part(x):
+    return _scale(_add(x, _h(x)), 0.5)
+
+
+def _is_complex(x) -> bool:
+    return np.issubdtype(x.dtype, np.complexfloating)
+
+
+def _real(x):
+    return ops.unary("real", x) if _is_complex(x) else x
+
+
+def _imag_as_complex(x):
+    """i * imag(x), in x's complex dtype."""
+    return ops.complex(ops.full(x.shape, 0, _real(x).dtype), ops.unary("imag", x))
+
+
+def _as(x, like):
+    """A real ``x`` in ``like``'s (possibly complex) dtype."""
+    if _is_complex(like) and not _is_complex(x):
+        return ops.complex(x, ops.full(x.shape, 0, x.dtype))
+    return x
+
+
+def _diagonal_mask(x):
+    rows = ops.iota(x.shape, np.int32, x.ndim - 2)
+    cols = ops.iota(x.shape, np.int32, x.ndim - 1)
+    return ops.compare(rows, cols, "EQ")
+
+
+def _only_diagonal(x):
+    return ops.select(_diagonal_mask(x), x, ops.full(x.shape, 0, x.dtype))
+
+
+def _diagonal(x):
+    """The diagonal of the last two (square) axes, shape (..., n)."""
+    return ops.reduce(_only_diagonal(x), "sum", (x.ndim - 1,))
+
+
+def _diag(v, like):
+    """The vector ``v`` (..., n) on the diagonal of a matrix shaped like ``like``."""
+    nd = like.ndim
+    spread = ops.broadcast_in_dim(v, like.shape, tuple(range(nd - 2)) + (nd - 1,))
+    return _only_diagonal(spread)
+
+
+def _solve(a, b, *, left_side: bool, lower: bool, transpose: bool = False, conjugate: bool = False,
+           unit_diagonal: bool = False):
+    """A triangular solve with op(a) = a, a^T, conj(a) or a^H."""
+    if conjugate and not transpose:
+        a, conjugate = ops.conj(a), False
+    kind = "NO_TRANSPOSE" if not transpose else ("ADJOINT" if conjugate and _is_complex(a) else "TRANSPOSE")
+    return ops.triangular_solve(a, b, left_side=left_side, lower=lower, transpose_a=kind, unit_diagonal=unit_diagonal)
+
+
+def _zeros_like(x):
+    return ops.full(x.shape, 0, x.dtype)
+
+
+def _define(primitive, vjp, jvp, batch):
+    primitive.vjp, primitive.jvp, primitive.batch = vjp, jvp, batch
+    try:                                         # listed with the other batching rules once those are loaded
+        from xlac.passes.batching_rules import RULES
+        RULES[primitive.name] = batch
+    except ImportError:                          # pragma: no cover - batching_rules imports this module
+        pass
+
+
+def _front(operands, dims):
+    """All operands with the batch axis first (unbatched ones broadcast)."""
+    size = next(x.shape[d] for x, d in zip(operands, dims) if d is not None)
+    return [move_batch_axis(x, d, 0, size) for x, d in zip(operands, dims)]
+
+
+def _batch_at_front(primitive):
+    def rule(attrs, operands, dims):
+        out = ops.bind(primitive, *_front(operands, dims), **attrs)
+        results = list(out) if primitive.multiple_results else [out]
+        return results, [0] * len(results)
+    return rule
+
+
+# ---------------------------------------------------------------- cholesky
+
+def _phi(x):
+    """The lower triangle of x with its diagonal halved."""
+    lower = ops.triangle(x, lower=True)
+    return _sub(lower, _scale(_only_diagonal(x), 0.5))
+
+
+def _cholesky_jvp(attrs, operands, results, tangents):
+    (t,), (factor,) = tangents, results
+    if t is None:
+        return [None]
+    lower = attrs.get("lower", True)
+    chol = factor if lower else _h(factor)          # a = L L^H
+    sigma = _hermitian_part(t)
+    inner = _solve(chol, _solve(chol, sigma, left_side=True, lower=True), left_side=False, lower=True,
+                   transpose=True, conjugate=True)  # L^-1 sigma L^-H
+    dl = _mm(chol, _phi(inner))
+    return [dl if lower else _h(dl)]
+
+
+def _cholesky_vjp(attrs, operands, results, cts):
+    (ct,), (factor,) = cts, results
+    if ct is None:
+        return [None]
+    lower = attrs.get("lower", True)
+    chol, ct = (factor, ct) if lower else (_h(factor), _h(ct))
+    inner = _phi(_mm(_t(chol), ct))
+    left = _solve(chol, inner, left_side=True, lower=True, transpose=True)          # L^-T inner
+    s = _solve(chol, left, left_side=False, lower=True, conjugate=True)             # ... conj(L)^-1
+    return [_hermitian_part(s)]
+
+
+_define(P.cholesky, _cholesky_vjp, _cholesky_jvp, _batch_at_front(P.cholesky))
+
+
+# ---------------------------------------------------------------- triangular_solve
+
+def _op_flags(kind: str) -> tuple[bool, bool]:
+    """(transpose, conjugate) of a transpose_a kind."""
+    return {"NO_TRANSPOSE": (False, False), "TRANSPOSE": (True, False), "ADJOINT": (True, True)}[kind]
+
+
+def _apply_op(x, transpose: bool, conjugate: bool):
+    x = _t(x) if transpose else x
+    return ops.conj(x) if conjugate else x
+
+
+def _solve_like(attrs, a, b, flip: bool = False):
+    transpose, conjugate = _op_flags(attrs.get("transpose_a", "NO_TRANSPOSE"))
+    return _solve(a, b, left_side=attrs["left_side"], lower=attrs["lower"], transpose=transpose != flip,
+                  conjugate=conjugate, unit_diagonal=attrs.get("unit_diagonal", False))
+
+
+def _operand_triangle(attrs, x):
+    """The part of a matrix that the solve reads: its triangle, without the diagonal if unit."""
+    return ops.triangle(x, lower=attrs["lower"], strict=attrs.get("unit_diagonal", False))
+
+
+def _triangular_solve_jvp(attrs, operands, results, tangents):
+    (a, _), (x,), (ta, tb) = operands, results, tangents
+    terms = []
+    if tb is not None:
+        terms.append(_solve_like(attrs, a, tb))
+    if ta is not None:
+        transpose, conjugate = _op_flags(attrs.get("transpose_a", "NO_TRANSPOSE"))
+        d_op = _apply_op(_operand_triangle(attrs, ta), transpose, conjugate)
+        product = _mm(d_op, x) if attrs["left_side"] else _mm(x, d_op)
+        terms.append(_neg(_solve_like(attrs, a, product)))
+    return [_add(*terms)]
+
+
+def _triangular_solve_vjp(attrs, operands, results, cts):
+    (a, _), (x,), (ct,) = operands, results, cts
+    if ct is None:
+        return [None, None]
+    ct_b = _solve_like(attrs, a, ct, flip=True)
+    outer = _mm(ct_b, _t(x)) if attrs["left_side"] else _mm(_t(x), ct_b)
+    transpose, conjugate = _op_flags(attrs.get("transpose_a", "NO_TRANSPOSE"))
+    ct_a = _neg(_operand_triangle(attrs, _apply_op(outer, transpose, conjugate)))
+    return [ct_a, ct_b]
+
+
+_define(P.triangular_solve, _triangular_solve_vjp, _triangular_solve_jvp, _batch_at_front(P.triangular_solve))
+
+
+# ---------------------------------------------------------------- qr
+
+def _raw_qr_error(shape):
+    return NotImplementedError(
+        f"xlac cannot differentiate qr(mode='raw') of a {shape[-2]}x{shape[-1]} matrix: the Householder "
+        "representation has no derivative rule; use mode='reduced'")
+
+
+def _nan_like(x):
+    return ops.full(x.shape, np.nan, x.dtype)
+
+
+def _unit_det_gauge(x) -> bool:
+    """Whether determinant 1 of a square complex q (not a real diagonal of r) fixes the phase of the
+    last column of q that r multiplies: so when m <= n (for a tall matrix, complete mode scales a
+    completing column, which r's zero rows never multiply)."""
+    m, n = x.shape[-2:]
+    return _is_complex(x) and m <= n
+
+
+def _diagonal_gauge(c, unit_det: bool):
+    """The imaginary diagonal of omega = q^H dq: i Im(c_ii), the last one replaced by minus the sum of the
+    others where det(q) = 1."""
+    im = ops.unary("imag", _diagonal(c))
+    if unit_det:
+        n = im.shape[-1]
+        head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
+        total = ops.reduce(head, "sum", (im.ndim - 1,))
+        last = ops.reshape(_neg(total), total.shape + (1,))
+        im = ops.concatenate([head, last], im.ndim - 1)
+    return _diag(ops.complex(ops.full(im.shape, 0, im.dtype), im), c)
+
+
+def _diagonal_gauge_transposed(w, unit_det: bool):
+    """The transpose of ``c -> _diagonal_gauge(c)`` applied to the cotangent ``w`` of omega."""
+    im = ops.unary("imag", _diagonal(w))
+    if unit_det:
+        n = im.shape[-1]
+        head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
+        last = ops.slice(im, (0,) * (im.ndim - 1) + (n - 1,), im.shape)
+        head = _sub(head, ops.broadcast_in_dim(ops.reshape(last, last.shape[:-1]), head.shape,
+                                               tuple(range(im.ndim - 1))))
+        im = ops.concatenate([head, _zeros_like(last)], im.ndim - 1)
+    return _diag(ops.complex(ops.full(im.shape, 0, im.dtype), im), w)
+
+
+def _thin_qr_jvp(q, r, dx, unit_det: bool):
+    """(dq, dr) of x = q r with x (m, n), m >= n, q (m, n), r (n, n)."""
+    z = _solve(r, dx, left_side=False, lower=False)                 # dx r^-1
+    c = _mm(_h(q), z)
+    low = ops.triangle(c, lower=True, strict=True)
+    omega = _sub(low, _h(low))
+    if _is_complex(c):
+        omega = _add(omega, _diagonal_gauge(c, unit_det))
+    dq = _add(_mm(q, _sub(omega, c)), z)
+    dr = _mm(_sub(c, omega), r)
+    return dq, dr
+
+
+def _thin_qr_vjp(q, r, ct_q, ct_r, unit_det: bool):
+    """The cotangent of x for x = q r (m >= n) given those of q and r (None: zero)."""
+    d = _mm(ct_r, _t(r)) if ct_r is not None else None                  # cotangent of (c - omega)
+    e = _mm(_t(q), ct_q) if ct_q is not None else None                  # cotangent of (omega - c)
+    if d is None and e is None:
+        return None
+    w = _sub(e, d) if d is not None and e is not None else (e if d is None else _neg(d))   # of omega
+    ct_c = _neg(w)
+    ct_c = _add(ct_c, ops.triangle(_sub(w, _h(w)), lower=True, strict=True))
+    if _is_complex(q):
+        ct_c = _add(ct_c, _diagonal_gauge_transposed(w, unit_det))
+    ct_z = _mm(ops.conj(q), ct_c)
+    if ct_q is not None:
+        ct_z = _add(ct_z, ct_q)
+    return _solve(r, ct_z, left_side=False, lower=False, transpose=True)    # ct_z r^-T
+
+
+def _completing_columns(attrs, x) -> bool:
+    """Whether q is a complete Q of a tall matrix: its last m - n columns complete an orthonormal basis
+    (any completion would do), so derivatives through them are NaN."""
+    m, n = x.shape[-2:]
+    return attrs.get("mode", "reduced") == "complete" and m > n
+
+
+def _split_columns(q, n: int):
+    zero = (0,) * q.ndim
+    return ops.slice(q, zero, q.shape[:-1] + (n,)), ops.slice(q, zero[:-1] + (n,), q.shape)
+
+
+def _qr_jvp(attrs, operands, results, tangents):
+    (x,), (q, r), (dx,) = operands, results, tangents
+    m, n = x.shape[-2:]
+    if attrs.get("mode", "reduced") == "raw":
+        raise _raw_qr_error(x.shape)
+    if dx is None:
+        return [None, None]
+    unit_det = _unit_det_gauge(x)
+    if _completing_columns(attrs, x):
+        zero = (0,) * x.ndim
+        q_thin, q_rest = _split_columns(q, n)
+        r_thin = ops.slice(r, zero, r.shape[:-2] + (n, n))
+        dq, dr = _thin_qr_jvp(q_thin, r_thin, dx, unit_det)
+        dr_rest = ops.full(r.shape[:-2] + (m - n, n), 0, r.dtype)          # r's last m - n rows are zeros
+        return [ops.concatenate([dq, _nan_like(q_rest)], x.ndim - 1), ops.concatenate([dr, dr_rest], x.ndim - 2)]
+    if m >= n:
+        return list(_thin_qr_jvp(q, r, dx, unit_det))
+    zero = (0,) * x.ndim
+    x2 = ops.slice(x, zero[:-1] + (m,), x.shape)
+    dx1, dx2 = ops.slice(dx, zero, x.shape[:-1] + (m,)), ops.slice(dx, zero[:-1] + (m,), x.shape)
+    r1 = ops.slice(r, zero, r.shape[:-1] + (m,))
+    dq, dr1 = _thin_qr_jvp(q, r1, dx1, unit_det)
+    dr2 = _add(_mm(_h(dq), x2), _mm(_h(q), dx2))
+    return [dq, ops.concatenate([dr1, dr2], x.ndim - 1)]
+
+
+def _qr_vjp(attrs, operands, results, cts):
+    (x,), (q, r), (ct_q, ct_r) = operands, results, cts
+    m, n = x.shape[-2:]
+    if attrs.get("mode", "reduced") == "raw":
+        raise _raw_qr_error(x.shape)
+    unit_det = _unit_det_gauge(x)
+    if _completing_columns(attrs, x):
+        zero = (0,) * x.ndim
+        q_thin = _split_columns(q, n)[0]
+        r_thin = ops.slice(r, zero, r.shape[:-2] + (n, n))
+        ct_rest = None
+        if ct_q is not None:
+            ct_q, ct_rest = _split_columns(ct_q, n)
+        ct_r = None if ct_r is None else ops.slice(ct_r, zero, ct_r.shape[:-2] + (n, n))
+        ct_x = _thin_qr_vjp(q_thin, r_thin, ct_q, ct_r, unit_det)
+        ct_x = _zeros_like(x) if ct_x is None else ct_x
+        if ct_rest is None:
+            return [ct_x]
+        used = ops.compare(ct_rest, _zeros_like(ct_rest), "NE")
+        used = ops.broadcast_in_dim(ops.reduce(used, "or", (x.ndim - 2, x.ndim - 1)), x.shape, tuple(range(x.ndim - 2)))
+        return [ops.select(used, _nan_like(x), ct_x)]
+    if m >= n:
+        return [_thin_qr_vjp(q, r, ct_q, ct_r, unit_det)]
+    zero = (0,) * x.ndim
+    x2 = ops.slice(x, zero[:-1] + (m,), x.shape)
+    r1 = ops.slice(r, zero, r.shape[:-1] + (m,))
+    ct_r1 = ct_r2 = None
+    if ct_r is not None:
+        ct_r1 = ops.slice(ct_r, zero, ct_r.shape[:-1] + (m,))
+        ct_r2 = ops.slice(ct_r, zero[:-1] + (m,), ct_r.shape)
+        extra = _h(_mm(ct_r2, _t(x2)))                                   # dr2 = dq^H x2 + q^H dx2
+        ct_q = extra if ct_q is None else _add(ct_q, extra)
+    ct_x1 = _thin_qr_vjp(q, r1, ct_q, ct_r1, unit_det)
+    ct_x1 = _zeros_like(ops.slice(x, zero, x.shape[:-1] + (m,))) if ct_x1 is None else ct_x1
+    ct_x2 = _mm(ops.conj(q), ct_r2) if ct_r2 is not None else _zeros_like(x2)
+    return [ops.concatenate([ct_x1, ct_x2], x.ndim - 1)]
+
+
+_define(P.qr, _qr_vjp, _qr_jvp, _batch_at_front(P.qr))
+
+
+# ---------------------------------------------------------------- eigh
+
+def _inverse_gaps(w, like):
+    """F with F_ij = 1 / (w_j - w_i) for i != j; 0 on the diagonal and wherever w_i == w_j exactly."""
+    nd = like.ndim
+    w_j = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 1,))
+    w_i = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 2,))
+    gaps = _sub(w_j, w_i)
+    tie = ops.compare(gaps, _zeros_like(gaps), "EQ")
+    safe = ops.select(tie, ops.full(gaps.shape, 1, gaps.dtype), gaps)
+    inverse = ops.binary("div", ops.full(gaps.shape, 1, gaps.dtype), safe)
+    return ops.select(tie, _zeros_like(gaps), inverse)
+
+
+def _eigh_jvp(attrs, operands, results, tangents):
+    (da,), (w, v) = tangents, results
+    if da is None:
+        return [None, None]
+    p = _mm(_h(v), _hermitian_part(da), v)
+    dw = _real(_diagonal(p))
+    dv = _mm(v, ops.binary("mul", _as(_inverse_gaps(w, v), v), p))
+    return [dw, dv]
+
+
+def _eigh_vjp(attrs, operands, results, cts):
+    (w, v), (ct_w, ct_v) = results, cts
+    if ct_w is None and ct_v is None:
+        return [None]
+    terms = []
+    if ct_w is not None:
+        terms.append(_diag(_as(ct_w, v), v))
+    if ct_v is not None:
+        terms.append(ops.binary("mul", _as(_inverse_gaps(w, v), v), _mm(_t(v), ct_v)))
+    ct_p = _add(*terms)
+    return [_hermitian_part(_mm(ops.conj(v), ct_p, _t(v)))]
+
+
+_define(P.eigh, _eigh_vjp, _eigh_jvp, _batch_at_front(P.eigh))

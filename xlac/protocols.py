@@ -1,0 +1,160 @@
+"""NumPy's dispatch protocols for xlac.Array and tracers: ``np.exp(x)`` and ``np.sum(x)`` run xlac.numpy.
+
+NumPy hands a ufunc call whose operands include an xlac array to ``__array_ufunc__``,
+and a call of any other NumPy function to ``__array_function__``. Both look up the
+``xlac.numpy`` function of the same name (``numpy.linalg.norm`` -> ``xlac.numpy.linalg.norm``)
+and call it with the same arguments, so unmodified NumPy code compiles.
+
+A NumPy function xlac lacks raises :class:`xlac.UnsupportedError` naming it inside a
+compiled function: running it in NumPy would need the traced value. Outside a compiled
+function the call falls back to NumPy on host copies and returns NumPy arrays.
+
+>>> import numpy as np, xlac
+>>> x = xlac.asarray(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+>>> np.sum(np.exp(x) > 5, axis=-1, keepdims=True)
+Array([[1],
+       [2]], dtype=int64)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.errors import UnsupportedError, located
+
+# ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
+_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
+               "fmin": "nanmin", "logical_and": "all", "logical_or": "any"}
+_ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
+
+# NumPy functions whose xlac.numpy counterpart has another name.
+_RENAMED = {"numpy.round_": "round", "numpy.product": "prod", "numpy.cumproduct": "cumprod",
+            "numpy.alltrue": "all", "numpy.sometrue": "any", "numpy.trapz": "trapezoid"}
+
+
+def _xnp():
+    import xlac.numpy
+    return xlac.numpy
+
+
+def _inside_trace() -> bool:
+    from xlac.trace.context import current_trace
+    return current_trace() is not None
+
+
+def _unsupported(what: str, why: str):
+    if _inside_trace():
+        raise UnsupportedError(located(
+            f"{what} is not supported by xlac ({why}) and cannot run on a traced value inside a compiled "
+            "function. Write it with xlac.numpy functions, or call it outside the compiled function."))
+    return None
+
+
+def xlac_function_for(func) -> object | None:
+    """The xlac.numpy function standing for the NumPy function ``func``, or None.
+
+    >>> import numpy as np
+    >>> xlac_function_for(np.linalg.norm).__module__
+    'xlac.numpy.linalg'
+    """
+    module = getattr(func, "__module__", "") or ""
+    name = getattr(func, "__name__", "")
+    namespace = _xnp()
+    for sub in ("linalg", "fft"):
+        if module == f"numpy.{sub}" or module.startswith(f"numpy.{sub}."):
+            namespace = getattr(namespace, sub, None)
+    name = _RENAMED.get(f"{module}.{name}", name)
+    candidate = getattr(namespace, name, None) if namespace is not None and not name.startswith("_") else None
+    if candidate is None or not callable(candidate) or isinstance(candidate, type):
+        return None
+    return candidate
+
+
+def array_function(self, func, types, args, kwargs):
+    """``__array_function__``: run the xlac.numpy function of the same name."""
+    implementation = xlac_function_for(func)
+    if implementation is not None:
+        return implementation(*args, **kwargs)
+    qualified = _qualified(func)
+    namespace = "xlac.numpy" + "".join(f".{sub}" for sub in ("linalg", "fft") if qualified.startswith(sub + "."))
+    _unsupported(f"numpy.{qualified}", f"{namespace} has no function of that name")
+    return _on_host(func, args, kwargs)
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """``__array_ufunc__``: ufunc calls and their ``reduce``, ``accumulate``, ``outer`` and ``at`` methods."""
+    xnp = _xnp()
+    name = ufunc.__name__
+    function = getattr(xnp, name, None)
+    if function is None:
+        _unsupported(f"numpy.{name}", "xlac.numpy has no ufunc of that name")
+        return _on_host(getattr(ufunc, method), inputs, kwargs)
+    if method == "__call__":
+        return function(*inputs, **kwargs)
+    if method == "outer":
+        return _outer(function, inputs, kwargs)
+    if method == "reduce" and name in _REDUCTIONS:
+        return _reduce(getattr(xnp, _REDUCTIONS[name]), *inputs, **kwargs)
+    if method == "accumulate" and name in _ACCUMULATIONS:
+        return _accumulate(getattr(xnp, _ACCUMULATIONS[name]), *inputs, **kwargs)
+    if method == "at" and name in _AT_MODES:
+        return _at(name, *inputs)
+    _unsupported(f"numpy.{name}.{method}", f"xlac implements {name}.{method} only as listed in its docs")
+    return _on_host(getattr(ufunc, method), inputs, kwargs)
+
+
+def _outer(function, inputs, kwargs):
+    xnp = _xnp()
+    a, b = inputs
+    a, b = xnp.asarray(a), xnp.asarray(b)
+    return function(xnp.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
+
+
+def _reduce(reduction, array, axis=0, dtype=None, out=None, keepdims=False, **rest):
+    """``ufunc.reduce``: NumPy's default axis is 0 here, not None as for np.sum."""
+    if dtype is not None:
+        rest["dtype"] = dtype
+    if out is not None:
+        rest["out"] = out[0] if isinstance(out, tuple) else out
+    return reduction(array, axis=axis, keepdims=keepdims, **rest)
+
+
+def _accumulate(scan, array, axis=0, dtype=None, out=None):
+    if out is not None:
+        return scan(array, axis=axis, dtype=dtype, out=out[0] if isinstance(out, tuple) else out)
+    return scan(array, axis=axis, dtype=dtype)
+
+
+_AT_MODES = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
+
+
+def _at(name, array, indices, values=None):
+    """``np.add.at(a, indices, values)``: unbuffered, so every repeated index applies; writes into ``a``."""
+    xnp = _xnp()
+    if values is None:
+        raise TypeError(located(f"numpy.{name}.at: xlac needs the values argument"))
+    if name == "subtract":
+        values = xnp.negative(values)
+    if _inside_trace():
+        from xlac.numpy._core import writable
+        array = writable(array, f"numpy.{name}.at")
+    updated = xnp.index_update(array, indices, values, mode=_AT_MODES[name])
+    if isinstance(array, np.ndarray):
+        array[...] = np.asarray(updated)
+    else:
+        array[...] = updated
+
+
+def _qualified(func) -> str:
+    module = getattr(func, "__module__", "") or "numpy"
+    name = getattr(func, "__name__", repr(func))
+    return f"{module[len('numpy.'):]}.{name}" if module.startswith("numpy.") else name
+
+
+def _on_host(func, args, kwargs):
+    """Outside a trace: call NumPy with every xlac.Array converted to a NumPy array."""
+    from xlac.array import Array
+    from xlac.trace import pytree
+    leaves, tree = pytree.flatten((args, kwargs))
+    leaves = [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves]
+    args, kwargs = pytree.unflatten(tree, leaves)
+    return func(*args, **kwargs)
