@@ -254,3 +254,20 @@ def test_array_errors():
         xnp.asarray(["a", "b"])
     with pytest.raises(TypeError, match="numeric arrays only"):
         xlac.compile(lambda x: xnp.asarray(["a"]) + x)(np.zeros(1))
+
+
+def test_array_and_asarray_copy_true_give_a_separate_array():
+    a = xlac.asarray(np.arange(3.0))
+    for b in (xnp.array(a), xnp.asarray(a, copy=True)):
+        assert b is not a
+        b[0] = 9.0
+        np.testing.assert_array_equal(np.asarray(a), [0.0, 1.0, 2.0])
+    assert xnp.asarray(a) is a
+
+    def f(x):
+        y = xnp.asarray(x, copy=True)
+        y[0] = 5.0
+        return x, y
+    x, y = xlac.compile(f)(np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(y), [5.0, 1.0, 2.0])

@@ -24,7 +24,7 @@ NAMESPACES = ("numpy", "numpy.linalg", "numpy.fft")
 OUT_OF_SCOPE = {
     "file and text I/O (use NumPy, then xlac.asarray)": (
         "load", "save", "savez", "savez_compressed", "loadtxt", "savetxt", "genfromtxt", "fromfile", "fromregex",
-        "fromstring", "frombuffer", "fromiter", "memmap", "open_memmap", "from_dlpack"),
+        "fromstring", "frombuffer", "fromiter", "memmap", "open_memmap"),
     "printing and formatting": (
         "array2string", "array_repr", "array_str", "format_float_positional", "format_float_scientific",
         "set_printoptions", "get_printoptions", "printoptions", "base_repr", "binary_repr", "typename"),

@@ -398,9 +398,7 @@ def array(object, dtype=None, *, copy=True, ndmin=0):
            [3., 4.]], dtype=float32)
     """
     result = _convert(object, dtype, operator.index(ndmin))
-    if copy is not False and isinstance(object, Tracer) and result.value is object.value:
-        result = views.copy(result)         # a new array, as NumPy's: writes to it leave `object` alone
-    return result
+    return _new_array(result, object) if copy is not False else result
 
 
 def asarray(a, dtype=None, order=None, *, copy=None):
@@ -409,7 +407,18 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     >>> asarray([1, 2])
     Array([1, 2], dtype=int64)
     """
-    return _convert(a, dtype)
+    result = _convert(a, dtype)
+    return _new_array(result, a) if copy else result
+
+
+def _new_array(result, source):
+    """``result``, copied when it is ``source`` itself: writes to a copy must leave ``source`` alone."""
+    if isinstance(source, Tracer):
+        return views.copy(result) if result.value is source.value else result
+    if result is source:
+        from xlac.numpy.shapes import copy
+        return copy(result)
+    return result
 
 
 def _to_device(obj, dtype, ndmin: int):
