@@ -103,9 +103,11 @@ def finish_result(trace, args, result, first_node: int, view: str | None):
     """Post-process what an xlac.numpy function returned: mark views of its first argument (``view`` is
     "writable" or "readonly"), or make sure a result that is one of its inputs is a copy, as NumPy's is.
     ``view="alias"`` (the argument itself) and ``"marked"`` (the body marked its views with
-    :func:`mark_view`) leave the result as it is; an :class:`Itself` is unwrapped."""
+    :func:`mark_view`) leave the result as it is; an :class:`Itself`, also inside a tuple, is unwrapped."""
     if isinstance(result, Itself):
         return result.array
+    if type(result) is tuple and any(isinstance(r, Itself) for r in result):     # divmod(a, b, out=(a, None))
+        return tuple(finish_result(trace, args, r, first_node, view) for r in result)
     if view in ("alias", "marked"):
         return result
     source = args[0] if args and isinstance(args[0], Tracer) else None

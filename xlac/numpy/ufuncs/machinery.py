@@ -18,8 +18,7 @@ from xlac.numpy._core import asarray, is_python_scalar
 from xlac.numpy import _out
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
-from xlac.trace.context import current_trace, origin
-from xlac.trace.views import finish_result
+from xlac.trace.context import current_trace
 
 BOOL = np.dtype("bool")
 
@@ -66,7 +65,7 @@ def ufunc(fn=None, *, nout: int = 1, cast_inputs: int | None = None, signature: 
     if nout == 1:
         public = _out.returns_out(numpy_function(body), nin)
     else:
-        public = _returns_outs(_multiple_results_function(body), nin, nout)
+        public = _returns_outs(numpy_function(body), nin, nout)
     reference = getattr(np, name, None)
     public.nin, public.nout, public.nargs = nin, nout, nin + nout
     public.identity = reference.identity if isinstance(reference, np.ufunc) else None
@@ -155,25 +154,6 @@ def _finish(name: str, result, dst, mask, shapes, shape):
         raise ValueError(located(f"non-broadcastable output operand with shape {_out.shape_text(dst.shape)} "
                                  f"doesn't match the broadcast shape {_out.shape_text(full)}"))
     return _out.store(dst, result, mask)
-
-
-def _multiple_results_function(body):
-    """``numpy_function`` for a body returning a tuple whose entries may be an output array itself."""
-    name = body.__name__
-
-    @functools.wraps(body)
-    def wrapper(*args, **kwargs):
-        trace = current_trace()
-        if trace is None:
-            from xlac.array import eager_call
-            return eager_call(wrapper, args, kwargs)
-        first_node = len(trace.graph.nodes)
-        with origin(name):
-            results = body(*args, **kwargs)
-        return tuple(finish_result(trace, args, r, first_node, None) for r in results)
-
-    wrapper.__wrapped_numpy__ = body
-    return wrapper
 
 
 def _returns_outs(public, nin: int, nout: int):
