@@ -324,8 +324,10 @@ def eigh(a, UPLO="L"):
     Only the lower (``UPLO='L'``) or upper triangle is read. Eigenvectors are unique only up to sign
     (phase), and within a repeated eigenvalue's eigenspace.
     Deviation: eigenvector signs (phases) need not match NumPy's.
-    Deviation: float64 eigenvalues that are distinct but within about 1e-5 of each other (relative to the
-    largest) carry errors up to about 1e-8 * ||a||, from XLA's Jacobi solver; others reach float64 accuracy.
+    Deviation: XLA's Jacobi solver stops at about 1e-8 * ||a||; float64 results are refined from there to a
+    backward error of a few eps * n * ||a|| (LAPACK's test criterion), except for distinct eigenvalues closer
+    to each other than about 1e-8 * ||a||, whose eigenvectors are only a basis of their cluster's space
+    (residual up to about the cluster's width).
 
     >>> import numpy as np
     >>> np.asarray(eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues)
@@ -339,7 +341,8 @@ def eigh(a, UPLO="L"):
 def eigvalsh(a, UPLO="L"):
     """The eigenvalues of a Hermitian (real symmetric) matrix, ascending.
 
-    Deviation: as eigh's: float64 eigenvalues within about 1e-5 of each other are accurate to about 1e-8.
+    Deviation: as eigh's: distinct float64 eigenvalues closer than about 1e-8 * ||a|| are accurate to about
+    their distance; the others to a few eps * n * ||a||.
 
     >>> import numpy as np
     >>> np.asarray(eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]])))
@@ -373,10 +376,10 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     Computed from the eigendecomposition of [[0, a], [a^H, 0]]; U and Vh are orthonormalized by QR, which
     also completes them for ``full_matrices`` and for zero singular values.
     Deviation: singular vectors' signs (phases) need not match NumPy's (the decomposition is not unique).
-    Deviation: accuracy: singular values within a few eps * max|a| absolutely (measured at most 7 eps in
-    float64 and float32, also for condition 1e12, rank-deficient and repeated singular values); U and Vh
-    orthonormal within 5 eps, U diag(S) Vh = a within 11 eps * max|a|. Costs an eigendecomposition of
-    order M + N.
+    Deviation: accuracy is eigh's, so backward stable by LAPACK's test criterion (U diag(S) Vh = a and
+    orthonormal U, Vh within a few eps * max(M, N) * ||a||, also for condition 1e12, rank-deficient and
+    repeated singular values), except that distinct singular values closer than about 1e-8 * ||a|| have
+    singular vectors accurate to about that distance. Costs an eigendecomposition of order M + N.
     Deviation: with ``full_matrices`` and a non-square matrix, derivatives through the columns of U (rows
     of Vh) that only complete the bases are NaN (they are not unique; JAX raises); the others are exact.
 
