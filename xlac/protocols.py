@@ -17,6 +17,8 @@ Array([[1],
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 
 import numpy as np
@@ -77,6 +79,8 @@ def array_function(self, func, types, args, kwargs):
     """``__array_function__``: run the xlac.numpy function of the same name."""
     implementation = xlac_function_for(func)
     if implementation is not None:
+        if "order" in kwargs or "device" in kwargs:
+            kwargs = _without_layout_defaults(implementation, kwargs)
         return implementation(*args, **kwargs)
     qualified = public_name(func)
     if qualified.startswith("numpy."):
@@ -86,6 +90,26 @@ def array_function(self, func, types, args, kwargs):
     else:
         _unsupported(qualified, "it is not a NumPy function, and xlac compiles only NumPy's")
     return _on_host(func, args, kwargs)
+
+
+# Keywords NumPy's wrappers pass on at their defaults when ``like=x`` dispatches a creation function
+# (``np.ones(3, like=x)`` calls ``ones(3, dtype=None, order='C', device=None)``); they change nothing in xlac.
+_LAYOUT_DEFAULTS = {"order": "C", "device": None}
+
+
+def _without_layout_defaults(implementation, kwargs: dict) -> dict:
+    """``kwargs`` less the layout keywords at their defaults that ``implementation`` does not take."""
+    accepted = _keyword_names(implementation)
+    return {k: v for k, v in kwargs.items()
+            if k in accepted or k not in _LAYOUT_DEFAULTS or v != _LAYOUT_DEFAULTS[k]}
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_names(fn) -> frozenset:
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
