@@ -41,7 +41,7 @@ def test_an_item_written_into_a_numpy_array_says_what_happened():
     with pytest.raises(xlac.TracerConversionError) as info:
         xlac.compile(item_into_numpy_array)(X)
     message = str(info.value)
-    assert message.startswith("a traced value (f64[]) was written into a NumPy array, which holds only numbers")
+    assert message.startswith("a traced value (f64[]) was used in a write to a NumPy array (`a[i] = v`, as v or i)")
     assert "A NumPy array made inside the function (`out = np.zeros(3)`) cannot hold a traced value" in message
     assert HINT in message and "setting an array element with a sequence" not in message
     assert f"at {_line_of(item_into_numpy_array, 2)} (in item_into_numpy_array)" in message
@@ -49,7 +49,7 @@ def test_an_item_written_into_a_numpy_array_says_what_happened():
 
 
 def test_an_integer_item_takes_the_same_path():
-    with pytest.raises(xlac.TracerConversionError, match="written into a NumPy array") as info:
+    with pytest.raises(xlac.TracerConversionError, match="used in a write to a NumPy array") as info:
         xlac.compile(integer_item_into_numpy_array)(np.array([4, 5]))
     assert _line_of(integer_item_into_numpy_array, 2) in str(info.value)
 
@@ -58,7 +58,7 @@ def test_a_slice_written_into_a_numpy_array_says_what_happened():
     with pytest.raises(xlac.TracerConversionError) as info:
         xlac.compile(slice_into_numpy_array)(X)
     message = str(info.value)
-    assert message.startswith("a traced value (f64[3]) was written into a NumPy array") and HINT in message
+    assert message.startswith("a traced value (f64[3]) was used in a write to a NumPy array") and HINT in message
     assert f"at {_line_of(slice_into_numpy_array, 2)} " in message
 
 
@@ -73,7 +73,7 @@ def test_np_array_of_traced_values_suggests_xnp_stack():
 
 
 def test_inside_a_transform_the_error_is_the_same():
-    with pytest.raises(xlac.TracerConversionError, match="written into a NumPy array"):
+    with pytest.raises(xlac.TracerConversionError, match="used in a write to a NumPy array"):
         xlac.grad(lambda x: item_into_numpy_array(x).sum())(X)
 
 
@@ -118,3 +118,18 @@ def test_like_an_xlac_array_runs_eagerly():
     assert isinstance(ones, xlac.Array)
     assert_matches(ones, np.ones((2, 2)))
     assert_matches(np.full(3, 7, like=x), np.full(3, 7))
+
+
+OUTSIDE = np.zeros(4)
+
+
+def test_a_traced_index_into_an_outside_numpy_array_suggests_an_xlac_array():
+    def f(i):
+        OUTSIDE[i] = 1.0
+        return i
+    with pytest.raises(xlac.TracerConversionError) as info:
+        xlac.compile(f)(np.int64(2))
+    message = str(info.value)
+    assert message.startswith("a traced value (i64[]) was used in a write to a NumPy array (`a[i] = v`, as v or i)")
+    assert "hold it as an xlac.Array (xlac.asarray(a))" in message and _line_of(f, 1) in message
+    assert not OUTSIDE.any()

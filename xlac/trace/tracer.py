@@ -61,15 +61,16 @@ class Tracer(ArrayOperators):
     def __repr__(self) -> str:
         return f"Tracer<{self.value.type}{', weak' if self.weak else ''}>"
 
-    def _concrete_error(self, what: str, instead: str):
+    def _concrete_error(self, what: str, instead: str, converts_the_value: bool = False):
         frame = user_frame()
         location = None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno,
                                                              frame.f_code.co_name)
-        if frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
-            # `out[i] = x` where NumPy's out converts the traced x (float(), np.asarray) to store it
+        if converts_the_value and frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
+            # `out[i] = x` on a NumPy array: NumPy converts the traced x (or i) to numbers to store it
             raise TracerConversionError(located(
-                f"a traced value ({self.value.type}) was written into a NumPy array, which holds only numbers: "
-                f"the traced value is known only when the program runs. {NUMPY_ARRAY_HINT}", location))
+                f"a traced value ({self.value.type}) was used in a write to a NumPy array (`a[i] = v`, as v or i): "
+                "a NumPy array holds numbers and takes numbers as indices, and the traced value is known only "
+                f"when the program runs. {NUMPY_ARRAY_HINT}", location))
         raise TracerConversionError(located(
             f"{what} needs a concrete value, but this is a traced array {self.value.type} inside a compiled "
             f"function: its value is known only when the program runs. {instead}", location))
@@ -80,13 +81,16 @@ class Tracer(ArrayOperators):
                              "(static_argnums / static_argnames).")
 
     def __int__(self):
-        self._concrete_error("int()", "Use x.astype(xnp.int64) for a traced integer, or make it a static argument.")
+        self._concrete_error("int()", "Use x.astype(xnp.int64) for a traced integer, or make it a static argument.",
+                             converts_the_value=True)
 
     def __float__(self):
-        self._concrete_error("float()", "Use x.astype(xnp.float64) for a traced float, or make it a static argument.")
+        self._concrete_error("float()", "Use x.astype(xnp.float64) for a traced float, or make it a static argument.",
+                             converts_the_value=True)
 
     def __complex__(self):
-        self._concrete_error("complex()", "Use x.astype(xnp.complex128), or make it a static argument.")
+        self._concrete_error("complex()", "Use x.astype(xnp.complex128), or make it a static argument.",
+                             converts_the_value=True)
 
     def __index__(self):
         self._concrete_error("Using a traced value as a Python index (range(), list index, shape)",
@@ -95,7 +99,8 @@ class Tracer(ArrayOperators):
     def __array__(self, dtype=None, copy=None):
         self._concrete_error("np.asarray() / np.array() of a traced value (`np.array([x, y])` too)",
                              "Use xlac.numpy (import xlac.numpy as xnp) functions on traced values; "
-                             f"convert the result after the compiled function returns. {NUMPY_ARRAY_HINT}")
+                             f"convert the result after the compiled function returns. {NUMPY_ARRAY_HINT}",
+                             converts_the_value=True)
 
     def tolist(self):
         self._concrete_error(".tolist()", "Return the array from the compiled function and convert it outside.")
