@@ -173,7 +173,8 @@ def test_vmap_of_a_callable_object_and_a_partial_matches_jax():
 
 def test_callable_name_and_bound_values():
     model = Scale(1.0)
-    assert callable_name(functools.partial(functools.partial(affine, 1.0), 2.0)) == "partial(affine)"   # partial flattens nested partials
+    # functools.partial flattens a partial of a partial
+    assert callable_name(functools.partial(functools.partial(affine, 1.0), 2.0)) == "partial(affine)"
     code, bound = code_and_bound_values(functools.partial(model.shifted, shift=3.0))
     assert code is Scale.shifted and bound == [("self", model), ("shift", 3.0)]
     code, bound = code_and_bound_values(functools.partial(affine, 1.0, 2.0))

@@ -100,7 +100,8 @@ def test_summary_text_names_stages_writes_and_costs(dump):
     text = (dump / "summary.txt").read_text()
     assert text.startswith(f"step({SIGNATURE})  compiled: first call")
     assert re.search(r"functionalize\s+\d+\s+-1 store", text)
-    assert re.search(rf"^  test_inspection.py:{WRITE_LINE} +local f32\[4,3\] +dynamic_update_slice +in place$", text, re.M)
+    assert re.search(rf"^  test_inspection.py:{WRITE_LINE} +local f32\[4,3\] +dynamic_update_slice +in place$",
+                     text, re.M)
     assert "xla_compile 30.0" in text and "flops" in text and "argument 224 B" in text
 
 
@@ -284,7 +285,8 @@ def test_cli_dump_writes_the_folder_and_prints_the_summary(example):
                  "summary.txt", "summary.json"):
         assert (folder / name).stat().st_size > 0, name
     assert result.stdout.startswith("step(x:f32[8,16], w:f32[16,4], k=3)  compiled: python -m xlac dump")
-    assert re.search(r"^  model.py:8 .* in place$", result.stdout, re.M) and f"dump written to xlac-dump{os.sep}{folder.name}" in result.stdout
+    assert re.search(r"^  model.py:8 .* in place$", result.stdout, re.M)
+    assert f"dump written to xlac-dump{os.sep}{folder.name}" in result.stdout
     assert json.loads((folder / "summary.json").read_text())["signature"] == "x:f32[8,16], w:f32[16,4], k=3"
 
 

@@ -8,7 +8,8 @@ Keys of the summary dict (and of ``summary.json``):
 - ``op_counts``: per stage, ``{primitive name: number of nodes}``; ``op_totals``: per stage, the node count.
 - ``pass_reports``: per stage, what its pass changed (the graph's ``report``, e.g. converts inserted).
 - ``inplace_writes``: each in-place write (``x[i] = v``, ``x += y``): ``location`` (``file:line``),
-  ``array`` (the array written, ``"x f32[8]"``), ``op`` (the op computing its new value), ``in_place`` (whether XLA updates the buffer in place), ``reason`` (why not), ``bytes`` (the array's size).
+  ``array`` (the array written, ``"x f32[8]"``), ``op`` (the op computing its new value), ``in_place``
+  (whether XLA updates the buffer in place), ``reason`` (why not), ``bytes`` (the array's size).
 - ``timings_s``: seconds per stage (``trace``, each pass, ``lower``, ``xla_compile``) and their ``total``.
 - ``cost_analysis``: XLA's estimate (``flops``, ``transcendentals``, ``bytes accessed``, ...).
 - ``memory_analysis``: XLA's buffer sizes in bytes (``argument_size_in_bytes``, ``output_size_in_bytes``,
