@@ -56,6 +56,15 @@ def test_partial_with_bound_positional_and_keyword_arguments_matches_numpy(a, b)
     assert_matches(np.asarray(keyword(np.float32(a), X, b=np.float32(2))), affine(np.float32(a), X, 2))
 
 
+def test_arguments_of_a_partial_are_named_by_its_own_signature():
+    positional = xlac.compile(functools.partial(affine, 2.0))
+    keyword = xlac.compile(functools.partial(affine, b=3.0))
+    assert positional.trace(X, b=X).ir().input_names == ["x", "b"]
+    assert keyword.trace(1.0, X).ir().input_names == ["a", "x"]
+    with pytest.raises(TypeError, match="^argument x: xlac takes NumPy arrays"):
+        positional("not an array")
+
+
 def test_static_argnums_and_argnames_of_a_partial_count_its_own_parameters():
     def power(scale, x, n):
         return scale * x ** n
