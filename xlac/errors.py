@@ -30,10 +30,14 @@ def user_frame(skip: int = 1):
     return None
 
 
+def frame_location(frame) -> SourceLocation | None:
+    """The file, line and function a frame is at (None for no frame)."""
+    return None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
 def user_location(skip: int = 1) -> SourceLocation | None:
     """The innermost frame outside the xlac package: the user's line that called into xlac."""
-    frame = user_frame(skip + 1)
-    return None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return frame_location(user_frame(skip + 1))
 
 
 def located(message: str, location: SourceLocation | None = None) -> str:

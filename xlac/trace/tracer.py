@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import dis
 
-from xlac.errors import TracerConversionError, located, user_frame
-from xlac.ir.graph import SourceLocation
+from xlac.errors import TracerConversionError, frame_location, located, user_frame
 from xlac.ir import primitives as P
 from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
@@ -21,7 +20,6 @@ NUMPY_ARRAY_HINT = (
     "make it with xnp.zeros(...) or np.zeros(..., like=x), whose items take traced values, or build it with "
     "xnp.stack([...]) instead of np.array([...]). A NumPy array from outside the function that you index or write "
     "with traced values (`a[i]`, `a[i] = v`): hold it as an xlac.Array (xlac.asarray(a)).")
-
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
@@ -63,8 +61,7 @@ class Tracer(ArrayOperators):
 
     def _concrete_error(self, what: str, instead: str, converts_the_value: bool = False):
         frame = user_frame()
-        location = None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno,
-                                                             frame.f_code.co_name)
+        location = frame_location(frame)
         if converts_the_value and frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
             # `out[i] = x` on a NumPy array: NumPy converts the traced x (or i) to numbers to store it
             raise TracerConversionError(located(
