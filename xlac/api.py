@@ -16,12 +16,14 @@ import functools
 import inspect
 import threading
 import time
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from xlac import runtime
 from xlac.array import Array
+from xlac.callables import callable_name
 from xlac.captures import Captures
 from xlac.captures import finish as finish_captures
 from xlac.errors import located
@@ -279,7 +281,11 @@ class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None):
-        functools.update_wrapper(self, fn)
+        if not callable(fn):
+            raise TypeError(f"xlac.compile expects a callable, got {type(fn).__name__}")
+        # A callable object's attributes are its own state, not the wrapper's: copy only the names.
+        functools.update_wrapper(self, fn, updated=() if _is_callable_object(fn) else ("__dict__",))
+        self.__name__ = callable_name(fn)
         self._fn = fn
         self._dump_dir = dump_dir
         self._last_signature = None       # of the latest compile, to name what changed at the next one
@@ -515,6 +521,10 @@ def _flat_array_key(args):
         else:
             return None
     return tuple(key)
+
+
+def _is_callable_object(fn) -> bool:
+    return not isinstance(fn, (types.FunctionType, types.MethodType, types.BuiltinFunctionType))
 
 
 def _hashable(value, what: str):

@@ -18,6 +18,7 @@ import inspect
 import numpy as np
 
 import xlac.passes.batching_rules  # noqa: F401  (attaches the batching rules to the primitives)
+from xlac.callables import callable_name
 from xlac.errors import located
 from xlac.ir.graph import Value
 from xlac.passes.batching import batch_graph, move_batch_axis
@@ -77,7 +78,7 @@ class Vmapped:
             if self._compiled is None:
                 import xlac
                 self._compiled = xlac.compile(self._traced_call)
-                self._compiled.__name__ = f"vmap({getattr(self._f, '__name__', 'f')})"
+                self._compiled.__name__ = f"vmap({callable_name(self._f)})"
             return self._compiled(*args, **kwargs)
         return self._traced_call(*args, **kwargs)
 
@@ -99,7 +100,7 @@ class Vmapped:
         return pytree.unflatten(sub.out_tree, results)
 
     def __repr__(self) -> str:
-        return f"<xlac.vmap of {getattr(self._f, '__name__', self._f)!r}>"
+        return f"<xlac.vmap of {callable_name(self._f)!r}>"
 
 
 # ---------------------------------------------------------------- axes of the arguments

@@ -42,6 +42,7 @@ from typing import Callable
 
 import numpy as np
 
+from xlac.callables import code_and_bound_values
 from xlac.signature import leaf_key
 
 _MAX_DEPTH = 3            # root.a.b.c
@@ -106,16 +107,18 @@ class _Root:
 def locate(arrays: list, fn, statics: tuple, static_names: dict) -> list[tuple[str, Callable] | None]:
     """For each of ``arrays``, ``(name, resolve)`` for the shortest path ``fn`` reaches it by, or None.
 
-    Roots are the static arguments (``self`` of a compiled method), ``fn``'s closure cells and the
+    Roots are the static arguments (``self`` of a compiled method), the values ``fn`` binds (a partial's
+    arguments, the ``self`` of a bound method or callable object), ``fn``'s closure cells and the
     globals its code names; from them the search follows instance attributes, dict and sequence items,
     and the attributes of classes and modules that ``fn``'s code names, up to three steps deep.
     """
     wanted = {id(a): i for i, a in enumerate(arrays)}
     found: list = [None] * len(arrays)
+    fn, bound_values = code_and_bound_values(fn)
     code = getattr(fn, "__code__", None)
     names = _code_names(code) if code is not None else set()
     queue = deque((root.resolve(dict(statics)), root.name, root.resolve, 0)
-                  for root in _roots(fn, code, names, statics, static_names))
+                  for root in _roots(fn, code, names, statics, static_names, bound_values))
     seen: set[int] = set()
     remaining = len(wanted)
     while queue and remaining and len(seen) < _MAX_VISITED:
@@ -135,9 +138,11 @@ def locate(arrays: list, fn, statics: tuple, static_names: dict) -> list[tuple[s
     return found
 
 
-def _roots(fn, code, names, statics, static_names):
+def _roots(fn, code, names, statics, static_names, bound_values):
     for key, value in statics:
         yield _Root(static_names.get(key, str(key)), lambda s, key=key: s[key])
+    for name, value in bound_values:       # a partial's arguments, a bound method's or callable's self
+        yield _Root(name, lambda s, value=value: value)
     if code is None:
         return
     for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):

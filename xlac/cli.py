@@ -151,12 +151,13 @@ def _autocast_scope(parser, dtype: str | None):
 def _compile_stages(fn, arrays, statics, options, parser):
     """(name, traced, compiled or None, timings); compiled only for ``dump`` or an explicit --out."""
     import xlac
+    from xlac.callables import callable_name
 
     static_names = set(statics)
     if isinstance(fn, xlac.CompiledFunction):
         static_names |= set(fn._static_argnames)
         fn = fn._fn
-    name = getattr(fn, "__name__", "function")
+    name = callable_name(fn)
     compiled_fn = xlac.compile(fn, static_argnames=tuple(static_names))
     with _autocast_scope(parser, options.autocast):
         start = time.perf_counter()

@@ -19,15 +19,25 @@ _SKIPPED_PREFIXES = (_PACKAGE_DIR, _NUMPY_DIR, os.path.dirname(os.__file__) + os
 _USER_FILES_IN_PACKAGE = (_PACKAGE_DIR + "__main__.py",)     # the demo is user code
 
 
-def user_location(skip: int = 1) -> SourceLocation | None:
-    """The innermost frame outside the xlac package: the user's line that called into xlac."""
+def user_frame(skip: int = 1):
+    """The innermost frame outside the xlac package (and NumPy's dispatch code), or None."""
     frame = sys._getframe(skip)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith(_SKIPPED_PREFIXES) or filename in _USER_FILES_IN_PACKAGE:
-            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+            return frame
         frame = frame.f_back
     return None
+
+
+def frame_location(frame) -> SourceLocation | None:
+    """The file, line and function a frame is at (None for no frame)."""
+    return None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
+def user_location(skip: int = 1) -> SourceLocation | None:
+    """The innermost frame outside the xlac package: the user's line that called into xlac."""
+    return frame_location(user_frame(skip + 1))
 
 
 def located(message: str, location: SourceLocation | None = None) -> str:

@@ -17,6 +17,10 @@ Array([[1],
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import sys
+
 import numpy as np
 
 from xlac.errors import UnsupportedError, located
@@ -58,6 +62,8 @@ def xlac_function_for(func) -> object | None:
     """
     module = getattr(func, "__module__", "") or ""
     name = getattr(func, "__name__", "")
+    if module != "numpy" and not module.startswith("numpy."):
+        return None             # another library's function of the same name may mean something else
     namespace = _xnp()
     for sub in ("linalg", "fft"):
         if module == f"numpy.{sub}" or module.startswith(f"numpy.{sub}."):
@@ -73,17 +79,46 @@ def array_function(self, func, types, args, kwargs):
     """``__array_function__``: run the xlac.numpy function of the same name."""
     implementation = xlac_function_for(func)
     if implementation is not None:
+        if "order" in kwargs or "device" in kwargs:
+            kwargs = _without_layout_defaults(implementation, kwargs)
         return implementation(*args, **kwargs)
-    qualified = _qualified(func)
-    namespace = "xlac.numpy" + "".join(f".{sub}" for sub in ("linalg", "fft") if qualified.startswith(sub + "."))
-    _unsupported(f"numpy.{qualified}", f"{namespace} has no function of that name")
+    qualified = public_name(func)
+    if qualified.startswith("numpy."):
+        namespace = "xlac.numpy" + "".join(f".{sub}" for sub in ("linalg", "fft")
+                                           if qualified.startswith(f"numpy.{sub}."))
+        _unsupported(qualified, f"{namespace} has no function of that name")
+    else:
+        _unsupported(qualified, "it is not a NumPy function, and xlac compiles only NumPy's")
     return _on_host(func, args, kwargs)
+
+
+# Keywords NumPy's wrappers pass on at their defaults when ``like=x`` dispatches a creation function
+# (``np.ones(3, like=x)`` calls ``ones(3, dtype=None, order='C', device=None)``); they change nothing in xlac.
+_LAYOUT_DEFAULTS = {"order": "C", "device": None}
+
+
+def _without_layout_defaults(implementation, kwargs: dict) -> dict:
+    """``kwargs`` less the layout keywords at their defaults that ``implementation`` does not take."""
+    accepted = _keyword_names(implementation)
+    return {k: v for k, v in kwargs.items()
+            if k in accepted or k not in _LAYOUT_DEFAULTS or v != _LAYOUT_DEFAULTS[k]}
+
+
+@functools.lru_cache(maxsize=None)
+def _keyword_names(fn) -> frozenset:
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """``__array_ufunc__``: ufunc calls and their ``reduce``, ``accumulate``, ``outer`` and ``at`` methods."""
     xnp = _xnp()
     name = ufunc.__name__
+    if getattr(np, name, None) is not ufunc:     # another library's ufunc (scipy.special.expit)
+        _unsupported(public_name(ufunc), "it is not a NumPy ufunc, and xlac compiles only NumPy's")
+        return _on_host(getattr(ufunc, method), inputs, kwargs)
     function = getattr(xnp, name, None)
     if function is None:
         _unsupported(f"numpy.{name}", "xlac.numpy has no ufunc of that name")
@@ -144,10 +179,30 @@ def _at(name, array, indices, values=None):
         array[...] = updated
 
 
-def _qualified(func) -> str:
-    module = getattr(func, "__module__", "") or "numpy"
-    name = getattr(func, "__name__", repr(func))
-    return f"{module[len('numpy.'):]}.{name}" if module.startswith("numpy.") else name
+def public_name(func) -> str:
+    """``module.name`` for a function or ufunc, by the shortest public module that holds it: scipy's ufuncs
+    live in ``scipy.special._ufuncs`` but are known as ``scipy.special.expit``.
+
+    >>> public_name(np.linalg.norm), public_name(np.add)
+    ('numpy.linalg.norm', 'numpy.add')
+    """
+    name = getattr(func, "__name__", None) or repr(func)
+    module = getattr(func, "__module__", None)
+    if module and module in sys.modules:
+        parts = module.split(".")
+        for end in range(1, len(parts) + 1):       # the package that re-exports it, else its own module
+            prefix = ".".join(parts[:end])
+            if getattr(sys.modules.get(prefix), name, None) is func:
+                return f"{prefix}.{name}"
+        return f"{module}.{name}"
+    holders = [f"{m}.{name}" for m, mod in list(sys.modules.items()) if getattr(mod, name, None) is func]
+    if not holders:         # a ufunc named otherwise than its attribute (np.frompyfunc's "f (vectorized)")
+        holders = [f"{m}.{attr}" for m, mod in list(sys.modules.items())
+                   for attr, value in list(getattr(mod, "__dict__", {}).items()) if value is func]
+    if not holders:
+        return name
+    public = [h for h in holders if not any(part.startswith("_") for part in h.split("."))]
+    return min(public or holders, key=lambda h: (h.count("."), h))
 
 
 def _on_host(func, args, kwargs):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import difflib
 
 from xlac.ir.graph import Graph, Node
+from xlac.passes.inplace import format_inplace_table
 from xlac.ir.printer import Namer, format_location, format_node
 
 __all__ = ["diff_graphs", "explain"]
@@ -138,5 +139,6 @@ def explain(stages: list[tuple[str, Graph]], inplace_writes=None) -> str:
         if after.writes and not before.writes:
             lines += _writes_lines(after, name)
     if inplace_writes:
-        lines += ["", "in-place writes:"] + [f"  {w}" for w in inplace_writes]
+        lines += ["", "in-place writes:"] + [f"  {row}" for row in format_inplace_table(
+            [w.as_dict() for w in inplace_writes])]
     return "\n".join(lines)

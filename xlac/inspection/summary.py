@@ -8,7 +8,8 @@ Keys of the summary dict (and of ``summary.json``):
 - ``op_counts``: per stage, ``{primitive name: number of nodes}``; ``op_totals``: per stage, the node count.
 - ``pass_reports``: per stage, what its pass changed (the graph's ``report``, e.g. converts inserted).
 - ``inplace_writes``: each in-place write (``x[i] = v``, ``x += y``): ``location`` (``file:line``),
-  ``in_place`` (whether XLA updates the buffer in place), ``reason`` (why not), ``bytes`` (the array's size).
+  ``array`` (the array written, ``"x f32[8]"``), ``op`` (the op computing its new value), ``in_place``
+  (whether XLA updates the buffer in place), ``reason`` (why not), ``bytes`` (the array's size).
 - ``timings_s``: seconds per stage (``trace``, each pass, ``lower``, ``xla_compile``) and their ``total``.
 - ``cost_analysis``: XLA's estimate (``flops``, ``transcendentals``, ``bytes accessed``, ...).
 - ``memory_analysis``: XLA's buffer sizes in bytes (``argument_size_in_bytes``, ``output_size_in_bytes``,
@@ -26,6 +27,8 @@ f(x:f32[3])  compiled: first call
 from __future__ import annotations
 
 import numpy as np
+
+from xlac.passes.inplace import format_inplace_table
 
 __all__ = ["SUMMARY_KEYS", "format_summary", "summarize"]
 
@@ -45,7 +48,7 @@ def summarize(name: str, signature: str, cause: str, compiled, timings: dict[str
         "op_counts": op_counts,
         "op_totals": {stage: sum(counts.values()) for stage, counts in op_counts.items()},
         "pass_reports": {stage: jsonable(graph.report) for stage, graph in stages},
-        "inplace_writes": [_write_entry(w) for w in _safely(compiled.inplace_report, [])],
+        "inplace_writes": [w.as_dict() for w in _safely(compiled.inplace_report, [])],
         "timings_s": _timings(timings),
         "cost_analysis": jsonable(_safely(compiled.cost_analysis, {})),
         "memory_analysis": jsonable(_safely(compiled.memory_analysis, {})),
@@ -58,11 +61,6 @@ def _safely(get, default):
         return get()
     except Exception as e:  # noqa: BLE001 - a dump must never fail a compile
         return {"unavailable": f"{type(e).__name__}: {e}"} if isinstance(default, dict) else default
-
-
-def _write_entry(write) -> dict:
-    return {"location": str(write.location) if write.location else None, "in_place": write.in_place,
-            "reason": write.reason, "bytes": write.bytes}
 
 
 def _timings(timings: dict[str, float]) -> dict[str, float]:
@@ -145,11 +143,7 @@ def _brief(value) -> str:
 def _inplace_lines(writes: list) -> list[str]:
     if not writes:
         return []
-    lines = ["", "in-place writes:"]
-    for w in writes:
-        verdict = "in place" if w["in_place"] else f"copies {w['bytes']} bytes: {w['reason']}"
-        lines.append(f"  {w['location'] or '?'}: {verdict}")
-    return lines
+    return ["", "in-place writes:"] + [f"  {row}" for row in format_inplace_table(writes)]
 
 
 def _cost_text(cost: dict) -> str:

@@ -24,7 +24,11 @@ Only float16, bfloat16 and float32 values change dtype; float64, integer and boo
 Explicit converts (``astype``) keep their target dtype. An output that holds a mutated argument's new
 value is cast back to the argument's dtype; other outputs are returned in the dtype they are computed in.
 Each (value, dtype) is cast once and the cast reused; a convert of a value that was widened exactly
-(bf16 -> f32 -> bf16, or to its own dtype) is dropped. ``graph.report`` counts what changed.
+(bf16 -> f32 -> bf16, or to its own dtype) is dropped. ``graph.report`` counts what changed, and the
+contractions left in their dtype (``contractions_not_lowered``) with the reason and, for float64, where
+the float64 came in (``not_lowered_because``): NumPy 2 promotes ``float32_array / np.sqrt(d)`` to float64,
+and xlac keeps NumPy's rule, so the contractions after it stay float64 unless it is written with a
+Python float.
 
 >>> import numpy as np, xlac
 >>> def f(x, w1, w2):
@@ -36,6 +40,8 @@ Each (value, dtype) is cast once and the cast reused; a convert of a value that 
 (3, 3)
 """
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 
@@ -90,6 +96,8 @@ class _Autocaster:
         self.weak = _weak_values(graph)
         self.node = None                                                # the node being rewritten
         self.tags: dict[int, str] = {}                                  # id(new node) -> what it counts as
+        self.not_lowered: list[str] = []                                # per contraction left alone: why
+        self._float64_origins: dict[int, str] | None = None
 
     # ------------------------------------------------------------ emitting
 
@@ -168,10 +176,27 @@ class _Autocaster:
         return [self.cast(v, old.type.dtype) for v, old in zip(operands, node.operands)]
 
     def _lower_precision(self, node, operands, state):
-        if node.primitive.category != "contraction" or not all(_is_candidate(v.type.dtype) for v in operands):
+        if node.primitive.category != "contraction":
+            return operands, node.attrs
+        if not all(_is_candidate(v.type.dtype) for v in operands):
+            self.not_lowered.append(self.why_not_lowered(node))
             return operands, node.attrs
         operands = [self.cast(v, state.dtype) for v in operands]
         return operands, dict(node.attrs, preferred_dtype=state.accumulate)
+
+    def why_not_lowered(self, node: Node) -> str:
+        """Why the contraction ``node`` keeps its dtype: its operands are not float16/bfloat16/float32."""
+        dtype = next(v.type.dtype for v in node.operands if not _is_candidate(v.type.dtype))
+        if dtype != F64:
+            return f"{dtypes.short_name(dtype)} operands: autocast lowers only float16, bfloat16 and float32"
+        if self._float64_origins is None:
+            self._float64_origins = _float64_origins(self.graph)
+        origin = _first_origin(self._float64_origins, node.operands) or \
+            f"{node.origin or node.primitive.name} at {node.location or '?'}"
+        if origin.startswith("argument "):
+            return f"float64 operands from {origin}: pass it as float32 for autocast to lower it"
+        return (f"float64 operands from {origin}: NumPy 2 promotes float32 with a float64 scalar such as "
+                "np.sqrt(d); use a Python float or np.float32")
 
     def _float32(self, node, operands, state):
         return [self.cast(v, F32) if v.type.dtype in (F16, dtypes.bfloat16) else v for v in operands], node.attrs
@@ -217,9 +242,35 @@ class _Autocaster:
             if tag:
                 counts[tag] += 1
         converts_before = sum(n.primitive is P.convert for n in before.nodes)
-        return {"converts_inserted": counts["inserted"], "converts_removed": converts_before - counts["kept"],
-                "constants_recast": counts["constant"], "ops_lowered": counts["lowered"],
-                "ops_upcast": counts["upcast"], "ops_promoted": counts["promoted"]}
+        report = {"converts_inserted": counts["inserted"], "converts_removed": converts_before - counts["kept"],
+                  "constants_recast": counts["constant"], "ops_lowered": counts["lowered"],
+                  "ops_upcast": counts["upcast"], "ops_promoted": counts["promoted"],
+                  "contractions_not_lowered": len(self.not_lowered)}
+        if self.not_lowered:
+            reasons = Counter(self.not_lowered)        # in first-seen order
+            report["not_lowered_because"] = "; ".join(
+                reason if n == 1 else f"{reason} [{n} contractions]" for reason, n in reasons.items())
+        return report
+
+
+def _float64_origins(graph: Graph) -> dict[int, str]:
+    """For each float64 value, where its float64 came in: ``argument d``, or the op that first mixed a
+    float16/bfloat16/float32 value with float64 (``divide at model.py:12``)."""
+    origins = {v.id: f"argument {name}" for v, name in zip(graph.inputs, graph.input_names)
+               if v.type.dtype == F64}
+    for node in graph.nodes:
+        origin = _first_origin(origins, node.operands)
+        if origin is None and any(_is_candidate(v.type.dtype) for v in node.operands):
+            origin = f"{node.origin or node.primitive.name} at {node.location or '?'}"
+        if origin is not None:
+            origins.update((r.id, origin) for r in node.results if r.type.dtype == F64)
+    return origins
+
+
+def _first_origin(origins: dict[int, str], operands) -> str | None:
+    """The origin of the first float64 operand, a float64 argument first: it is what the user can change."""
+    found = [origins[v.id] for v in operands if v.id in origins]
+    return next((o for o in found if o.startswith("argument ")), found[0] if found else None)
 
 
 _CHANGE_TAGS = {LOWER_PRECISION: "lowered", FLOAT32: "upcast", PROMOTE: "promoted"}

@@ -23,20 +23,57 @@ from xlac.ir.graph import Graph, SourceLocation
 
 @dataclass(frozen=True)
 class InplaceWrite:
-    """One write (``x[i] = v``, ``x += y``, ...): where it is, whether XLA can do it in place, and why not."""
+    """One write (``x[i] = v``, ``x += y``, ...): where it is, whether XLA can do it in place, and why not;
+    ``array`` names the array written (``"x f64[8]"``), ``op`` the pure op that now computes its new value."""
 
     location: SourceLocation | None
     in_place: bool
     reason: str
     bytes: int
+    array: str = ""
+    op: str = ""
+
+    def as_dict(self) -> dict:
+        """The write as JSON types (the entries of ``summary.json``'s ``inplace_writes``)."""
+        return {"location": str(self.location) if self.location else None, "array": self.array, "op": self.op,
+                "in_place": self.in_place, "reason": self.reason, "bytes": self.bytes}
 
     def __str__(self) -> str:
-        where = str(self.location) if self.location else "?"
-        verdict = "in place" if self.in_place else f"copies {self.bytes} bytes: {self.reason}"
-        return f"{where}: {verdict}"
+        return f"{self.location or '?'}: {_verdict(self.as_dict())}"
 
 
-def inplace_report(graph: Graph) -> list[InplaceWrite]:
+class InplaceReport(list):
+    """The in-place writes of a program (a list of :class:`InplaceWrite`) that prints as a table.
+
+    >>> import numpy as np, xlac
+    >>> def f(x, v):
+    ...     x[0] = v
+    ...     return x
+    >>> print(xlac.compile(f).trace(np.zeros(3), 1.0).inplace_report())  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+    line                array     op                    result
+    <doctest ...>:2     x f64[3]  dynamic_update_slice  in place
+    """
+
+    def __str__(self) -> str:
+        return "\n".join(format_inplace_table([w.as_dict() for w in self]))
+
+
+def format_inplace_table(writes: list[dict]) -> list[str]:
+    """The lines of the in-place table (no indent), one row per write (``InplaceWrite.as_dict()``) under a
+    header; ``["no in-place writes"]`` for none. The one formatter of the report, ``explain`` and summaries."""
+    if not writes:
+        return ["no in-place writes"]
+    rows = [("line", "array", "op", "result")]
+    rows += [(w["location"] or "?", w.get("array") or "?", w.get("op") or "?", _verdict(w)) for w in writes]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3] for row in rows]
+
+
+def _verdict(write: dict) -> str:
+    return "in place" if write["in_place"] else f"copies {write['bytes']} bytes: {write['reason']}"
+
+
+def inplace_report(graph: Graph) -> InplaceReport:
     """The writes of a functionalized graph, in program order, each judged in place or not."""
     position = {}
     readers: dict[int, list[int]] = {}
@@ -47,19 +84,23 @@ def inplace_report(graph: Graph) -> list[InplaceWrite]:
             readers.setdefault(v.id, []).append(i)
     outputs = {v.id for v in graph.outputs}
     inputs = {v.id for v in graph.inputs}
-    report = []
+    array_names = {v.id: f"{name} {v.type}" for v, name in zip(graph.inputs, graph.input_names)}
+    report = InplaceReport()
     for location, old, new in graph.writes:
         size = old.type.size * old.type.dtype.itemsize
+        array = array_names.get(old.id, f"local {old.type}")
+        array_names[new.id] = array            # a later write to the new value writes the same array
         if new.id not in position:              # the write was dead (its value never used): nothing to do
             continue
         written_at = position[new.id]
+        op = graph.nodes[written_at].primitive.name
         later = [i for i in readers.get(old.id, []) if i > written_at]
         if later:
             reader = graph.nodes[later[0]]
             report.append(InplaceWrite(location, False, f"the old value is read afterwards by "
-                                       f"{reader.primitive.name} at {reader.location or '?'}", size))
+                                       f"{reader.primitive.name} at {reader.location or '?'}", size, array, op))
         elif old.id in outputs and old.id not in inputs:
-            report.append(InplaceWrite(location, False, "the old value is also returned", size))
+            report.append(InplaceWrite(location, False, "the old value is also returned", size, array, op))
         else:
-            report.append(InplaceWrite(location, True, "", size))
+            report.append(InplaceWrite(location, True, "", size, array, op))
     return report

@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from xlac.errors import located, user_location
+from xlac.errors import TracerConversionError, located, user_location
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
@@ -112,8 +112,11 @@ class Trace:
             entry = self.lifted[outer.value.id] = (parents, inner)
         return entry[1]
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, exc, traceback) -> None:
         _state.stack.pop()
+        if isinstance(exc, ValueError) and isinstance(exc.__cause__, TracerConversionError):
+            # NumPy hid the traced value's error behind "setting an array element with a sequence": show it
+            raise exc.__cause__.with_traceback(traceback) from None
 
     def add_input(self, type: TensorType, *, weak: bool = False, name: str = "",
                   mutability: str = "mutable") -> Tracer:

@@ -7,10 +7,21 @@ a :class:`TracerConversionError` that names the line and what to use instead.
 """
 from __future__ import annotations
 
-from xlac.errors import TracerConversionError, located
+import dis
+
+from xlac.errors import TracerConversionError, frame_location, located, user_frame
 from xlac.ir import primitives as P
 from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
+
+
+NUMPY_ARRAY_HINT = (
+    "A NumPy array made inside the function (`out = np.zeros(3)`) cannot hold a traced value: "
+    "make it with xnp.zeros(...) or np.zeros(..., like=x), whose items take traced values, or build it with "
+    "xnp.stack([...]) instead of np.array([...]). A NumPy array from outside the function that you index or write "
+    "with traced values (`a[i]`, `a[i] = v`): hold it as an xlac.Array (xlac.asarray(a)).")
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
 
 class Tracer(ArrayOperators):
@@ -48,10 +59,18 @@ class Tracer(ArrayOperators):
     def __repr__(self) -> str:
         return f"Tracer<{self.value.type}{', weak' if self.weak else ''}>"
 
-    def _concrete_error(self, what: str, instead: str):
+    def _concrete_error(self, what: str, instead: str, converts_the_value: bool = False):
+        frame = user_frame()
+        location = frame_location(frame)
+        if converts_the_value and frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
+            # `out[i] = x` on a NumPy array: NumPy converts the traced x (or i) to numbers to store it
+            raise TracerConversionError(located(
+                f"a traced value ({self.value.type}) was used in a write to a NumPy array (`a[i] = v`, as v or i): "
+                "a NumPy array holds numbers and takes numbers as indices, and the traced value is known only "
+                f"when the program runs. {NUMPY_ARRAY_HINT}", location))
         raise TracerConversionError(located(
             f"{what} needs a concrete value, but this is a traced array {self.value.type} inside a compiled "
-            f"function: its value is known only when the program runs. {instead}"))
+            f"function: its value is known only when the program runs. {instead}", location))
 
     def __bool__(self):
         self._concrete_error("Python control flow on a traced value (`if`, `while`, `and`, `or`, `not`, bool())",
@@ -59,25 +78,26 @@ class Tracer(ArrayOperators):
                              "(static_argnums / static_argnames).")
 
     def __int__(self):
-        self._concrete_error("int()", "Use x.astype(xnp.int64) for a traced integer, or make it a static argument.")
+        self._concrete_error("int()", "Use x.astype(xnp.int64) for a traced integer, or make it a static argument.",
+                             converts_the_value=True)
 
     def __float__(self):
-        self._concrete_error("float()", "Use x.astype(xnp.float64) for a traced float, or make it a static argument.")
+        self._concrete_error("float()", "Use x.astype(xnp.float64) for a traced float, or make it a static argument.",
+                             converts_the_value=True)
 
     def __complex__(self):
-        self._concrete_error("complex()", "Use x.astype(xnp.complex128), or make it a static argument.")
+        self._concrete_error("complex()", "Use x.astype(xnp.complex128), or make it a static argument.",
+                             converts_the_value=True)
 
     def __index__(self):
         self._concrete_error("Using a traced value as a Python index (range(), list index, shape)",
                              "Index arrays with it instead (x[i] works for traced i), or make it a static argument.")
 
     def __array__(self, dtype=None, copy=None):
-        self._concrete_error("np.asarray() / np.array() of a traced value",
+        self._concrete_error("np.asarray() / np.array() of a traced value (`np.array([x, y])` too)",
                              "Use xlac.numpy (import xlac.numpy as xnp) functions on traced values; "
-                             "convert the result after the compiled function returns. If this is NumPy "
-                             "indexing a NumPy array from outside the function with a traced index or value "
-                             "(`a[i]`, `a[i] = v`), hold that array as an xlac.Array (xlac.asarray(a)), whose "
-                             "indexing works inside compiled functions.")
+                             f"convert the result after the compiled function returns. {NUMPY_ARRAY_HINT}",
+                             converts_the_value=True)
 
     def tolist(self):
         self._concrete_error(".tolist()", "Return the array from the compiled function and convert it outside.")
