@@ -276,9 +276,10 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
         captures = finish_captures(trace, fn, statics, static_names or {})
     rebindings = None
     if rebound:
-        rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, len(specs))
+        read_per_call = [False] * len(rebound)
         if captures is not None:
-            _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
+            read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
+        rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, read_per_call)
     if captures is not None:
         specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
         paths = list(paths) + captures.names
@@ -288,7 +289,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
                   rebound=rebindings)
 
 
-def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, n_args: int):
+def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
     """Make the places the function rebound to traced arrays (see ``xlac.rebinding``) extra results of
     the program: the results become ``(results, (rebound values...))``. A place assigned an input itself
     (``self.last = x``) takes the object passed for it at each call instead of an output."""
@@ -301,22 +302,25 @@ def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, n_args: int):
             graph.outputs.append(place.tracer.value)
     n_outputs = sources.count(None)
     out_tree = pytree.TreeDef("tuple", (out_tree, pytree.TreeDef("tuple", (pytree.LEAF,) * n_outputs)))
-    return Rebindings(rebound, sources), out_tree
+    return Rebindings(rebound, sources, read_per_call), out_tree
 
 
 def _read_through_rebound_places(graph: Graph, captures: Captures, rebound: list, captured_values: dict,
-                                 n_args: int) -> None:
+                                 n_args: int) -> list[bool]:
     """An outside array that a rebound place held when traced is read through that place from then on
     (whatever other path reaches it too): after each call the place holds the new value, which the next
-    call must read."""
+    call must read. Per place, whether its array is read per call (an input, not a constant)."""
+    read_per_call = []
     for place in rebound:
         value = captured_values.get(id(place.original))
-        if value is None or value not in graph.inputs:       # not read, or read as a constant
-            continue
-        index = graph.inputs.index(value)
-        capture = captures.items[index - n_args]
-        capture.name = graph.input_names[index] = place.path
-        capture.resolve, capture.guard = place.current, None
+        read = value is not None and value in graph.inputs      # else not read, or read as a constant
+        read_per_call.append(read)
+        if read:
+            index = graph.inputs.index(value)
+            capture = captures.items[index - n_args]
+            capture.name = graph.input_names[index] = place.path
+            capture.resolve, capture.guard = place.current, None
+    return read_per_call
 
 
 def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):

@@ -82,6 +82,14 @@ class _Container:
         entries = vars(obj) if self.kind == "attr" else obj
         return dict(enumerate(entries)) if isinstance(entries, list) else dict(entries)
 
+    def changed(self):
+        """``(key, value now)`` for each entry that holds another object than when the trace began."""
+        now = self.now()
+        for key in set(now) | set(self.before):
+            value = now.get(key, _ABSENT)
+            if value is not self.before.get(key, _ABSENT):
+                yield key, value
+
     def restore(self, key) -> None:
         """Put back what entry ``key`` held when the trace began."""
         value = self.before.get(key, _ABSENT)
@@ -239,48 +247,68 @@ class StateWatch:
     def finish(self, *, write_back: bool, failed: bool = False) -> list[Rebound]:
         """Restore every watched place holding a traced value of this trace (or of one that ended). With
         ``write_back`` a place rebound to a traced array of this trace is returned as a :class:`Rebound`;
-        every other such place raises :class:`RebindingError`, after everything was restored. After a
-        failed trace (``failed``) places are only restored."""
-        rebound, refused = [], []
-        for container in list(self.containers.values()):
-            now = container.now()
-            for key in set(now) | set(container.before):
-                value = now.get(key, _ABSENT)
-                if value is container.before.get(key, _ABSENT):
-                    continue
+        every other such place raises :class:`RebindingError`, after everything was restored, as does an
+        array place rebound to a value NumPy computed at trace time. After a failed trace (``failed``)
+        places are only restored."""
+        rebound, refusals = [], []
+        for container in self.containers.values():
+            for key, value in container.changed():
                 leaked = _leaked_tracer(value, self.trace)
                 if leaked is None:
+                    if not failed and _computed_by_numpy(container.before.get(key, _ABSENT), value):
+                        container.restore(key)
+                        refusals.append(self._numpy_refusal(container.place(key), value))
                     continue
                 container.restore(key)
                 if failed:
                     continue
-                place = container.place(key)
-                original = container.before.get(key, _ABSENT)
-                if (write_back and leaked[0] is value and value._trace is self.trace
-                        and not (isinstance(container.obj, list) and key not in container.before)):
-                    rebound.append(Rebound(place, container.resolve, container.kind, key, original, value))
+                if write_back and _can_write_back(container, key, value, self.trace):
+                    rebound.append(Rebound(container.place(key), container.resolve, container.kind, key,
+                                           container.before.get(key, _ABSENT), value))
                 else:
-                    was = (f"{container.path} was restored" if isinstance(container.obj, list)
-                           else f"{place} was restored" if key in container.before else f"{place} was removed")
-                    refused.append((place + leaked[1], leaked[0], was))
+                    refusals.append(self._refusal(container, key, *leaked, write_back=write_back))
         self.containers = {}
-        if refused:
-            raise RebindingError(self._refusal(*refused[0], write_back=write_back))
+        if refusals:
+            raise RebindingError(refusals[0])
         return rebound
 
-    def _refusal(self, place: str, tracer: Tracer, was: str, *, write_back: bool) -> str:
-        """The error for a traced value left in ``place``; it names the line that computed the value."""
-        given = f"a traced array {tracer.value.type}"
+    def _refusal(self, container: _Container, key, tracer: Tracer, inside: str, *, write_back: bool) -> str:
+        """The error for a traced value left in a place; it names the line that computed the value."""
+        place, given = container.place(key), f"a traced array {tracer.value.type}"
+        was = (f"{container.path} was restored" if isinstance(container.obj, list)
+               else f"{place} was restored" if key in container.before else f"{place} was removed")
         if not write_back:
             return located(
-                f"{self.who} stores {given} in {place}, outside its arguments: a function under a transform "
-                f"cannot change outside state (it runs on abstract values there, not on arrays). {was}; "
-                "return the value instead (has_aux=True for grad) and assign it outside.", _location_of(tracer))
+                f"{self.who} stores {given} in {place + inside}, outside its arguments: a function under a "
+                f"transform cannot change outside state (it runs on abstract values there, not on arrays). "
+                f"{was}; return the value instead (has_aux=True for grad) and assign it outside.",
+                _location_of(tracer))
         return located(
-            f"{self.who} leaves {given} in {place}: xlac writes back after each call an array assigned to an "
-            "attribute, a dict item, an existing list item, a global or a closed-over name, but not one added "
-            f"to a list or held inside a list, tuple, dict or object. {was}; assign the array itself "
+            f"{self.who} leaves {given} in {place + inside}: xlac writes back after each call an array assigned "
+            "to an attribute, a dict item, an existing list item, a global or a closed-over name, but not one "
+            f"added to a list or held inside a list, tuple, dict or object. {was}; assign the array itself "
             "(self.x = value) or return it.", _location_of(tracer))
+
+    def _numpy_refusal(self, place: str, value) -> str:
+        kind = f"a NumPy {value.dtype} {'array' if isinstance(value, np.ndarray) else 'scalar'}"
+        return located(
+            f"{self.who} rebinds {place} to {kind} that NumPy's own code computed while the function was "
+            "traced: that code runs once, when traced, not at each call, so later calls would not update it. "
+            f"{place} was restored; compute it from traced values with xlac.numpy (xnp.add(a, 1) rather than "
+            "a + 1 on a NumPy array a), or hold it as an xlac.Array (xlac.asarray), whose operators are traced.")
+
+
+def _can_write_back(container: _Container, key, value, trace) -> bool:
+    """Whether a place rebound to ``value`` can be assigned after each call: a traced array of this trace
+    in a place that existed, or a new attribute, dict item, global or name (not an item added to a list)."""
+    return (isinstance(value, Tracer) and value._trace is trace
+            and not (isinstance(container.obj, list) and key not in container.before))
+
+
+def _computed_by_numpy(before, after) -> bool:
+    """Whether an array place was rebound to a new NumPy value (computed at trace time, once)."""
+    held_array = isinstance(before, (np.ndarray, np.generic)) or hasattr(before, "__xlac_array__")
+    return held_array and isinstance(after, (np.ndarray, np.generic))
 
 
 def _child_resolver(container: _Container, key):
@@ -331,27 +359,36 @@ class Rebindings:
     """The places an executable's extra outputs are assigned to after each call, in output order.
 
     ``sources[i]`` is an input index when the function assigned an argument or outside array itself
-    (``self.last = x``: the very object passed is assigned, as NumPy would), else None (an output)."""
+    (``self.last = x``: the very object passed is assigned, as NumPy would), else None (an output).
+    ``read_per_call[i]``: the array the place held when traced is an input of the executable (the
+    function read it through xlac), not a constant."""
 
-    def __init__(self, items: list[Rebound], sources: list[int | None]):
+    def __init__(self, items: list[Rebound], sources: list[int | None], read_per_call: list[bool]):
         self.items = items
         self.sources = sources
-        self.as_numpy = [isinstance(r.original, np.ndarray) for r in items]
+        # A NumPy array read per call gets a NumPy array back. One that NumPy's own code read at trace time
+        # (0.5 * self.m) was a constant there: it gets an xlac.Array, whose operators are traced.
+        self.as_numpy = [read and isinstance(r.original, np.ndarray) for r, read in zip(items, read_per_call)]
+        # A place whose value may have been read as a constant (a scalar, a NumPy or jax array not read
+        # through xlac, nothing) must still hold that very object, or the call traces again.
+        self.must_hold = [_NOT_GUARDED if read or hasattr(r.original, "__xlac_array__") else r.original
+                          for r, read in zip(items, read_per_call)]
+        for rebound in items:
+            rebound.original = None         # not kept alive by the executable
 
     @property
     def names(self) -> list[str]:
         return [r.path for r in self.items]
 
     def fits(self, statics: tuple) -> bool:
-        """Whether every place can still be assigned and, where it held no array when traced (its value
-        was then read as a constant, if at all), still holds the same object; else the call traces again."""
+        """Whether every place can still be assigned and holds what it must (see ``must_hold``)."""
         static_values = dict(statics)
-        for rebound in self.items:
+        for rebound, held in zip(self.items, self.must_hold):
             try:
                 current = rebound.current(static_values)
             except (LookupError, AttributeError, TypeError, ValueError):
                 return False
-            if not _is_array(rebound.original) and current is not rebound.original:
+            if held is not _NOT_GUARDED and current is not held:
                 return False
         return True
 
@@ -366,5 +403,4 @@ class Rebindings:
             rebound.assign(value, static_values)
 
 
-def _is_array(value) -> bool:
-    return isinstance(value, np.ndarray) or hasattr(value, "__xlac_array__")
+_NOT_GUARDED = object()
