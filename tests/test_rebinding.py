@@ -378,3 +378,20 @@ def test_a_compiled_method_under_vmap_refuses(no_tracers_left):
     with pytest.raises(xlac.RebindingError, match=r"self\.k"):
         xlac.vmap(c.step)(np.ones((2, 4), np.float32))
     assert c.k is k
+
+
+def test_an_attribute_shadowing_a_class_default_is_written_back_once_it_exists():
+    class Layer:
+        cached = None                 # a class default: the instance has no attribute of its own yet
+
+        @xlac.compile
+        def forward(self, x):
+            self.cached = x * 3
+            return x
+
+    layer = Layer()
+    for i in range(3):
+        layer.forward(np.full(2, float(i)))
+    assert "cached" in vars(layer) and Layer.cached is None
+    assert_matches(layer.cached, np.full(2, 6.0))
+    assert tracers_in(layer) == [] and Layer.forward.cache_info().traces == 2

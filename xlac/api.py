@@ -492,10 +492,11 @@ class CompiledFunction:
         return self._call(args, kwargs, fast_key=fast_key)
 
     def _call(self, args, kwargs, bound: bool = False, fast_key=None):
-        if current_trace() is not None:
-            # Called while tracing (inside another compiled function or a transform): inline the function.
-            trace = current_trace()
-            if trace.watch is not None:      # its own places must be left as they were found, too
+        trace = current_trace()
+        if trace is not None:
+            # Called while tracing (inside another compiled function or a transform): inline the function,
+            # and watch the state it reaches too (see xlac.rebinding).
+            if trace.watch is not None:
                 trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return self._fn(*args, **kwargs)
         key, leaves = self._signature(args, kwargs, bound)

@@ -181,18 +181,19 @@ class Rebound:
     holder: Callable[[dict], object]        # static values -> the object, dict, list or cell holding it
     kind: str                               # "attr", "item", "global" or "cell"
     key: object
-    original: object                        # what it held when traced (_ABSENT: nothing)
-    tracer: Tracer
+    original: object                        # what it held when traced (_ABSENT: nothing); then None
+    tracer: Tracer | None                   # the traced value assigned to it; then None
 
     def assign(self, value, statics: dict) -> None:
         _assign(self.holder(statics), self.kind, self.key, value)
 
     def current(self, statics: dict):
+        """What the place holds now (_ABSENT: nothing; a class attribute does not count)."""
         holder = self.holder(statics)
         if self.kind == "cell":
             return _cell_contents(holder)
         if self.kind == "attr":
-            return getattr(holder, self.key, _ABSENT)
+            return vars(holder).get(self.key, _ABSENT)
         try:
             return holder[self.key]
         except (LookupError, TypeError):
@@ -374,7 +375,7 @@ class Rebindings:
         self.must_hold = [_NOT_GUARDED if read or hasattr(r.original, "__xlac_array__") else r.original
                           for r, read in zip(items, read_per_call)]
         for rebound in items:
-            rebound.original = None         # not kept alive by the executable
+            rebound.original = rebound.tracer = None       # neither is kept alive by the executable
 
     @property
     def names(self) -> list[str]:
