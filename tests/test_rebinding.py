@@ -395,3 +395,13 @@ def test_an_attribute_shadowing_a_class_default_is_written_back_once_it_exists()
     assert "cached" in vars(layer) and Layer.cached is None
     assert_matches(layer.cached, np.full(2, 6.0))
     assert tracers_in(layer) == [] and Layer.forward.cache_info().traces == 2
+
+
+def test_compiling_a_bound_method_directly_writes_back_to_its_object():
+    model = Momentum(np.zeros(2))
+    update = xlac.compile(model.update)
+    for _ in range(3):
+        update(np.ones(2), 0.5)
+    assert_matches(model.m, np.full(2, 1.75))
+    assert type(model.m) is np.ndarray and update.cache_info().traces == 1
+    assert tracers_in(model) == []

@@ -163,13 +163,6 @@ def _function_roots(fn, statics: tuple, static_names: dict, names: set, fixed: b
         yield _Container(fn_globals, "global", "", lambda s, g=fn_globals: g, before, -1)
 
 
-def _unwrap_function(fn):
-    """``(function, statics, static names)`` for a plain function or a bound method (``self`` static)."""
-    if isinstance(fn, types.MethodType):
-        return fn.__func__, ((0, fn.__self__),), {0: "self"}
-    return fn, (), {}
-
-
 # ---------------------------------------------------------------- the watch
 
 
@@ -215,8 +208,8 @@ class StateWatch:
         """Note the places ``fn`` reaches. ``statics``: its static arguments as ``(key, value)`` pairs, named
         by ``static_names`` (a bound method's ``self`` is found by itself); ``fixed``: they are the same
         objects at every call (a function inlined into another's trace), not read from the call's."""
-        if not statics:
-            fn, statics, static_names = _unwrap_function(fn)
+        if not statics and isinstance(fn, types.MethodType):      # its self is the same at every call
+            fn, statics, static_names, fixed = fn.__func__, ((0, fn.__self__),), {0: "self"}, True
         code = getattr(fn, "__code__", None)
         names = _code_names(code) if code is not None else set()
         self._note(fn, tuple(statics), dict(static_names or {}), names, fixed)
