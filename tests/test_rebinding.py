@@ -1,6 +1,7 @@
 """State rebound inside a compiled function (``self.k = f(self.k)``, a global, a closed-over object's
 attribute): written back after every call as NumPy would leave it, or refused with an error naming the
 place and the line. After every case no Tracer is left in any user object (``no_tracers_left``)."""
+import functools
 import inspect
 import sys
 
@@ -405,3 +406,21 @@ def test_compiling_a_bound_method_directly_writes_back_to_its_object():
     assert_matches(model.m, np.full(2, 1.75))
     assert type(model.m) is np.ndarray and update.cache_info().traces == 1
     assert tracers_in(model) == []
+
+
+def test_a_callable_object_or_a_partial_under_a_transform_is_watched_through_its_object():
+    class Model:
+        def __init__(self):
+            self.state = np.zeros(3)
+
+        def __call__(self, x, scale=1.0):
+            self.state = self.state + x * scale
+            return xnp.sum(self.state)
+
+    model = Model()
+    state = model.state
+    with pytest.raises(xlac.RebindingError, match=r"self\.state"):
+        xlac.grad(model)(np.ones(3))
+    with pytest.raises(xlac.RebindingError, match=r"self\.state"):
+        xlac.vmap(functools.partial(Model.__call__, model, scale=2.0))(np.ones((2, 3)))
+    assert model.state is state and tracers_in(model) == []

@@ -30,6 +30,7 @@ array([2., 2.])
 """
 from __future__ import annotations
 
+import functools
 import types
 from collections import deque
 from dataclasses import dataclass
@@ -163,6 +164,24 @@ def _function_roots(fn, statics: tuple, static_names: dict, names: set, fixed: b
         yield _Container(fn_globals, "global", "", lambda s, g=fn_globals: g, before, -1)
 
 
+def _function_and_objects(fn) -> tuple[object, list[tuple[str, object]]]:
+    """The Python function whose code runs when ``fn`` is called, and the objects it carries, named as
+    its parameters: a bound method's or a callable object's ``self``, a partial's arguments."""
+    if isinstance(fn, types.MethodType):
+        return fn.__func__, [("self", fn.__self__)]
+    if isinstance(fn, functools.partial):
+        inner, carried = _function_and_objects(fn.func)
+        code = getattr(inner, "__code__", None)
+        params = code.co_varnames[len(carried):code.co_argcount] if code is not None else ()
+        named = [(params[i] if i < len(params) else f"args[{i}]", arg) for i, arg in enumerate(fn.args)]
+        return inner, carried + named + list(fn.keywords.items())
+    call = getattr(type(fn), "__call__", None)
+    if (not isinstance(fn, types.FunctionType) and isinstance(call, types.FunctionType)
+            and type(fn).__module__.split(".")[0] != "xlac"):      # xlac's own callables watch what they run
+        return call, [("self", fn)]
+    return fn, []
+
+
 # ---------------------------------------------------------------- the watch
 
 
@@ -206,10 +225,14 @@ class StateWatch:
     def add_function(self, fn, statics: tuple = (), static_names: dict | None = None, *,
                      fixed: bool = False) -> "StateWatch":
         """Note the places ``fn`` reaches. ``statics``: its static arguments as ``(key, value)`` pairs, named
-        by ``static_names`` (a bound method's ``self`` is found by itself); ``fixed``: they are the same
-        objects at every call (a function inlined into another's trace), not read from the call's."""
-        if not statics and isinstance(fn, types.MethodType):      # its self is the same at every call
-            fn, statics, static_names, fixed = fn.__func__, ((0, fn.__self__),), {0: "self"}, True
+        by ``static_names``; ``fixed``: they are the same objects at every call (a function inlined into
+        another's trace), not read from the call's. The object a bound method, a ``functools.partial`` or
+        a callable object carries is found by itself, as ``self``."""
+        if not statics:
+            fn, carried = _function_and_objects(fn)
+            if carried:
+                names, objects = zip(*carried)
+                statics, static_names, fixed = tuple(enumerate(objects)), dict(enumerate(names)), True
         code = getattr(fn, "__code__", None)
         names = _code_names(code) if code is not None else set()
         self._note(fn, tuple(statics), dict(static_names or {}), names, fixed)
