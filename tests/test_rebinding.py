@@ -45,7 +45,6 @@ def no_tracers_left():
     """After every case: no Tracer in this module's globals or in what the case registered."""
     watched = []
     yield watched
-    global COUNTER
     assert tracers_in({k: v for k, v in globals().items() if not k.startswith("__")}) == []
     assert tracers_in(watched) == []
 
@@ -338,19 +337,21 @@ class Failing:
 
     @xlac.compile
     def step(self, x):
+        global COUNTER
         self.k = self.k + x
         self.state["m"] = self.state["m"] - x
         self.state["new"] = x
+        COUNTER = x * 2
         return xnp.reshape(x, (3,))              # raises: 2 elements into 3
 
 
 def test_a_trace_that_raises_midway_leaves_everything_as_it_found_it(no_tracers_left):
     f = Failing()
     no_tracers_left.append(f)
-    k, m = f.k, f.state["m"]
-    with pytest.raises(ValueError):
+    k, m, counter = f.k, f.state["m"], COUNTER
+    with pytest.raises(ValueError, match="reshape"):
         f.step(np.ones(2))
-    assert f.k is k and f.state == {"m": m}
+    assert f.k is k and f.state == {"m": m} and COUNTER is counter
 
 
 def test_grad_and_vmap_of_a_function_that_rebinds_state_refuse_and_restore(no_tracers_left):

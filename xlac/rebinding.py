@@ -231,8 +231,8 @@ class StateWatch:
         if not statics:
             fn, carried = _function_and_objects(fn)
             if carried:
-                names, objects = zip(*carried)
-                statics, static_names, fixed = tuple(enumerate(objects)), dict(enumerate(names)), True
+                carried_names, objects = zip(*carried)
+                statics, static_names, fixed = tuple(enumerate(objects)), dict(enumerate(carried_names)), True
         code = getattr(fn, "__code__", None)
         names = _code_names(code) if code is not None else set()
         self._note(fn, tuple(statics), dict(static_names or {}), names, fixed)
