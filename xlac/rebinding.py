@@ -215,7 +215,19 @@ class Rebound:
 class StateWatch:
     """What the places a traced function reaches from outside its arguments held before its trace: see
     the module's docstring. ``add_function`` adds a function's places (a compiled function inlined into
-    the trace adds its own); ``finish`` puts back every traced value left in them."""
+    the trace adds its own); ``finish`` puts back every traced value left in them.
+
+    >>> from xlac.ir.types import TensorType
+    >>> from xlac.trace.context import Trace
+    >>> class Box:
+    ...     k = None
+    >>> box = Box(); box.k = np.zeros(2)
+    >>> with Trace() as trace:
+    ...     watch = StateWatch(trace, "f").add_function(lambda x: x, ((0, box),), {0: "box"})
+    ...     box.k = trace.add_input(TensorType((2,), np.dtype("float64"))) * 2
+    >>> [place.path for place in watch.finish(write_back=True)], type(box.k).__name__
+    (['box.k'], 'ndarray')
+    """
 
     def __init__(self, trace, who: str):
         self.trace = trace
