@@ -33,8 +33,8 @@ def tracers_in(obj, path="", depth=0, seen=None) -> list[str]:
         entries = [(f"[{i}]", v) for i, v in enumerate(obj)]
     elif inspect.isfunction(obj):
         entries = [(f".<cell {i}>", c.cell_contents) for i, c in enumerate(obj.__closure__ or ())]
-    elif hasattr(obj, "__dict__") and not isinstance(obj, type):
-        entries = [(f".{k}", v) for k, v in vars(obj).items()]
+    elif hasattr(obj, "__dict__") and (not isinstance(obj, type) or obj.__module__ == __name__):
+        entries = [(f".{k}", v) for k, v in vars(obj).items()]      # instances, and this module's classes
     else:
         return []
     return [p for step, value in entries for p in tracers_in(value, path + step, depth + 1, seen)]

@@ -276,9 +276,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
         captures = finish_captures(trace, fn, statics, static_names or {})
     rebindings = None
     if rebound:
-        read_per_call = [False] * len(rebound)
-        if captures is not None:
-            read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
+        read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
         rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, read_per_call)
     if captures is not None:
         specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
@@ -305,7 +303,7 @@ def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: l
     return Rebindings(rebound, sources, read_per_call), out_tree
 
 
-def _read_through_rebound_places(graph: Graph, captures: Captures, rebound: list, captured_values: dict,
+def _read_through_rebound_places(graph: Graph, captures: Captures | None, rebound: list, captured_values: dict,
                                  n_args: int) -> list[bool]:
     """An outside array that a rebound place held when traced is read through that place from then on
     (whatever other path reaches it too): after each call the place holds the new value, which the next
@@ -313,7 +311,7 @@ def _read_through_rebound_places(graph: Graph, captures: Captures, rebound: list
     read_per_call = []
     for place in rebound:
         value = captured_values.get(id(place.original))
-        read = value is not None and value in graph.inputs      # else not read, or read as a constant
+        read = captures is not None and value is not None and value in graph.inputs   # else a constant, or unread
         read_per_call.append(read)
         if read:
             index = graph.inputs.index(value)
