@@ -425,3 +425,23 @@ def test_a_callable_object_or_a_partial_under_a_transform_is_watched_through_its
     with pytest.raises(xlac.RebindingError, match=r"self\.state"):
         xlac.vmap(functools.partial(Model.__call__, model, scale=2.0))(np.ones((2, 3)))
     assert model.state is state and tracers_in(model) == []
+
+
+def test_a_python_number_made_from_a_traced_value_raises_and_leaves_nothing_behind(no_tracers_left):
+    class Counter:
+        def __init__(self):
+            self.k = np.ones(2)
+            self.n = 0
+
+        @xlac.compile
+        def step(self, x):
+            self.k = self.k + x
+            self.n = int(xnp.sum(x))
+            return x
+
+    counter = Counter()
+    no_tracers_left.append(counter)
+    k = counter.k
+    with pytest.raises(xlac.TracerConversionError, match=r"int\(\)"):
+        counter.step(np.ones(2))
+    assert counter.k is k and counter.n == 0

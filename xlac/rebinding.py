@@ -10,12 +10,13 @@ closure cells, the globals its code names, and their attributes and items, three
 - before the trace, :class:`StateWatch` notes what each place holds;
 - after it (whether it succeeded or raised), every place that holds a traced value gets its old value back;
 - for ``xlac.compile``, a place rebound to a traced array becomes an extra output of the executable,
-  assigned to that place after every call (:class:`Rebindings`). A NumPy array there gets a NumPy array
-  back; anything else (an ``xlac.Array``, a scalar, nothing) gets an ``xlac.Array``, as the function's
-  results are. The next call reads the new value as any outside array (another shape traces again);
+  assigned to that place after every call (:class:`Rebindings`). A NumPy array the function read per
+  call gets a NumPy array back; anything else gets an ``xlac.Array``, as the function's results are. The
+  next call reads the new value as any outside array (another shape traces again);
 - a traced value anywhere else (appended to a list, inside a tuple or a new object, or stored inside a
   transformed function, ``xlac.grad``, ``xlac.vmap``) raises :class:`xlac.RebindingError` naming the
-  place and the line that computed the value.
+  place and the line that computed the value; so does an array place rebound to a NumPy value computed
+  at trace time (``self.n = self.n + 1`` with NumPy's ``+`` would run once, not at every call).
 
 >>> import numpy as np, xlac
 >>> class Running:
@@ -92,7 +93,7 @@ class _Container:
                 yield key, value
 
     def restore(self, key) -> None:
-        """Put back what entry ``key`` held when the trace began."""
+        """Put back what entry ``key`` held when the trace began (a list: all its items)."""
         value = self.before.get(key, _ABSENT)
         if isinstance(self.obj, list):
             self.obj[:] = [self.before[i] for i in range(len(self.before))]
@@ -231,7 +232,7 @@ class StateWatch:
 
     def __init__(self, trace, who: str):
         self.trace = trace
-        self.who = who                      # "xlac.compile'd step", "a function under xlac.grad"
+        self.who = who                      # for errors: "xlac.compile'd step", "loss, under a transform,"
         self.containers: dict[int, _Container] = {}     # by the id of the object noted
 
     def add_function(self, fn, statics: tuple = (), static_names: dict | None = None, *,
