@@ -297,7 +297,7 @@ class StateWatch:
                                            container.before.get(key, _ABSENT), value))
                 else:
                     refusals.append(self._refusal(container, key, *leaked, write_back=write_back))
-        self.containers = {}
+        self.containers, self.trace.watch = {}, None      # done: nothing noted stays referenced
         if refusals:
             raise RebindingError(refusals[0])
         return rebound
