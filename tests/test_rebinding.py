@@ -445,3 +445,25 @@ def test_a_python_number_made_from_a_traced_value_raises_and_leaves_nothing_behi
     with pytest.raises(xlac.TracerConversionError, match=r"int\(\)"):
         counter.step(np.ones(2))
     assert counter.k is k and counter.n == 0
+
+
+def test_an_existing_list_item_and_a_new_dict_key_are_written_back(no_tracers_left):
+    class Stack:
+        def __init__(self):
+            self.layers = [np.ones(2), np.ones(2)]
+            self.outputs = {}
+
+        @xlac.compile
+        def step(self, x):
+            self.layers[1] = self.layers[1] * x
+            self.outputs["last"] = self.layers[1] + 1
+            return x
+
+    stack = Stack()
+    no_tracers_left.append(stack)
+    for _ in range(3):
+        stack.step(np.full(2, 2.0))
+    assert len(stack.layers) == 2 and type(stack.layers[1]) is np.ndarray
+    assert_matches(stack.layers[1], np.full(2, 8.0))
+    assert_matches(stack.outputs["last"], np.full(2, 9.0))
+    assert type(stack.outputs["last"]) is xlac.Array
