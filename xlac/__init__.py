@@ -12,12 +12,12 @@ from xlac.array import Array, asarray
 from xlac.batch import vmap
 from xlac.config import config
 from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp
-from xlac.errors import TracerConversionError, UnsupportedError
+from xlac.errors import RebindingError, TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 from xlac import random  # noqa: E402  (xlac.random: functional, key-based random numbers)
 
-__all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "ShapeError", "Traced",
+__all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError", "Traced",
            "TracerConversionError", "UnsupportedError", "autocast", "asarray", "compile", "config", "grad", "hessian",
            "inplace_update", "jacfwd", "jacrev", "jvp", "random", "stop_gradient", "value_and_grad", "vjp", "vmap"]
 __version__ = "0.1.0"

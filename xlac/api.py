@@ -33,6 +33,7 @@ from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
+from xlac.rebinding import Rebindings, StateWatch
 from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.context import Trace, autocast_state, current_trace
@@ -55,6 +56,7 @@ class Traced:
     device: object
     captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
     timings: dict = field(default_factory=dict)   # seconds per stage: "trace", each pass, "lower", "xla_compile"
+    rebound: Rebindings | None = None    # places outside the arguments the function rebinds: assigned per call
 
     @property
     def graph(self) -> Graph:
@@ -116,6 +118,7 @@ class Compiled:
         self.executable = executable
         traced = lowered.traced
         self.captures = traced.captures
+        self.rebound = traced.rebound
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
         if graph.input_updates:
@@ -151,19 +154,36 @@ class Compiled:
                                 f"{', '.join(self.captures.names)}) changed shape or dtype, or is gone; "
                                 "call the xlac.compile'd function to trace it again")
             leaves = leaves + outside
+        if self.rebound is not None and not self.rebound.fits(()):
+            raise TypeError(f"{traced.name}: a place it rebinds outside its arguments ("
+                            f"{', '.join(self.rebound.names)}) is gone or holds another kind of value; "
+                            "call the xlac.compile'd function to trace it again")
         for leaf, spec, path in zip(leaves, traced.in_specs, traced.in_paths):
             check_leaf(leaf, spec, path)
-        return self._run(leaves)
+        return self._run_and_write_back(leaves, ())
 
     def run(self, leaves, statics=()):
         """Execute with argument leaves already known to fit (the cached call path). Raises
-        ``OutsideArrayChanged`` when an array read from outside the arguments no longer fits."""
-        if self.captures is None:
+        ``OutsideArrayChanged`` when an array read from outside the arguments no longer fits, or a place
+        the function rebinds no longer does (see ``Rebindings.fits``)."""
+        if self.captures is not None:
+            outside = self.captures.gather(statics)
+            if outside is None:
+                raise OutsideArrayChanged
+            leaves = list(leaves) + outside
+        if self.rebound is None:
             return self._run(leaves)
-        outside = self.captures.gather(statics)
-        if outside is None:
+        if not self.rebound.fits(statics):
             raise OutsideArrayChanged
-        return self._run(list(leaves) + outside)
+        return self._run_and_write_back(leaves, statics)
+
+    def _run_and_write_back(self, leaves, statics):
+        """Run; then assign each place the function rebinds outside its arguments its new value."""
+        if self.rebound is None:
+            return self._run(leaves)
+        result, rebound_values = self._run(leaves)
+        self.rebound.write_back(rebound_values, leaves, statics)
+        return result
 
 
 class OutsideArrayChanged(Exception):
@@ -240,18 +260,67 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
     with Trace(capture_outside_arrays=statics is not None) as trace:
+        if statics is not None:
+            trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
-        trace.graph.outputs, out_tree = _run_traced(fn, name, trace, rebuild(tracers))
+        try:
+            trace.graph.outputs, out_tree = _run_traced(fn, name, trace, rebuild(tracers))
+        except BaseException:
+            if trace.watch is not None:
+                trace.watch.finish(write_back=False, failed=True)    # no Tracer stays in a user's object
+            raise
+    rebound = trace.watch.finish(write_back=True) if trace.watch is not None else []
     captures = None
+    captured_values = {}              # id of each outside array read -> its input (ids: no references)
     if trace.captured is not None:
+        captured_values = {id(array): tracer.value for array, tracer in trace.captured.values()}
         captures = finish_captures(trace, fn, statics, static_names or {})
+    rebindings = None
+    if rebound:
+        read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
+        rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, read_per_call)
     if captures is not None:
         specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
         paths = list(paths) + captures.names
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
-    return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings)
+    return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
+                  rebound=rebindings)
+
+
+def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
+    """Make the places the function rebound to traced arrays (see ``xlac.rebinding``) extra results of
+    the program: the results become ``(results, (rebound values...))``. A place assigned an input itself
+    (``self.last = x``) takes the object passed for it at each call instead of an output."""
+    by_input = {value.id: i for i, value in enumerate(graph.inputs)}
+    sources = []
+    for place in rebound:
+        source = by_input.get(place.tracer.value.id)
+        sources.append(source)
+        if source is None:
+            graph.outputs.append(place.tracer.value)
+    n_outputs = sources.count(None)
+    out_tree = pytree.TreeDef("tuple", (out_tree, pytree.TreeDef("tuple", (pytree.LEAF,) * n_outputs)))
+    return Rebindings(rebound, sources, read_per_call), out_tree
+
+
+def _read_through_rebound_places(graph: Graph, captures: Captures | None, rebound: list, captured_values: dict,
+                                 n_args: int) -> list[bool]:
+    """An outside array that a rebound place held when traced is read through that place from then on
+    (whatever other path reaches it too): after each call the place holds the new value, which the next
+    call must read. Per place, whether its array is read per call (an input, not a constant)."""
+    read_per_call = []
+    for place in rebound:
+        value = captured_values.get(id(place.original))
+        read = captures is not None and value is not None and value in graph.inputs   # else a constant, or unread
+        read_per_call.append(read)
+        if read:
+            index = graph.inputs.index(value)
+            capture = captures.items[index - n_args]
+            capture.name = graph.input_names[index] = place.path
+            capture.resolve, capture.guard = place.current, None
+    return read_per_call
 
 
 def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
@@ -427,8 +496,12 @@ class CompiledFunction:
         return self._call(args, kwargs, fast_key=fast_key)
 
     def _call(self, args, kwargs, bound: bool = False, fast_key=None):
-        if current_trace() is not None:
-            # Called while tracing (inside another compiled function or a transform): inline the function.
+        trace = current_trace()
+        if trace is not None:
+            # Called while tracing (inside another compiled function or a transform): inline the function,
+            # and watch the state it reaches too (see xlac.rebinding).
+            if trace.watch is not None:
+                trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return self._fn(*args, **kwargs)
         key, leaves = self._signature(args, kwargs, bound)
         compiled = self._compiled_for(key, leaves)
@@ -439,7 +512,8 @@ class CompiledFunction:
             compiled = self._compiled_for(key, leaves, stale=compiled)
             result = compiled.run(leaves, statics)
         if fast_key is not None:
-            self._by_flat_key[fast_key] = compiled._run if compiled.captures is None else compiled.run
+            plain = compiled.captures is None and compiled.rebound is None
+            self._by_flat_key[fast_key] = compiled._run if plain else compiled.run
         return result
 
     def trace(self, *args, **kwargs) -> Traced:

@@ -58,3 +58,8 @@ class TracerConversionError(TypeError):
 
 class UnsupportedError(NotImplementedError):
     """A NumPy feature xlac does not implement."""
+
+
+class RebindingError(TypeError):
+    """A traced function left a traced value outside its arguments where xlac cannot write it back
+    (appended to a list, inside a tuple, or under a transform); see ``xlac.rebinding``."""

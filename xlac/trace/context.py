@@ -85,6 +85,9 @@ class Trace:
         # value id -> (outer Tracer, its stand-in here) for each value of an enclosing trace the function
         # used (a closure over an outer traced value, as in grad(lambda w: loss(w, x)) inside a compile)
         self.lifted: dict[int, tuple[Tracer, Tracer]] = {}
+        # The outside state the traced function reaches, noted before it ran (an xlac.rebinding.StateWatch):
+        # None where no one watches it (eager operations).
+        self.watch = None
 
     def __enter__(self) -> "Trace":
         stack = _state.stack

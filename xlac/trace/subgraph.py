@@ -61,14 +61,23 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
     """Trace ``fn(*args, **kwargs)`` on abstract values of the argument leaves' types."""
     from xlac.numpy._core import asarray
     from xlac.passes.pipeline import PASSES
+    from xlac.rebinding import StateWatch
     leaves, in_tree = pytree.flatten((tuple(args), dict(kwargs or {})))
     with Trace() as trace:
+        # A transformed function must leave outside state as it found it: see xlac.rebinding.
+        trace.watch = StateWatch(trace, f"{getattr(fn, '__name__', 'the function')}, under a transform,")
+        trace.watch.add_function(fn, fixed=True)
         inputs = []
         for i, leaf in enumerate(leaves):
             type_, weak = leaf_type(leaf)
             inputs.append(trace.add_input(type_, weak=weak, name=f"arg{i}"))
         call_args, call_kwargs = pytree.unflatten(in_tree, inputs)
-        out_leaves, out_tree = pytree.flatten(fn(*call_args, **call_kwargs))
+        try:
+            out_leaves, out_tree = pytree.flatten(fn(*call_args, **call_kwargs))
+        except BaseException:
+            trace.watch.finish(write_back=False, failed=True)
+            raise
+        trace.watch.finish(write_back=False)
         outputs = [asarray(leaf).value for leaf in out_leaves]
     graph = trace.graph
     graph.outputs = outputs
