@@ -104,7 +104,9 @@ class _Simplifier:
         self.report[rewrite] = self.report.get(rewrite, 0) + 1
 
     def _visit(self, node: Node) -> None:
-        node = dataclasses.replace(node, operands=tuple(self._name(v) for v in node.operands))
+        operands = tuple(self._name(v) for v in node.operands)
+        if any(new is not old for new, old in zip(operands, node.operands)):
+            node = dataclasses.replace(node, operands=operands)
         rule = _RULES.get(node.primitive)
         while rule is not None:
             rewritten = rule(self, node)
@@ -253,7 +255,7 @@ def _identity(node: Node) -> tuple | None:
     if node.subgraphs or node.view:
         return None
     try:
-        attrs = tuple(sorted((name, _exact(value)) for name, value in node.attrs.items()))
+        attrs = tuple((name, _exact(value)) for name, value in sorted(node.attrs.items()))
         hash(attrs)
     except TypeError:
         return None
@@ -264,19 +266,22 @@ def _identity(node: Node) -> tuple | None:
 def _exact(value):
     """A hashable stand-in for an attribute that tells apart what ``==`` confuses (0.0 and -0.0, 1 and True,
     NaNs); raises TypeError for what it cannot compare."""
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+    kind = type(value)
+    if kind in (int, bool, str, type(None)):
+        return (kind, value)
+    if kind in (tuple, list):
+        return (kind, tuple(_exact(v) for v in value))
+    if kind is float:
+        return (kind, struct.pack("<d", value))
+    if kind is complex:
+        return (kind, struct.pack("<dd", value.real, value.imag))
+    if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
-        return ("array", array.dtype.str, array.shape, array.tobytes())
-    if isinstance(value, float):
-        return ("float", struct.pack("<d", value))
-    if isinstance(value, complex):
-        return ("complex", struct.pack("<dd", value.real, value.imag))
-    if isinstance(value, (tuple, list)):
-        return (type(value).__name__, tuple(_exact(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted((k, _exact(v)) for k, v in value.items())))
+        return (np.ndarray, array.dtype.str, array.shape, array.tobytes())
+    if kind is dict:
+        return (kind, tuple(sorted((k, _exact(v)) for k, v in value.items())))
     hash(value)                              # raises TypeError for what cannot be compared
-    return (type(value).__qualname__, value)
+    return (kind, value)
 
 
 def converts_exactly(source: np.dtype, target: np.dtype) -> bool:
