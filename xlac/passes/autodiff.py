@@ -29,7 +29,9 @@ from __future__ import annotations
 from xlac.ir import dtypes
 from xlac.ir.graph import Graph
 from xlac.trace import ops
-from xlac.trace.context import autocast_scope, current_trace
+from xlac.ir.interpreter import interpret
+from xlac.trace.context import autocast_scope
+from xlac.trace.subgraph import bind_node
 from xlac.trace.tracer import Tracer
 
 from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)
@@ -58,11 +60,6 @@ def _missing_rule(node, kind: str):
                                + (f" at {node.location}" if node.location else ""))
 
 
-def _bind_like(trace, node, operands):
-    results = trace.bind(node.primitive, operands, node.attrs, like=node)
-    return list(results) if node.primitive.multiple_results else [results]
-
-
 def _check_cotangent(node, operand: Tracer, ct: Tracer | None) -> Tracer | None:
     if ct is None:
         return None
@@ -75,9 +72,8 @@ def _check_cotangent(node, operand: Tracer, ct: Tracer | None) -> Tracer | None:
 class Backward:
     """The backward pass of an evaluated graph: call it with output cotangents (None for zero)."""
 
-    def __init__(self, nodes, env: dict, graph: Graph, active: set, wrt: list[int]):
+    def __init__(self, nodes, graph: Graph, active: set, wrt: list[int]):
         self.nodes = nodes          # (node, operand Tracers, result Tracers) of the active nodes, in order
-        self.env = env
         self.graph = graph
         self.active = active
         self.wrt = wrt
@@ -104,47 +100,36 @@ class Backward:
         return [cts.get(self.graph.inputs[i].id) for i in self.wrt]
 
 
-def _evaluate(trace, node, env: dict):
-    """Bind ``node`` again on the tracers ``env`` holds for its operands; record its results in ``env``."""
-    if node.subgraphs:
-        raise NotImplementedError(f"differentiating {node.primitive.name} with sub-graphs")
-    operands = [env[v.id] for v in node.operands]
-    results = _bind_like(trace, node, operands)
-    for value, tracer in zip(node.results, results):
-        env[value.id] = tracer
-    return operands, results
-
-
 def linearize_reverse(graph: Graph, inputs: list[Tracer], wrt: list[int]):
     """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs and a :class:`Backward` giving
     the cotangents of the inputs numbered in ``wrt``."""
-    trace = current_trace()
-    env = {value.id: tracer for value, tracer in zip(graph.inputs, inputs)}
     active = {graph.inputs[i].id for i in wrt if is_differentiable(graph.inputs[i].type.dtype)}
     recorded = []
-    for node in graph.nodes:
-        operands, results = _evaluate(trace, node, env)
+
+    def evaluate_and_record(node, operands):
+        results = bind_node(node, operands)
         if any(v.id in active for v in node.operands):
             differentiable = [v for v in node.results if is_differentiable(v.type.dtype)]
             if differentiable:
                 active.update(v.id for v in differentiable)
                 recorded.append((node, operands, results))
-    outputs = [env[v.id] for v in graph.outputs]
-    return outputs, Backward(recorded, env, graph, active, wrt)
+        return results
+
+    outputs = interpret(graph, inputs, evaluate_and_record)
+    return outputs, Backward(recorded, graph, active, wrt)
 
 
 def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
     """Evaluate ``graph`` on ``inputs`` with ``tangents`` (one per input, None for zero) into the current
     trace; its outputs and their tangents (None where zero)."""
-    trace = current_trace()
-    env = {value.id: tracer for value, tracer in zip(graph.inputs, inputs)}
     tan = {value.id: t for value, t in zip(graph.inputs, tangents)
            if t is not None and is_differentiable(value.type.dtype)}
-    for node in graph.nodes:
-        operands, results = _evaluate(trace, node, env)
+
+    def evaluate_with_tangents(node, operands):
+        results = bind_node(node, operands)
         operand_tangents = [tan.get(v.id) for v in node.operands]
         if all(t is None for t in operand_tangents):
-            continue
+            return results
         if node.primitive.jvp is None:
             raise _missing_rule(node, "JVP")
         with autocast_scope(None):
@@ -153,4 +138,7 @@ def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
             if t is not None and is_differentiable(value.type.dtype):
                 _check_cotangent(node, result, t)
                 tan[value.id] = t
-    return [env[v.id] for v in graph.outputs], [tan.get(v.id) for v in graph.outputs]
+        return results
+
+    outputs = interpret(graph, inputs, evaluate_with_tangents)
+    return outputs, [tan.get(v.id) for v in graph.outputs]

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from xlac.errors import located
 from xlac.ir.graph import Graph
+from xlac.ir.interpreter import interpret
 from xlac.trace.context import current_trace
+from xlac.trace.subgraph import bind_node
 from xlac.trace.tracer import Tracer
 
 __all__ = ["batch_graph", "move_batch_axis"]
@@ -29,30 +31,26 @@ __all__ = ["batch_graph", "move_batch_axis"]
 def batch_graph(graph: Graph, inputs: list[Tracer], dims: list[int | None]):
     """Evaluate ``graph`` on ``inputs`` (each batched along ``dims[i]``, or unbatched where ``None``) into
     the current trace; returns (outputs, their batch axes)."""
-    trace = current_trace()
-    env = {value.id: (tracer, dim) for value, tracer, dim in zip(graph.inputs, inputs, dims)}
-    for node in graph.nodes:
-        if node.subgraphs:
-            raise NotImplementedError(f"batching {node.primitive.name} with sub-graphs")
-        operands = [env[v.id] for v in node.operands]
-        tracers = [t for t, _ in operands]
-        operand_dims = [d for _, d in operands]
-        if all(d is None for d in operand_dims):
-            results = trace.bind(node.primitive, tracers, node.attrs, like=node)
-            results = results if node.primitive.multiple_results else (results,)
-            result_dims = [None] * len(results)
-        else:
-            results, result_dims = _apply_rule(trace, node, tracers, operand_dims)
-        for value, tracer, dim in zip(node.results, results, result_dims):
-            env[value.id] = (tracer, dim)
-    outs = [env[v.id] for v in graph.outputs]
+    outs = interpret(graph, list(zip(inputs, dims)), _batch_node)
     return [t for t, _ in outs], [d for _, d in outs]
 
 
-def _apply_rule(trace, node, tracers, dims):
+def _batch_node(node, operands: list[tuple[Tracer, int | None]]) -> list[tuple[Tracer, int | None]]:
+    """``node`` applied to (Tracer, batch axis) pairs: as it is where nothing is batched, else by its
+    primitive's batching rule."""
+    tracers = [t for t, _ in operands]
+    dims = [d for _, d in operands]
+    if all(d is None for d in dims):
+        return [(result, None) for result in bind_node(node, tracers)]
+    results, result_dims = _apply_rule(node, tracers, dims)
+    return list(zip(results, result_dims))
+
+
+def _apply_rule(node, tracers, dims):
     rule = node.primitive.batch
     if rule is None:
         raise NotImplementedError(located(f"vmap: primitive {node.primitive.name!r} has no batching rule"))
+    trace = current_trace()
     first = len(trace.graph.nodes)
     results, result_dims = rule(dict(node.attrs), list(tracers), list(dims))
     for new in trace.graph.nodes[first:]:     # the batched nodes point at the user's line of the original

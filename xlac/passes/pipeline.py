@@ -12,9 +12,9 @@ from xlac.ir.graph import Graph
 from xlac.ir.verifier import verify
 from xlac.passes.autocast import autocast_pass
 from xlac.passes.functionalize import functionalize
-from xlac.passes.simplify import eliminate_dead_code
+from xlac.passes.simplify import simplify
 
-PASSES = [("functionalize", functionalize), ("autocast", autocast_pass), ("simplify", eliminate_dead_code)]
+PASSES = [("functionalize", functionalize), ("autocast", autocast_pass), ("simplify", simplify)]
 
 
 def run_passes(graph: Graph, timings: dict | None = None) -> list[tuple[str, Graph]]:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlac.ir.graph import Graph
+from xlac.ir.graph import Graph, Node
+from xlac.ir.interpreter import interpret
 from xlac.ir.types import TensorType
 from xlac.trace import pytree
 from xlac.trace.context import Trace, current_trace
@@ -92,14 +93,13 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
 
 def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
     """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs. Each node keeps its line."""
-    trace = current_trace()
-    env = {value.id: tracer for value, tracer in zip(graph.inputs, inputs)}
-    for node in graph.nodes:
-        if node.subgraphs:
-            raise NotImplementedError(f"inlining {node.primitive.name} with sub-graphs")
-        results = trace.bind(node.primitive, [env[v.id] for v in node.operands], node.attrs, like=node)
-        if not node.primitive.multiple_results:
-            results = (results,)
-        for value, tracer in zip(node.results, results):
-            env[value.id] = tracer
-    return [env[v.id] for v in graph.outputs]
+    return interpret(graph, inputs, bind_node)
+
+
+def bind_node(node: Node, operands: list[Tracer]) -> list[Tracer]:
+    """Apply ``node``'s primitive, with its attributes, to ``operands`` in the current trace; the results
+    as a list. The new node keeps ``node``'s source line and origin."""
+    if node.subgraphs:
+        raise NotImplementedError(f"evaluating {node.primitive.name} with sub-graphs")
+    results = current_trace().bind(node.primitive, operands, node.attrs, like=node)
+    return list(results) if node.primitive.multiple_results else [results]
