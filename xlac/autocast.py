@@ -183,9 +183,6 @@ def _wrapped(head: str, names: list[str], width: int = 100) -> list[str]:
 
 DEFAULT_POLICY = AutocastPolicy()
 
-for _prim in CATALOG.values():
-    _prim.autocast_class = DEFAULT_POLICY.class_of(_prim.name)
-
 
 @dataclass(frozen=True)
 class AutocastState:

@@ -20,6 +20,9 @@ import numpy as np  # noqa: F401  (used by the docstring example)
 from xlac.ir.types import TensorType
 
 
+RULE_KINDS = ("emitter", "vjp", "jvp", "batch")
+
+
 class ShapeError(ValueError):
     """An operand's shape or dtype does not fit the primitive; raised by type rules."""
 
@@ -33,11 +36,34 @@ class Primitive:
         self.type_rule = type_rule
         self.multiple_results = multiple_results
         self.category = category          # "unary", "binary", "compare", "reduce", ...
-        self.emitter: Callable | None = None    # set by xlac.lowering
-        self.vjp: Callable | None = None        # set by xlac.passes.autodiff
+        # The rules other packages attach, each once, through register(): the StableHLO emitter
+        # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.batching_rules).
+        self.emitter: Callable | None = None
+        self.vjp: Callable | None = None
         self.jvp: Callable | None = None
-        self.batch: Callable | None = None      # set by xlac.passes.batching
-        self.autocast_class: str | None = None  # set by xlac.passes.autocast
+        self.batch: Callable | None = None
+
+    @property
+    def removed_by_functionalization(self) -> bool:
+        """Whether this is a mutation primitive (``store``, ``copy``): it exists only in traced graphs, so
+        autodiff and batching, which run on functionalized graphs, never need its rules."""
+        return self.category == "mutation"
+
+    def register(self, **rules: Callable) -> None:
+        """Attach rules by kind (``emitter=``, ``vjp=``, ``jvp=``, ``batch=``); each kind once per primitive.
+
+        >>> p = Primitive("twice_example", lambda x: x)
+        >>> p.register(vjp=print)
+        >>> p.register(vjp=print)
+        Traceback (most recent call last):
+        ValueError: twice_example: a second vjp rule; each primitive has one
+        """
+        for kind, rule in rules.items():
+            if kind not in RULE_KINDS:
+                raise TypeError(f"{self.name}: no rule kind {kind!r}; the kinds are {', '.join(RULE_KINDS)}")
+            if getattr(self, kind) is not None:
+                raise ValueError(f"{self.name}: a second {kind} rule; each primitive has one")
+            setattr(self, kind, rule)
 
     def infer_types(self, *operand_types: TensorType, **attrs) -> tuple[TensorType, ...]:
         """Result types of applying this primitive; raises ShapeError when operands do not fit."""

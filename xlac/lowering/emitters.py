@@ -21,7 +21,7 @@ BOOL = np.dtype("bool")
 
 def _emits(primitive):
     def register(fn):
-        primitive.emitter = fn
+        primitive.register(emitter=fn)
         return fn
     return register
 
@@ -39,7 +39,7 @@ def _simple(op_name: str, attrs_of=lambda node: ""):
 
 
 UNARY_STABLEHLO = {
-    "neg": "stablehlo.negate", "abs": "stablehlo.abs", "sign": "stablehlo.sign",
+    "neg": "stablehlo.negate",
     "exp": "stablehlo.exponential", "expm1": "stablehlo.exponential_minus_one", "log": "stablehlo.log",
     "log1p": "stablehlo.log_plus_one", "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt",
     "cbrt": "stablehlo.cbrt", "tanh": "stablehlo.tanh", "logistic": "stablehlo.logistic",
@@ -50,18 +50,18 @@ UNARY_STABLEHLO = {
 }
 BINARY_STABLEHLO = {
     "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
-    "div": "stablehlo.divide", "rem": "stablehlo.remainder", "pow": "stablehlo.power",
     "max": "stablehlo.maximum", "min": "stablehlo.minimum", "atan2": "stablehlo.atan2",
     "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor",
     "shift_left": "stablehlo.shift_left", "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
     "shift_right_logical": "stablehlo.shift_right_logical",
 }
-for _name, _prim in P.unary.items():
-    _prim.emitter = _simple(UNARY_STABLEHLO[_name])
-for _name, _prim in P.binary.items():
-    _prim.emitter = _simple(BINARY_STABLEHLO[_name])
-P.is_finite.emitter = _simple("stablehlo.is_finite")
-P.complex_.emitter = _simple("stablehlo.complex")
+# The elementwise primitives that are one StableHLO op each; abs, sign, div, rem and pow have emitters below.
+for _name, _op in UNARY_STABLEHLO.items():
+    P.unary[_name].register(emitter=_simple(_op))
+for _name, _op in BINARY_STABLEHLO.items():
+    P.binary[_name].register(emitter=_simple(_op))
+P.is_finite.register(emitter=_simple("stablehlo.is_finite"))
+P.complex_.register(emitter=_simple("stablehlo.complex"))
 
 
 @_emits(P.unary["abs"])
@@ -114,8 +114,8 @@ def _integer_division(op_name: str):
     return emit
 
 
-P.binary["div"].emitter = _integer_division("stablehlo.divide")
-P.binary["rem"].emitter = _integer_division("stablehlo.remainder")
+P.binary["div"].register(emitter=_integer_division("stablehlo.divide"))
+P.binary["rem"].register(emitter=_integer_division("stablehlo.remainder"))
 
 
 @_emits(P.binary["pow"])
@@ -168,24 +168,24 @@ def _convert(w, node, operands):
         operands = w.op("stablehlo.convert", operands, [x], [u8])
         x = u8
     return w.op("stablehlo.convert", operands, [x], [out])
-P.select.emitter = _simple("stablehlo.select")
-P.clamp.emitter = _simple("stablehlo.clamp")
-P.bitcast_convert.emitter = _simple("stablehlo.bitcast_convert")
-P.reshape.emitter = _simple("stablehlo.reshape")
-P.dynamic_update_slice.emitter = _simple("stablehlo.dynamic_update_slice")
-P.broadcast_in_dim.emitter = _simple(
-    "stablehlo.broadcast_in_dim", lambda n: f"broadcast_dimensions = {dims(n.attrs['broadcast_dimensions'])}")
-P.transpose.emitter = _simple("stablehlo.transpose", lambda n: f"permutation = {dims(n.attrs['permutation'])}")
-P.reverse.emitter = _simple("stablehlo.reverse", lambda n: f"dimensions = {dims(n.attrs['dimensions'])}")
-P.slice_.emitter = _simple("stablehlo.slice", lambda n: (
+P.select.register(emitter=_simple("stablehlo.select"))
+P.clamp.register(emitter=_simple("stablehlo.clamp"))
+P.bitcast_convert.register(emitter=_simple("stablehlo.bitcast_convert"))
+P.reshape.register(emitter=_simple("stablehlo.reshape"))
+P.dynamic_update_slice.register(emitter=_simple("stablehlo.dynamic_update_slice"))
+P.broadcast_in_dim.register(emitter=_simple(
+    "stablehlo.broadcast_in_dim", lambda n: f"broadcast_dimensions = {dims(n.attrs['broadcast_dimensions'])}"))
+P.transpose.register(emitter=_simple("stablehlo.transpose", lambda n: f"permutation = {dims(n.attrs['permutation'])}"))
+P.reverse.register(emitter=_simple("stablehlo.reverse", lambda n: f"dimensions = {dims(n.attrs['dimensions'])}"))
+P.slice_.register(emitter=_simple("stablehlo.slice", lambda n: (
     f"start_indices = {dims(n.attrs['start'])}, limit_indices = {dims(n.attrs['limit'])}, "
-    f"strides = {dims(n.attrs['strides'])}"))
-P.dynamic_slice.emitter = _simple("stablehlo.dynamic_slice", lambda n: f"slice_sizes = {dims(n.attrs['sizes'])}")
-P.concatenate.emitter = _simple("stablehlo.concatenate", lambda n: f"dimension = {n.attrs['dimension']} : i64")
-P.pad.emitter = _simple("stablehlo.pad", lambda n: (
+    f"strides = {dims(n.attrs['strides'])}")))
+P.dynamic_slice.register(emitter=_simple("stablehlo.dynamic_slice", lambda n: f"slice_sizes = {dims(n.attrs['sizes'])}"))
+P.concatenate.register(emitter=_simple("stablehlo.concatenate", lambda n: f"dimension = {n.attrs['dimension']} : i64"))
+P.pad.register(emitter=_simple("stablehlo.pad", lambda n: (
     f"edge_padding_low = {dims(n.attrs['low'])}, edge_padding_high = {dims(n.attrs['high'])}, "
-    f"interior_padding = {dims(n.attrs['interior'])}"))
-P.iota.emitter = _simple("stablehlo.iota", lambda n: f"iota_dimension = {n.attrs['dimension']} : i64")
+    f"interior_padding = {dims(n.attrs['interior'])}")))
+P.iota.register(emitter=_simple("stablehlo.iota", lambda n: f"iota_dimension = {n.attrs['dimension']} : i64"))
 
 
 def compare_type(dtype: np.dtype) -> str:
@@ -338,8 +338,8 @@ def _arg_reduce(direction: str):
     return emit
 
 
-P.argmax.emitter = _arg_reduce("GT")
-P.argmin.emitter = _arg_reduce("LT")
+P.argmax.register(emitter=_arg_reduce("GT"))
+P.argmin.register(emitter=_arg_reduce("LT"))
 
 
 # ---------------------------------------------------------------- contraction, sort, gather, scatter

@@ -16,4 +16,4 @@ def _emit_fft(w: FunctionWriter, node, operands):
     return w.op("stablehlo.fft", operands, [v.type for v in node.operands], [v.type for v in node.results], attrs)
 
 
-P.fft.emitter = _emit_fft
+P.fft.register(emitter=_emit_fft)

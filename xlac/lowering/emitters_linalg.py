@@ -28,7 +28,7 @@ EIGH_TOLERANCE = {"float32": 1e-7, "complex64": 1e-7, "float64": 1e-15, "complex
 
 def _emits(primitive):
     def register(fn):
-        primitive.emitter = fn
+        primitive.register(emitter=fn)
         return fn
     return register
 

@@ -67,7 +67,7 @@ def _zero_jvp(attrs, operands, results, tangents):
 
 
 def _define(primitive, vjp, jvp):
-    primitive.vjp, primitive.jvp = vjp, jvp
+    primitive.register(vjp=vjp, jvp=jvp)
 
 
 # ---------------------------------------------------------------- unary
@@ -87,7 +87,6 @@ _UNARY_DERIVATIVES = {
     "cos": lambda x, y: _neg(ops.unary("sin", x)),
     "tan": lambda x, y: _add(_full(y, 1), _mul(y, y)),
     "erf": lambda x, y: _mul(_full(x, 2 / math.sqrt(math.pi)), ops.unary("exp", _neg(_mul(x, x)))),
-    "abs": lambda x, y: ops.unary("sign", x),
 }
 
 
@@ -109,7 +108,7 @@ for _name, _derivative in _UNARY_DERIVATIVES.items():
 def _complex_abs_rules():
     """|z| of complex z: d|z| = Re(conj(z) dz) / |z|; the cotangent of z is ct * conj(z) / |z| (JAX's
     convention), 0 at z = 0."""
-    real_vjp, real_jvp = _unary_rules(_UNARY_DERIVATIVES["abs"])
+    real_vjp, real_jvp = _unary_rules(lambda x, y: ops.unary("sign", x))
 
     def unit(x, y):              # z / |z| with 0 at z = 0, complex
         safe = ops.select(ops.compare(y, _full(y, 0), "EQ"), _full(y, 1), y)

@@ -58,8 +58,7 @@ def _linear_jvp(apply):
 
 
 def _attach(primitive, vjp, jvp) -> None:
-    primitive.vjp = vjp
-    primitive.jvp = jvp
+    primitive.register(vjp=vjp, jvp=jvp)
 
 
 # ---------------------------------------------------------------- shapes
@@ -450,17 +449,9 @@ def _complex_jvp(attrs, operands, results, tangents):
     return [ops.complex(*(_or_zeros(t, x) for t, x in zip(tangents, operands)))]
 
 
-def _attach_if_unset(primitive, vjp, jvp) -> None:
-    """For primitives whose rules may come from the math rules module too: theirs win."""
-    if primitive.vjp is None:
-        primitive.vjp = vjp
-    if primitive.jvp is None:
-        primitive.jvp = jvp
-
-
-_attach_if_unset(P.unary["real"], _real_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["real"], t)))
-_attach_if_unset(P.unary["imag"], _imag_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["imag"], t)))
-_attach_if_unset(P.complex_, _complex_vjp, _complex_jvp)
+_attach(P.unary["real"], _real_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["real"], t)))
+_attach(P.unary["imag"], _imag_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["imag"], t)))
+_attach(P.complex_, _complex_vjp, _complex_jvp)
 
 
 def _no_derivative(attrs, operands, results, values):

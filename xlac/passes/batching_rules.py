@@ -22,16 +22,10 @@ from xlac.passes.batching import move_batch_axis
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
-__all__ = ["RULES"]
-
-RULES: dict = {}          # primitive name -> batching rule
-
-
 def _rule(*prims):
     def register(fn):
         for prim in prims:
-            prim.batch = fn
-            RULES[prim.name] = fn
+            prim.register(batch=fn)
         return fn
     return register
 

@@ -66,7 +66,7 @@ def _fft_jvp(attrs, operands, results, tangents):
     return [ops.fft(t, attrs["fft_type"], attrs["fft_length"])]
 
 
-P.fft.vjp, P.fft.jvp = _fft_vjp, _fft_jvp
+P.fft.register(vjp=_fft_vjp, jvp=_fft_jvp)
 
 
 @_rule(P.fft)

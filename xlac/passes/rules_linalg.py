@@ -127,12 +127,7 @@ def _zeros_like(x):
 
 
 def _define(primitive, vjp, jvp, batch):
-    primitive.vjp, primitive.jvp, primitive.batch = vjp, jvp, batch
-    try:                                         # listed with the other batching rules once those are loaded
-        from xlac.passes.batching_rules import RULES
-        RULES[primitive.name] = batch
-    except ImportError:                          # pragma: no cover - batching_rules imports this module
-        pass
+    primitive.register(vjp=vjp, jvp=jvp, batch=batch)
 
 
 def _front(operands, dims):

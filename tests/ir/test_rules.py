@@ -1,0 +1,26 @@
+"""Every primitive carries every rule the pipeline needs, each registered once through Primitive.register."""
+import pytest
+
+import xlac  # noqa: F401  (loads the emitters)
+import xlac.passes.autodiff  # noqa: F401  (loads the VJP and JVP rules)
+import xlac.passes.batching_rules  # noqa: F401  (loads the batching rules)
+from xlac.ir.primitive import CATALOG, RULE_KINDS, Primitive
+
+
+@pytest.mark.parametrize("kind", RULE_KINDS)
+def test_every_primitive_has_each_rule_it_needs(kind):
+    needs = [p for p in CATALOG.values() if kind == "emitter" or not p.removed_by_functionalization]
+    assert [p.name for p in needs if getattr(p, kind) is None] == []
+
+
+def test_a_rule_is_registered_once():
+    for prim in CATALOG.values():
+        rule = prim.emitter
+        with pytest.raises(ValueError, match=f"{prim.name}: a second emitter rule"):
+            prim.register(emitter=rule)
+        assert prim.emitter is rule
+
+
+def test_an_unknown_rule_kind_is_refused():
+    with pytest.raises(TypeError, match="no rule kind 'jvpp'"):
+        Primitive("example", lambda x: x).register(jvpp=print)
