@@ -217,9 +217,9 @@ def test_diff_shows_an_op_moved_to_bf16_and_an_added_convert():
     here = SourceLocation("/src/model.py", 7)
     x = Value(TensorType((3,), f32))
     y_old, y_new, x16 = Value(x.type), Value(TensorType((3,), bf16)), Value(TensorType((3,), bf16))
-    before = Graph([x], [Node(P.unary["exp"], (x,), {}, (y_old,), here, "exp")], [y_old])
+    before = Graph([x], [Node(P.exp, (x,), {}, (y_old,), here, "exp")], [y_old])
     after = Graph([x], [Node(P.convert, (x,), {"dtype": bf16}, (x16,), here, "autocast"),
-                        Node(P.unary["exp"], (x16,), {}, (y_new,), here, "exp")], [y_new])
+                        Node(P.exp, (x16,), {}, (y_new,), here, "exp")], [y_new])
     lines = diff_graphs(before, after).splitlines()
     assert len(lines) == 2
     assert re.fullmatch(r"  \+ c:bf16\[3\] = convert\[dtype=bf16\] a +# model.py:7 autocast", lines[0])

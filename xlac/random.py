@@ -60,11 +60,11 @@ def _const(value, like):
 
 
 def _add(a, b):
-    return ops.binary("add", a, b)
+    return ops.add(a, b)
 
 
 def _xor(a, b):
-    return ops.binary("xor", a, b)
+    return ops.xor(a, b)
 
 
 def threefry2x32(k0, k1, x0, x1):
@@ -78,8 +78,8 @@ def threefry2x32(k0, k1, x0, x1):
         return constants[value]
 
     def rotate_left(x, r):
-        return ops.binary("or", ops.binary("shift_left", x, const(r)),
-                          ops.binary("shift_right_logical", x, const(32 - r)))
+        return ops.or_(ops.shift_left(x, const(r)),
+                          ops.shift_right_logical(x, const(32 - r)))
 
     schedule = (k0, k1, _xor(_xor(k0, k1), const(KEY_PARITY)))
     x0, x1 = _add(x0, k0), _add(x1, k1)
@@ -114,8 +114,8 @@ def _random_bits(k, shape, width: int):
     h0, h1 = _hash(k, _counts(shape))
     if width == 64:
         u64 = UNSIGNED[64]
-        high = ops.binary("shift_left", ops.convert(h0, u64), ops.full(shape, 32, u64))
-        return ops.binary("or", high, ops.convert(h1, u64))
+        high = ops.shift_left(ops.convert(h0, u64), ops.full(shape, 32, u64))
+        return ops.or_(high, ops.convert(h1, u64))
     return ops.convert(_xor(h0, h1), UNSIGNED[width])
 
 
@@ -213,7 +213,7 @@ def _seed_words_traced(seed):
         raise TypeError(located(f"xlac.random.key: the seed must be a 0-d integer, got "
                                 f"{dtypes.short_name(seed.dtype)}{list(seed.shape)}"))
     if seed.dtype.itemsize == 8:
-        high = ops.binary("shift_right_logical", seed, ops.constant(32, seed.dtype))
+        high = ops.shift_right_logical(seed, ops.constant(32, seed.dtype))
         high = ops.convert(ops.bitcast_convert(high, UNSIGNED[64]), U32)
         low = ops.convert(ops.bitcast_convert(seed, UNSIGNED[64]), U32)
     else:
@@ -307,11 +307,11 @@ def _uniform(k, shape, dtype, minval, maxval):
     uint = UNSIGNED[nbits]
     raw = ops.convert(_random_bits(k, shape, rng_bits), uint)
     one_bits = np.array(1.0, dtype).view(uint)
-    mantissa = ops.binary("shift_right_logical", raw, ops.full(shape, rng_bits - nmant, uint))
-    floats = ops.bitcast_convert(ops.binary("or", mantissa, ops.full(shape, one_bits, uint)), dtype)
-    floats = ops.binary("sub", floats, ops.full(shape, 1.0, dtype))
-    scaled = _add(ops.binary("mul", floats, ops.binary("sub", maxval, minval)), minval)
-    return ops.binary("max", minval, scaled)
+    mantissa = ops.shift_right_logical(raw, ops.full(shape, rng_bits - nmant, uint))
+    floats = ops.bitcast_convert(ops.or_(mantissa, ops.full(shape, one_bits, uint)), dtype)
+    floats = ops.sub(floats, ops.full(shape, 1.0, dtype))
+    scaled = _add(ops.mul(floats, ops.sub(maxval, minval)), minval)
+    return ops.max(minval, scaled)
 
 
 @numpy_function_with_static("shape")
@@ -362,13 +362,13 @@ _ERFINV_F64 = (  # Giles (2010), double precision: w < 6.25, w < 16, w >= 16
 
 def _erf_inv(x):
     """The inverse error function of float32 or float64 ``x``, with XLA's polynomial and op order."""
-    mul, sub = (lambda a, b: ops.binary("mul", a, b)), (lambda a, b: ops.binary("sub", a, b))
+    mul, sub = (lambda a, b: ops.mul(a, b)), (lambda a, b: ops.sub(a, b))
     c = lambda v: _const(v, x)
-    w = ops.unary("neg", ops.unary("log1p", mul(ops.unary("neg", x), x)))
+    w = ops.neg(ops.log1p(mul(ops.neg(x), x)))
     if x.dtype == F32:
         small, large = _ERFINV_F32
         below = ops.compare(w, c(5.0), "LT")
-        w = ops.select(below, sub(w, c(2.5)), sub(ops.unary("sqrt", w), c(3.0)))
+        w = ops.select(below, sub(w, c(2.5)), sub(ops.sqrt(w), c(3.0)))
         p = ops.select(below, c(small[0]), c(large[0]))
         for a, b in zip(small[1:], large[1:]):
             p = _add(ops.select(below, c(a), c(b)), mul(p, w))
@@ -384,12 +384,12 @@ def _erf_inv(x):
                 value = ops.select(below_16, value, c(large[i]))
             return value
         w = ops.select(below_6, sub(w, c(3.125)),
-                       sub(ops.unary("sqrt", w), ops.select(below_16, c(3.25), c(5.0))))
+                       sub(ops.sqrt(w), ops.select(below_16, c(3.25), c(5.0))))
         p = coefficient(0)
         for i in range(1, len(small)):
             step = _add(coefficient(i), mul(p, w))
             p = step if i < len(large) else ops.select(below_16 if i < len(middle) else below_6, step, p)
-    edge = ops.compare(ops.unary("abs", x), c(1.0), "EQ")
+    edge = ops.compare(ops.abs(x), c(1.0), "EQ")
     return ops.select(edge, mul(x, c(np.finfo(x.dtype).max)), mul(p, x))
 
 
@@ -403,7 +403,7 @@ def _erf_inv_any(x):
 def _normal_real(k, shape, dtype):
     lowest = -(1.0 - 2.0 ** -(ml_dtypes.finfo(dtype).nmant + 1))       # nextafter(-1, 0)
     u = _uniform(k, shape, dtype, ops.full(shape, lowest, dtype), ops.full(shape, 1.0, dtype))
-    return ops.binary("mul", ops.full(shape, math.sqrt(2), dtype), _erf_inv_any(u))
+    return ops.mul(ops.full(shape, math.sqrt(2), dtype), _erf_inv_any(u))
 
 
 @numpy_function_with_static("shape")
@@ -423,7 +423,7 @@ def normal(key, shape=(), dtype=F32):
     part = F32 if dtype == np.complex64 else F64
     k_re, k_im = _split_two(k)
     half = ops.full(shape, 1 / math.sqrt(2), part)
-    re, im = (ops.binary("mul", _normal_real(kk, shape, part), half) for kk in (k_re, k_im))
+    re, im = (ops.mul(_normal_real(kk, shape, part), half) for kk in (k_re, k_im))
     return ops.complex(re, im)
 
 
@@ -459,16 +459,16 @@ def _randint(k, shape, minval, maxval, dtype):
     k1, k2 = _split_two(k)
     higher, lower = _random_bits(k1, shape, nbits), _random_bits(k2, shape, nbits)
     one = ops.full(shape, 1, unsigned)
-    span = ops.convert(ops.binary("sub", hi, lo), unsigned)
+    span = ops.convert(ops.sub(hi, lo), unsigned)
     span = ops.select(ops.compare(hi, lo, "LE"), one, span)
-    grow = ops.binary("and", maxval_out_of_range, ops.compare(hi, lo, "GT"))
+    grow = ops.and_(maxval_out_of_range, ops.compare(hi, lo, "GT"))
     span = ops.select(grow, _add(span, one), span)
     wrapped = ops.compare(span, ops.full(shape, 0, unsigned), "EQ")      # the span of the whole dtype
     divisor = ops.select(wrapped, one, span)
 
     def rem(a, b):      # XLA's a % 0 == a, spelled out: XLA's constant folder traps on a division by zero
-        return ops.select(wrapped, a, ops.binary("rem", a, divisor))
-    mul = lambda a, b: ops.binary("mul", a, b)
+        return ops.select(wrapped, a, ops.rem(a, divisor))
+    mul = lambda a, b: ops.mul(a, b)
     multiplier = rem(ops.full(shape, 2 ** (nbits // 2), unsigned), span)
     multiplier = rem(mul(multiplier, multiplier), span)
     offset = rem(_add(mul(rem(higher, span), multiplier), rem(lower, span)), span)
@@ -559,20 +559,20 @@ def permutation(key, x, axis=0, independent=False):
 
 
 def _cumsum(p):
-    return ops.inclusive_scan(p, 0, "add", 0)
+    return ops.inclusive_scan(p, 0, ops.add, 0)
 
 
 def _top_k_indices(scores, k: int):
     """Indices of the ``k`` largest scores of a 1-d array, largest first (lower index first on ties)."""
     n = scores.shape[0]
-    _, order = ops.sort([ops.unary("neg", scores), ops.iota((n,), I32, 0)], 0, is_stable=True, num_keys=1)
+    _, order = ops.sort([ops.neg(scores), ops.iota((n,), I32, 0)], 0, is_stable=True, num_keys=1)
     return ops.slice(order, (0,), (k,))
 
 
 def _gumbel(k, shape, dtype):
     tiny = ops.full(shape, float(ml_dtypes.finfo(dtype).tiny), dtype)
     u = _uniform(k, shape, dtype, tiny, ops.full(shape, 1.0, dtype))
-    return ops.unary("neg", ops.unary("log", ops.unary("neg", ops.unary("log", u))))
+    return ops.neg(ops.log(ops.neg(ops.log(u))))
 
 
 @numpy_function_with_static("shape", "axis")
@@ -620,13 +620,13 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
             cumulative = _cumsum(probs)
             total = ops.reshape(ops.slice(cumulative, (n_inputs - 1,), (n_inputs,)), ())
             u = _uniform(k, shape, probs.dtype, ops.full(shape, 0.0, probs.dtype), ops.full(shape, 1.0, probs.dtype))
-            r = ops.binary("mul", ops.broadcast_to(total, shape),
-                           ops.binary("sub", ops.full(shape, 1.0, probs.dtype), u))
+            r = ops.mul(ops.broadcast_to(total, shape),
+                           ops.sub(ops.full(shape, 1.0, probs.dtype), u))
             below = ops.compare(ops.broadcast_in_dim(cumulative, shape + (n_inputs,), (len(shape),)),
                                 ops.broadcast_in_dim(r, shape + (n_inputs,), tuple(range(len(shape)))), "LT")
             ind = ops.reduce(ops.convert(below, I32), "sum", (len(shape),))
         else:
-            scores = _add(_gumbel(k, (n_inputs,), probs.dtype), ops.unary("log", probs))
+            scores = _add(_gumbel(k, (n_inputs,), probs.dtype), ops.log(probs))
             ind = ops.reshape(_top_k_indices(scores, n_draws), shape)
     if arr is None:
         return ind
@@ -700,7 +700,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True):
     moved = ops.transpose(noisy, [i for i in range(logits.ndim) if i != axis] + [axis])
     last = moved.ndim - 1
     iota = ops.iota(moved.shape, I32, last)
-    _, order = ops.sort([ops.unary("neg", moved), iota], last, is_stable=True, num_keys=1)
+    _, order = ops.sort([ops.neg(moved), iota], last, is_stable=True, num_keys=1)
     top = ops.slice(order, (0,) * moved.ndim, moved.shape[:-1] + (count,))
     top = ops.transpose(top, (last,) + tuple(range(last)))
     return ops.reshape(top, shape)
@@ -712,14 +712,14 @@ def _next_toward(x, direction: float):
     raw = ops.bitcast_convert(x, uint)
     one = _const(1, raw)
     positive = ops.compare(x, _const(0.0, x), "GT")
-    away_from_zero = positive if direction > 0 else ops.unary("not", positive)
-    stepped = ops.select(away_from_zero, _add(raw, one), ops.binary("sub", raw, one))
+    away_from_zero = positive if direction > 0 else ops.not_(positive)
+    stepped = ops.select(away_from_zero, _add(raw, one), ops.sub(raw, one))
     sign_bit = 1 << (8 * x.dtype.itemsize - 1)
     smallest = _const(1 if direction > 0 else sign_bit | 1, raw)
     stepped = ops.select(ops.compare(x, _const(0.0, x), "EQ"), smallest, stepped)
     result = ops.bitcast_convert(stepped, x.dtype)
     at_end = ops.compare(x, _const(direction * np.inf, x), "EQ")
-    return ops.select(ops.binary("or", at_end, ops.compare(x, x, "NE")), x, result)
+    return ops.select(ops.or_(at_end, ops.compare(x, x, "NE")), x, result)
 
 
 @numpy_function_with_static("shape")
@@ -742,16 +742,16 @@ def truncated_normal(key, lower, upper, shape=None, dtype=F32):
             _check_shape(shape, bound.shape, "truncated_normal")
     lo, hi = ops.broadcast_to(lo, shape), ops.broadcast_to(hi, shape)
     sqrt2 = ops.full(shape, math.sqrt(2), dtype)
-    a, b = (_erf_of(ops.binary("div", v, sqrt2)) for v in (lo, hi))
+    a, b = (_erf_of(ops.div(v, sqrt2)) for v in (lo, hi))
     u = _uniform(k, shape, dtype, a, b)
-    out = ops.binary("mul", sqrt2, _erf_inv_any(u))
+    out = ops.mul(sqrt2, _erf_inv_any(u))
     return ops.clamp(_next_toward(lo, 1.0), out, _next_toward(hi, -1.0))
 
 
 def _erf_of(x):
     if x.dtype in HALF:
-        return ops.convert(ops.unary("erf", ops.convert(x, F32)), x.dtype)
-    return ops.unary("erf", x)
+        return ops.convert(ops.erf(ops.convert(x, F32)), x.dtype)
+    return ops.erf(x)
 
 
 @numpy_function_with_static("shape")
@@ -766,4 +766,4 @@ def exponential(key, shape=(), dtype=F32):
     shape = _shape(shape, "exponential")
     dtype = _float_dtype(dtype, "exponential")
     u = _uniform(k, shape, dtype, ops.full(shape, 0.0, dtype), ops.full(shape, 1.0, dtype))
-    return ops.unary("neg", ops.unary("log1p", ops.unary("neg", u)))
+    return ops.neg(ops.log1p(ops.neg(u)))

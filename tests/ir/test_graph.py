@@ -16,8 +16,8 @@ F32 = np.dtype("float32")
 
 
 def two_ops(x, y):
-    s = ops.binary("add", x, y)
-    return ops.unary("exp", s)
+    s = ops.add(x, y)
+    return ops.exp(s)
 
 
 def test_printer_one_node_per_line_with_short_names_and_source_lines():
@@ -44,7 +44,7 @@ def test_printer_names_run_past_z():
     nodes, last = [], x
     for _ in range(30):
         out = Value(x.type)
-        nodes.append(Node(P.unary["neg"], (last,), {}, (out,)))
+        nodes.append(Node(P.neg, (last,), {}, (out,)))
         last = out
     text = str(Graph([x], nodes, [last]))
     assert "ae:f32[] = neg ad" in text
@@ -57,12 +57,12 @@ def _value(shape=(3,), dtype=F32):
 
 def test_verifier_accepts_a_well_formed_graph():
     x, y = _value(), _value()
-    verify(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [y]))
+    verify(Graph([x], [Node(P.exp, (x,), {}, (y,))], [y]))
 
 
 def test_verifier_catches_use_before_define():
     x, y, z = _value(), _value(), _value()
-    nodes = [Node(P.unary["exp"], (y,), {}, (z,)), Node(P.unary["neg"], (x,), {}, (y,))]
+    nodes = [Node(P.exp, (y,), {}, (z,)), Node(P.neg, (x,), {}, (y,))]
     with pytest.raises(VerificationError, match=r"node 0 \(exp.*operand %\d+:f32\[3\] used before it is defined"):
         verify(Graph([x], nodes, [z]))
 
@@ -70,13 +70,13 @@ def test_verifier_catches_use_before_define():
 def test_verifier_catches_wrong_result_type():
     x, y = _value(), _value(dtype=np.int32)
     with pytest.raises(VerificationError, match=r"results \(i32\[3\],\), type rule gives \(f32\[3\],\)"):
-        verify(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [y]))
+        verify(Graph([x], [Node(P.exp, (x,), {}, (y,))], [y]))
 
 
 def test_verifier_catches_rejected_operands():
     x, y, z = _value(), _value((4,)), _value()
     with pytest.raises(VerificationError, match=r"add.*type rule rejects.*f32\[3\] and f32\[4\]"):
-        verify(Graph([x, y], [Node(P.binary["add"], (x, y), {}, (z,))], [z]))
+        verify(Graph([x, y], [Node(P.add, (x, y), {}, (z,))], [z]))
 
 
 def test_verifier_catches_undefined_output():
@@ -87,14 +87,14 @@ def test_verifier_catches_undefined_output():
 
 def test_verifier_catches_double_definition():
     x, y = _value(), _value()
-    nodes = [Node(P.unary["exp"], (x,), {}, (y,)), Node(P.unary["neg"], (x,), {}, (y,))]
+    nodes = [Node(P.exp, (x,), {}, (y,)), Node(P.neg, (x,), {}, (y,))]
     with pytest.raises(VerificationError, match="defined twice"):
         verify(Graph([x], nodes, [y]))
 
 
 def many_primitives(x, idx, m):
     """A program touching most primitives, for the MLIR round trip."""
-    y = ops.unary("tanh", ops.binary("mul", x, x))
+    y = ops.tanh(ops.mul(x, x))
     total = ops.reduce(y, "sum", (1,))
     sorted_keys, payload = ops.sort([x, ops.iota(x.shape, np.int32, 1)], 1, num_keys=1)
     best = ops.argmax(x, 1, np.int32)
@@ -105,13 +105,13 @@ def many_primitives(x, idx, m):
     padded = ops.pad(x, ops.constant(np.float32(0)), (1, -1), (0, 2), (1, 0))
     window = ops.dynamic_slice(x, [ops.constant(np.int32(1)), ops.constant(np.int32(0))], (1, 2))
     flags = ops.select(ops.compare(x, ops.full(x.shape, 0.5, F32), "GT"), x, ops.full(x.shape, 0.0, F32))
-    ints = ops.binary("pow", ops.convert(x, np.int32), ops.full(x.shape, 3, np.int32))
+    ints = ops.pow(ops.convert(x, np.int32), ops.full(x.shape, 3, np.int32))
     bits = ops.bitcast_convert(x, np.uint8)
     joined = ops.concatenate([ops.reverse(x, (0,)), ops.transpose(ops.reshape(x, (4, 3)), (1, 0))], 0)
     return (total, sorted_keys, payload, best, scattered, product, padded, window, flags, ints, bits, joined,
             ops.clamp(ops.constant(np.float32(0)), x, ops.constant(np.float32(1))),
             ops.convert(ops.constant(np.array([1 + 2j, 3j], np.complex64)), np.bool_),
-            ops.unary("sign", ops.constant(np.array([0, 3], np.uint8))))
+            ops.sign(ops.constant(np.array([0, 3], np.uint8))))
 
 
 def test_stablehlo_text_reparses_with_jaxlib_mlir():

@@ -96,6 +96,9 @@ def _erf(x):
     return scipy.special.erf(x)
 
 
+UNARY_NAMES = [p.name for p in CATALOG.values() if p.category == "unary" and p is not P.is_finite]
+BINARY_NAMES = [p.name for p in CATALOG.values() if p.category == "binary" and p is not P.complex_]
+
 UNARY_REFERENCE = {
     "neg": np.negative, "abs": np.abs, "sign": np.sign, "exp": np.exp, "expm1": np.expm1, "log": np.log,
     "log1p": np.log1p, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "cbrt": np.cbrt, "tanh": np.tanh,
@@ -106,7 +109,7 @@ UNARY_REFERENCE = {
 
 
 def unary_reference(name, x):
-    out_dtype = P.unary[name].infer_types(TensorType(x.shape, x.dtype))[0].dtype
+    out_dtype = CATALOG[name].infer_types(TensorType(x.shape, x.dtype))[0].dtype
     with np.errstate(all="ignore"):
         if name == "sign" and dtypes.is_unsigned_int(x.dtype):
             return (x != 0).astype(x.dtype)
@@ -116,12 +119,12 @@ def unary_reference(name, x):
 @functools.cache
 def unary_program(dtype):
     """Every unary primitive ``dtype`` accepts (and is_finite for real floats), compiled once per shape."""
-    names = [n for n in P.unary if accepts(P.unary[n], TensorType((), dtype))]
+    names = [n for n in UNARY_NAMES if accepts(CATALOG[n], TensorType((), dtype))]
     extra = (ops.is_finite,) if dtypes.is_float(dtype) else ()
-    return names, xlac.compile(lambda a: tuple(ops.unary(n, a) for n in names) + tuple(f(a) for f in extra))
+    return names, xlac.compile(lambda a: tuple(ops.bind(CATALOG[n], a) for n in names) + tuple(f(a) for f in extra))
 
 
-@covers(*P.unary, "is_finite")
+@covers(*UNARY_NAMES, "is_finite")
 @given(all_dtypes, few_shapes, seeds)
 def test_unary(dtype, shape, seed):
     x = random_array(np.random.default_rng(seed), shape, dtype)
@@ -138,10 +141,10 @@ def test_unary(dtype, shape, seed):
 
 def test_unary_semantics_spot_checks():
     x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5], np.float32)
-    assert_matches(run(lambda a: ops.unary("round", a), x), np.array([0, 2, 2, -0, -2, -2], np.float32))
-    assert_matches(run(lambda a: ops.unary("abs", a), np.array([1 + 1j, -3j], np.complex64)),
+    assert_matches(run(lambda a: ops.round(a), x), np.array([0, 2, 2, -0, -2, -2], np.float32))
+    assert_matches(run(lambda a: ops.abs(a), np.array([1 + 1j, -3j], np.complex64)),
                    np.array([np.sqrt(2), 3], np.float32))
-    assert_matches(run(lambda a: ops.unary("popcnt", a), np.array([-1, 0, 7], np.int8)), np.array([8, 0, 3], np.int8))
+    assert_matches(run(lambda a: ops.popcnt(a), np.array([-1, 0, 7], np.int8)), np.array([8, 0, 3], np.int8))
 
 
 def xla_int_div(a, b):
@@ -234,18 +237,18 @@ def binary_program(dtype):
     """Every binary primitive ``dtype`` accepts, then compare in every direction; shifts take their amounts
     and integer pow its exponents from the third and fourth arguments."""
     t = TensorType((), dtype)
-    names = [n for n in P.binary if accepts(P.binary[n], t, t)]
+    names = [n for n in BINARY_NAMES if accepts(CATALOG[n], t, t)]
 
     def program(a, b, shift, exponent):
         second = {"pow": exponent} if dtypes.is_int(dtype) else {}
         if dtypes.is_int(dtype):
             second.update({n: shift for n in names if n.startswith("shift")})
-        binaries = tuple(ops.binary(n, a, second.get(n, b)) for n in names)
+        binaries = tuple(ops.bind(CATALOG[n], a, second.get(n, b)) for n in names)
         return binaries + tuple(ops.compare(a, b, d) for d in COMPARE_REFERENCE)
     return names, xlac.compile(program)
 
 
-@covers(*P.binary, "compare")
+@covers(*BINARY_NAMES, "compare")
 @given(all_dtypes, few_shapes, seeds)
 def test_binary_and_compare(dtype, shape, seed):
     x, y, s, e = binary_operands(np.random.default_rng(seed), shape, dtype)
@@ -260,11 +263,11 @@ def test_binary_and_compare(dtype, shape, seed):
 
 def test_binary_semantics_spot_checks():
     i8 = np.int8
-    assert_matches(run(lambda a, b: ops.binary("rem", a, b), np.array([-7.5, 7.5], np.float32),
+    assert_matches(run(lambda a, b: ops.rem(a, b), np.array([-7.5, 7.5], np.float32),
                        np.array([2.0, -2.0], np.float32)), np.array([-1.5, 1.5], np.float32))
-    assert_matches(run(lambda a, b: ops.binary("shift_right_arithmetic", a, b), np.array([-8, -8, 8], i8),
+    assert_matches(run(lambda a, b: ops.shift_right_arithmetic(a, b), np.array([-8, -8, 8], i8),
                        np.array([1, 9, 9], i8)), np.array([-4, -1, 0], i8))
-    assert_matches(run(lambda a, b: ops.binary("pow", a, b), np.array([2.0, -2.0], np.float64),
+    assert_matches(run(lambda a, b: ops.pow(a, b), np.array([2.0, -2.0], np.float64),
                        np.array([0.5, 3.0])), np.array([np.sqrt(2), -8.0]))
     assert_matches(run(lambda a, b: ops.compare(a, b, "LT"), np.array([1 + 5j, 1 + 1j, 2j], np.complex64),
                        np.array([1 + 6j, 1 + 1j, 1 + 0j], np.complex64)), np.array([True, False, True]))
@@ -678,11 +681,11 @@ F32 = np.float32
 
 
 @pytest.mark.parametrize("fn, args, match", [
-    (lambda x, y: ops.binary("add", x, y), (np.ones(2, F32), np.ones(3, F32)), r"add expects .*f32\[2\] and f32\[3\]"),
+    (lambda x, y: ops.add(x, y), (np.ones(2, F32), np.ones(3, F32)), r"add expects .*f32\[2\] and f32\[3\]"),
     (lambda x: ops.reshape(x, (4, 2)), (np.ones((2, 3), F32),), r"reshape: cannot reshape f32\[2,3\].*\(4, 2\)"),
     (lambda x: ops.transpose(x, (0, 0)), (np.ones((2, 3), F32),), r"transpose: \(0, 0\) is not a permutation .*f32\[2,3\]"),
-    (lambda x: ops.unary("exp", x), (np.ones(2, np.int32),), r"exp expects float operands, got i32\[2\]"),
-    (lambda x: ops.binary("rem", x, x), (np.ones(2, np.complex64),), r"rem expects real number operands, got c64\[2\]"),
+    (lambda x: ops.exp(x), (np.ones(2, np.int32),), r"exp expects float operands, got i32\[2\]"),
+    (lambda x: ops.rem(x, x), (np.ones(2, np.complex64),), r"rem expects real number operands, got c64\[2\]"),
     (lambda x: ops.bitcast_convert(x, np.int8), (np.ones(2, bool),), r"bitcast_convert from bool\[2\]"),
     (lambda: ops.iota((3,), np.bool_, 0), (), r"iota: expects a numeric dtype, got bool"),
     (lambda x: ops.slice(x, (0,), (5,)), (np.ones(3, F32),), r"slice: \[0:5:1\] is out of range .*f32\[3\]"),
@@ -719,8 +722,8 @@ def test_integer_division_by_constant_zero_and_overflow_keep_xla_semantics(dtype
     info = np.iinfo(dtype)
     x = np.array([5, info.min, 7], dtype)
     y = np.array([0, -1 if info.min < 0 else 1, 2], dtype)
-    q, r = run(lambda: (ops.binary("div", ops.constant(x), ops.constant(y)),
-                        ops.binary("rem", ops.constant(x), ops.constant(y))))
+    q, r = run(lambda: (ops.div(ops.constant(x), ops.constant(y)),
+                        ops.rem(ops.constant(x), ops.constant(y))))
     all_ones = np.array(-1).astype(dtype)
     np.testing.assert_array_equal(q, [all_ones, info.min if info.min < 0 else info.min, 3])
     np.testing.assert_array_equal(r, [5, 0, 1])

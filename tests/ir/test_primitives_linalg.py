@@ -262,7 +262,7 @@ def _gradient_case(dtype):
     def xlac_fn(spd, sym, tri, b, tall, wide):
         w, v = ops.eigh(sym)
         cw = ops.constant(weights[:n].astype(dtype))
-        vw = ops.binary("mul", v, ops.broadcast_in_dim(cw, v.shape, (1,)))
+        vw = ops.mul(v, ops.broadcast_in_dim(cw, v.shape, (1,)))
         outs = [ops.cholesky(spd), ops.cholesky(spd, lower=False), w, ops.matmul(vw, adjoint_op(v)),
                 ops.triangular_solve(tri, b, left_side=True, lower=True, transpose_a="ADJOINT"),
                 ops.triangular_solve(ops.matrix_transpose(tri), ops.matrix_transpose(b), left_side=False, lower=False)]
@@ -291,8 +291,8 @@ def _xlac_invariants(q, r, weights, dtype):
     k = min(q.shape[-1], r.shape[-2])
     cq = ops.broadcast_in_dim(ops.constant(weights[:q.shape[-1]].astype(dtype)), q.shape, (1,))
     cr = ops.broadcast_in_dim(ops.constant(weights[:r.shape[-2]].astype(dtype)), r.shape, (0,))
-    qk = ops.slice(ops.binary("mul", q, cq), (0, 0), (q.shape[0], k))
-    return (ops.matmul(ops.binary("mul", q, cq), adjoint_op(q)), ops.matmul(adjoint_op(r), ops.binary("mul", r, cr)),
+    qk = ops.slice(ops.mul(q, cq), (0, 0), (q.shape[0], k))
+    return (ops.matmul(ops.mul(q, cq), adjoint_op(q)), ops.matmul(adjoint_op(r), ops.mul(r, cr)),
             ops.matmul(qk, ops.slice(r, (0, 0), (k, r.shape[1]))))
 
 
@@ -330,8 +330,8 @@ def test_complex_qr_and_eigh_vjps_are_transposes_of_jvps_that_match_finite_diffe
     def everything(primals, tangents, cotangents):
         out = []
         for f, x, t, ct in zip(fns, primals, tangents, cotangents):
-            small = ops.binary("mul", t, ops.full(t.shape, step, t.dtype))
-            plus, minus = f(ops.binary("add", x, small)), f(ops.binary("sub", x, small))
+            small = ops.mul(t, ops.full(t.shape, step, t.dtype))
+            plus, minus = f(ops.add(x, small)), f(ops.sub(x, small))
             out.append((xlac.jvp(f, (x,), (t,))[1], xlac.vjp(f, x)[1](ct), plus, minus))
         return out
     results = run(everything, primals, tangents, cotangents)

@@ -47,10 +47,10 @@ def _run_rules(primitive, attrs, primals, diff, cts, tangents):
         result_tangents = primitive.jvp(attrs, xs, results, operand_tangents)
 
         def shifted(sign):
-            moved = [ops.binary("add", x, ops.binary("mul", ops.full(x.shape, sign * EPS, x.dtype), tangent_of[i]))
+            moved = [ops.add(x, ops.mul(ops.full(x.shape, sign * EPS, x.dtype), tangent_of[i]))
                      if i in tangent_of else x for i, x in enumerate(xs)]
             return _results(primitive, moved, attrs)
-        fd = [ops.binary("div", ops.binary("sub", hi, lo), ops.full(hi.shape, 2 * EPS, hi.dtype))
+        fd = [ops.div(ops.sub(hi, lo), ops.full(hi.shape, 2 * EPS, hi.dtype))
               for hi, lo in zip(shifted(1), shifted(-1))]
         return tuple(operand_cts[i] for i in diff), tuple(result_tangents), tuple(fd)
     return xlac.compile(program)(*primals, *cts, *tangents)
@@ -434,9 +434,9 @@ def test_real_imag_complex(rng):
 
     def program(re, im, ct):
         z = ops.complex(re, im)
-        (z_ct,) = P.unary["imag"].vjp({}, [z], [ops.unary("imag", z)], [ct])
+        (z_ct,) = P.imag.vjp({}, [z], [ops.imag(z)], [ct])
         re_ct, im_ct = P.complex_.vjp({}, [re, im], [z], [z_ct])
-        (re_ct2,) = [P.unary["real"].vjp({}, [z], [ops.unary("real", z)], [ct])[0]]
+        (re_ct2,) = [P.real.vjp({}, [z], [ops.real(z)], [ct])[0]]
         return re_ct, im_ct, re_ct2
     re_ct, im_ct, z_ct = xlac.compile(program)(re, im, ct)
     _, vjp_fn = jax.vjp(lambda r, i: jnp.imag(lax.complex(r, i)), re, im)

@@ -9,7 +9,7 @@ any other; its rule evaluates the sub-graphs by calling :func:`interpret` again.
 >>> from xlac.ir import Graph, Node, Value, TensorType
 >>> from xlac.ir import primitives as P
 >>> x = Value(TensorType((), np.dtype("float64"))); y = Value(x.type)
->>> graph = Graph([x], [Node(P.unary["neg"], (x,), {}, (y,))], [y])
+>>> graph = Graph([x], [Node(P.neg, (x,), {}, (y,))], [y])
 >>> interpret(graph, [2.0], lambda node, operands: [-operands[0]])
 [-2.0]
 """

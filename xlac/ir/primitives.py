@@ -61,25 +61,51 @@ def _binary_rule(name: str, allowed: str):
     return rule
 
 
-# name -> which dtypes it accepts. The StableHLO op for each is in xlac.lowering.emitters.
-UNARY_OPS = {
-    "neg": "number", "abs": "number", "sign": "number", "exp": "float", "expm1": "float",
-    "log": "float", "log1p": "float", "sqrt": "float", "rsqrt": "float", "cbrt": "real_float",
-    "tanh": "float", "logistic": "float", "sin": "float", "cos": "float", "tan": "float",
-    "floor": "real_float", "ceil": "real_float", "round": "real_float", "erf": "real_float",
-    "not": "int_or_bool", "popcnt": "int", "real": "any", "imag": "any",
-}
-BINARY_OPS = {
-    "add": "any", "sub": "number", "mul": "any", "div": "number", "rem": "real_number",
-    "pow": "number", "max": "any", "min": "any", "atan2": "real_float",
-    "and": "int_or_bool", "or": "int_or_bool", "xor": "int_or_bool",
-    "shift_left": "int", "shift_right_arithmetic": "int", "shift_right_logical": "int",
-}
+def _unary(name: str, allowed: str):
+    return declare(name, _unary_rule(name, allowed), category="unary")
 
-unary = {name: declare(name, _unary_rule(name, allowed), category="unary")
-         for name, allowed in UNARY_OPS.items() if name not in ("real", "imag", "abs")}
-binary = {name: declare(name, _binary_rule(name, allowed), category="binary")
-          for name, allowed in BINARY_OPS.items()}
+
+def _binary(name: str, allowed: str):
+    return declare(name, _binary_rule(name, allowed), category="binary")
+
+
+# Elementwise primitives, with the dtypes each accepts. Names that are Python keywords or builtins end in "_".
+neg = _unary("neg", "number")
+sign = _unary("sign", "number")
+exp = _unary("exp", "float")
+expm1 = _unary("expm1", "float")
+log = _unary("log", "float")
+log1p = _unary("log1p", "float")
+sqrt = _unary("sqrt", "float")
+rsqrt = _unary("rsqrt", "float")
+cbrt = _unary("cbrt", "real_float")
+tanh = _unary("tanh", "float")
+logistic = _unary("logistic", "float")
+sin = _unary("sin", "float")
+cos = _unary("cos", "float")
+tan = _unary("tan", "float")
+floor = _unary("floor", "real_float")
+ceil = _unary("ceil", "real_float")
+round_ = _unary("round", "real_float")
+erf = _unary("erf", "real_float")
+not_ = _unary("not", "int_or_bool")
+popcnt = _unary("popcnt", "int")
+
+add = _binary("add", "any")
+sub = _binary("sub", "number")
+mul = _binary("mul", "any")
+div = _binary("div", "number")
+rem = _binary("rem", "real_number")
+pow_ = _binary("pow", "number")
+max_ = _binary("max", "any")
+min_ = _binary("min", "any")
+atan2 = _binary("atan2", "real_float")
+and_ = _binary("and", "int_or_bool")
+or_ = _binary("or", "int_or_bool")
+xor = _binary("xor", "int_or_bool")
+shift_left = _binary("shift_left", "int")
+shift_right_arithmetic = _binary("shift_right_arithmetic", "int")
+shift_right_logical = _binary("shift_right_logical", "int")
 
 
 def _complex_part_rule(x: TensorType) -> TensorType:
@@ -92,9 +118,9 @@ def _abs_rule(x: TensorType) -> TensorType:
     return _complex_part_rule(x) if np.issubdtype(x.dtype, np.complexfloating) else x
 
 
-unary["abs"] = declare("abs", _abs_rule, category="unary")
-unary["real"] = declare("real", _complex_part_rule, category="unary")
-unary["imag"] = declare("imag", _complex_part_rule, category="unary")
+abs_ = declare("abs", _abs_rule, category="unary")
+real = declare("real", _complex_part_rule, category="unary")
+imag = declare("imag", _complex_part_rule, category="unary")
 
 
 def _is_finite_rule(x: TensorType) -> TensorType:

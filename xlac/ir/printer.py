@@ -6,7 +6,7 @@
 >>> from xlac.ir import primitives as P
 >>> x = Value(TensorType((3,), np.dtype("float32")))
 >>> y = Value(x.type)
->>> print(format_graph(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [y])))
+>>> print(format_graph(Graph([x], [Node(P.exp, (x,), {}, (y,))], [y])))
 { lambda a:f32[3] .
     b:f32[3] = exp a
   in (b) }
@@ -76,7 +76,7 @@ def format_location(node: Node) -> str:
     >>> from xlac.ir.types import TensorType
     >>> from xlac.ir import primitives as P
     >>> x = Value(TensorType((3,), np.dtype("float32")))
-    >>> format_location(Node(P.unary["exp"], (x,), {}, (Value(x.type),), SourceLocation("/src/m.py", 4), "exp"))
+    >>> format_location(Node(P.exp, (x,), {}, (Value(x.type),), SourceLocation("/src/m.py", 4), "exp"))
     'm.py:4 exp'
     """
     where = f"{node.location}" if node.location else ""

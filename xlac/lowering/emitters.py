@@ -39,39 +39,37 @@ def _simple(op_name: str, attrs_of=lambda node: ""):
 
 
 UNARY_STABLEHLO = {
-    "neg": "stablehlo.negate",
-    "exp": "stablehlo.exponential", "expm1": "stablehlo.exponential_minus_one", "log": "stablehlo.log",
-    "log1p": "stablehlo.log_plus_one", "sqrt": "stablehlo.sqrt", "rsqrt": "stablehlo.rsqrt",
-    "cbrt": "stablehlo.cbrt", "tanh": "stablehlo.tanh", "logistic": "stablehlo.logistic",
-    "sin": "stablehlo.sine", "cos": "stablehlo.cosine", "tan": "stablehlo.tan",
-    "floor": "stablehlo.floor", "ceil": "stablehlo.ceil", "round": "stablehlo.round_nearest_even",
-    "erf": "chlo.erf", "not": "stablehlo.not", "popcnt": "stablehlo.popcnt",
-    "real": "stablehlo.real", "imag": "stablehlo.imag",
+    P.neg: "stablehlo.negate",
+    P.exp: "stablehlo.exponential", P.expm1: "stablehlo.exponential_minus_one", P.log: "stablehlo.log",
+    P.log1p: "stablehlo.log_plus_one", P.sqrt: "stablehlo.sqrt", P.rsqrt: "stablehlo.rsqrt",
+    P.cbrt: "stablehlo.cbrt", P.tanh: "stablehlo.tanh", P.logistic: "stablehlo.logistic",
+    P.sin: "stablehlo.sine", P.cos: "stablehlo.cosine", P.tan: "stablehlo.tan",
+    P.floor: "stablehlo.floor", P.ceil: "stablehlo.ceil", P.round_: "stablehlo.round_nearest_even",
+    P.erf: "chlo.erf", P.not_: "stablehlo.not", P.popcnt: "stablehlo.popcnt",
+    P.real: "stablehlo.real", P.imag: "stablehlo.imag",
 }
 BINARY_STABLEHLO = {
-    "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
-    "max": "stablehlo.maximum", "min": "stablehlo.minimum", "atan2": "stablehlo.atan2",
-    "and": "stablehlo.and", "or": "stablehlo.or", "xor": "stablehlo.xor",
-    "shift_left": "stablehlo.shift_left", "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
-    "shift_right_logical": "stablehlo.shift_right_logical",
+    P.add: "stablehlo.add", P.sub: "stablehlo.subtract", P.mul: "stablehlo.multiply",
+    P.max_: "stablehlo.maximum", P.min_: "stablehlo.minimum", P.atan2: "stablehlo.atan2",
+    P.and_: "stablehlo.and", P.or_: "stablehlo.or", P.xor: "stablehlo.xor",
+    P.shift_left: "stablehlo.shift_left", P.shift_right_arithmetic: "stablehlo.shift_right_arithmetic",
+    P.shift_right_logical: "stablehlo.shift_right_logical",
 }
 # The elementwise primitives that are one StableHLO op each; abs, sign, div, rem and pow have emitters below.
-for _name, _op in UNARY_STABLEHLO.items():
-    P.unary[_name].register(emitter=_simple(_op))
-for _name, _op in BINARY_STABLEHLO.items():
-    P.binary[_name].register(emitter=_simple(_op))
+for _primitive, _op in {**UNARY_STABLEHLO, **BINARY_STABLEHLO}.items():
+    _primitive.register(emitter=_simple(_op))
 P.is_finite.register(emitter=_simple("stablehlo.is_finite"))
 P.complex_.register(emitter=_simple("stablehlo.complex"))
 
 
-@_emits(P.unary["abs"])
+@_emits(P.abs_)
 def _abs(w, node, operands):
     if dtypes.is_unsigned_int(node.operands[0].type.dtype):    # stablehlo.abs takes signed types only
         return list(operands)
     return _simple("stablehlo.abs")(w, node, operands)
 
 
-@_emits(P.unary["sign"])
+@_emits(P.sign)
 def _sign(w, node, operands):
     t = node.operands[0].type
     if not dtypes.is_unsigned_int(t.dtype):
@@ -114,11 +112,11 @@ def _integer_division(op_name: str):
     return emit
 
 
-P.binary["div"].register(emitter=_integer_division("stablehlo.divide"))
-P.binary["rem"].register(emitter=_integer_division("stablehlo.remainder"))
+P.div.register(emitter=_integer_division("stablehlo.divide"))
+P.rem.register(emitter=_integer_division("stablehlo.remainder"))
 
 
-@_emits(P.binary["pow"])
+@_emits(P.pow_)
 def _pow(w, node, operands):
     t = node.operands[0].type
     if not dtypes.is_int(t.dtype):
@@ -275,7 +273,7 @@ def reduce_init(op: str, dtype: np.dtype) -> np.ndarray:
     return np.array(-np.inf if lowest else np.inf).astype(dtype)
 
 
-REDUCE_BODY = {"sum": "add", "prod": "mul", "max": "max", "min": "min", "and": "and", "or": "or"}
+REDUCE_BODY = {"sum": P.add, "prod": P.mul, "max": P.max_, "min": P.min_, "and": P.and_, "or": P.or_}
 
 
 def _reduce_body_op(op: str, dtype) -> str:

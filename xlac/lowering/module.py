@@ -11,7 +11,7 @@ metadata names the user's line; each argument carries its Python path.
 >>> from xlac.ir import primitives as P
 >>> import xlac.lowering.emitters  # noqa: F401
 >>> x = Value(TensorType((3,), np.dtype("float32"))); y = Value(x.type)
->>> print(lower_graph(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [y], ["x"])))
+>>> print(lower_graph(Graph([x], [Node(P.exp, (x,), {}, (y,))], [y], ["x"])))
 func.func public @main(%arg0: tensor<3xf32> loc("x")) -> (tensor<3xf32>) {
   %0 = "stablehlo.exponential"(%arg0) : (tensor<3xf32>) -> tensor<3xf32> loc("exp")
   "func.return"(%0) : (tensor<3xf32>) -> ()

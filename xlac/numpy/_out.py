@@ -96,7 +96,7 @@ def check_output_casting(op: str, result: Tracer, dst: Tracer, casting: str) -> 
 def cast(x: Tracer, dtype: np.dtype) -> Tracer:
     """``x`` in ``dtype`` as NumPy's unsafe cast: complex to real keeps the real part."""
     if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        x = ops.unary("real", x)
+        x = ops.real(x)
     return ops.convert(x, dtype)
 
 

@@ -221,8 +221,8 @@ def _arange(start, stop, step, dtype):
         return ops.full((0,), 0, dtype)
     real = np.dtype("float64") if compute == np.complex128 else np.dtype("float32")
     index = ops.convert(ops.iota((length,), real if compute.kind == "c" else compute, 0), compute)
-    scaled = ops.binary("mul", index, ops.full((length,), delta, compute))
-    values = ops.binary("add", scaled, ops.full((length,), first, compute))
+    scaled = ops.mul(index, ops.full((length,), delta, compute))
+    values = ops.add(scaled, ops.full((length,), first, compute))
     return ops.convert(values, dtype)
 
 
@@ -247,27 +247,27 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     lo, hi = _core.promote("linspace", start, stop, dtype=compute)
     lo, hi = (ops.convert(t, compute, weak=False) for t in (lo, hi))
     out_shape = (num,) + lo.shape
-    delta = ops.binary("sub", hi, lo)
+    delta = ops.sub(hi, lo)
     index = ops.iota(out_shape, compute, 0) if num else ops.full(out_shape, 0, compute)
     stretch = lambda t: ops.broadcast_in_dim(t, out_shape, tuple(range(1, len(out_shape))))  # noqa: E731
     if div > 0:
-        step = ops.binary("div", delta, ops.full(delta.shape, div, compute))
-        by_step = ops.binary("mul", index, stretch(step))
+        step = ops.div(delta, ops.full(delta.shape, div, compute))
+        by_step = ops.mul(index, stretch(step))
         # NumPy's guard for steps that underflow to 0 (gh-5437): scale by delta after dividing
-        by_delta = ops.binary("mul", ops.binary("div", index, ops.full(out_shape, div, compute)), stretch(delta))
+        by_delta = ops.mul(ops.div(index, ops.full(out_shape, div, compute)), stretch(delta))
         zero_step = ops.compare(step, ops.full(step.shape, 0, compute), "EQ")
         y = ops.select(stretch(zero_step), by_delta, by_step)
     else:
         step = ops.full(delta.shape, np.nan, compute)
-        y = ops.binary("mul", index, stretch(delta))
-    y = ops.binary("add", y, stretch(lo))
+        y = ops.mul(index, stretch(delta))
+    y = ops.add(y, stretch(lo))
     if endpoint and num > 1:
         head = ops.slice(y, (0,) * y.ndim, (num - 1,) + lo.shape)
         y = ops.concatenate([head, ops.reshape(hi, (1,) + hi.shape)], 0)
     y = _move_first_axis(y, axis)
     target = compute if dtype is None else dtypes.canonical(dtype)
     if dtypes.is_int(target) and dtypes.is_float(compute):
-        y = ops.unary("floor", y)
+        y = ops.floor(y)
     y = ops.convert(y, target)
     return (y, step) if retstep else y
 
@@ -298,7 +298,7 @@ def _offset_mask(n: int, m: int, k: int, direction: str) -> Tracer:
     rows = ops.iota((n, m), index_dtype, 0)
     cols = ops.iota((n, m), index_dtype, 1)
     if k:
-        rows = ops.binary("add", rows, ops.full((n, m), k, index_dtype))
+        rows = ops.add(rows, ops.full((n, m), k, index_dtype))
     return ops.compare(cols, rows, direction)
 
 

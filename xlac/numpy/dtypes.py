@@ -213,7 +213,7 @@ def real(x):
     array([1.])
     """
     a = asarray(x)
-    return ops.unary("real", a) if a.dtype.kind == "c" else a
+    return ops.real(a) if a.dtype.kind == "c" else a
 
 
 @numpy_function
@@ -224,7 +224,7 @@ def imag(x):
     array([2.])
     """
     a = asarray(x)
-    return ops.unary("imag", a) if a.dtype.kind == "c" else ops.full(a.shape, 0, a.dtype)
+    return ops.imag(a) if a.dtype.kind == "c" else ops.full(a.shape, 0, a.dtype)
 
 
 @ufunc

@@ -159,7 +159,7 @@ def _step(x, kind: str, sizes, axes, factor: float):
     order = [a for a in range(x.ndim) if a not in axes] + list(axes)
     y = ops.fft(ops.transpose(x, order), kind, sizes)
     y = ops.transpose(y, tuple(int(i) for i in np.argsort(order)))
-    return y if factor == 1.0 else ops.binary("mul", y, ops.full(y.shape, factor, y.dtype))
+    return y if factor == 1.0 else ops.mul(y, ops.full(y.shape, factor, y.dtype))
 
 
 def _steps(kind: str, count: int, distinct: bool):
@@ -215,7 +215,7 @@ def _one_axis(a, n, axis, norm, out, kind: str, op: str):
 
 
 def _conj(x):
-    return ops.complex(ops.unary("real", x), ops.unary("neg", ops.unary("imag", x))) if x.dtype.kind == "c" else x
+    return ops.complex(ops.real(x), ops.neg(ops.imag(x))) if x.dtype.kind == "c" else x
 
 
 # ---------------------------------------------------------------- one axis

@@ -223,7 +223,7 @@ def _normalized_traced(index: Tracer, size: int) -> Tracer:
         return ops.convert(index, INDEX_DTYPE)
     index = ops.convert(index, INDEX_DTYPE)
     zero = ops.full(index.shape, 0, INDEX_DTYPE)
-    wrapped = ops.binary("add", index, ops.full(index.shape, size, INDEX_DTYPE))
+    wrapped = ops.add(index, ops.full(index.shape, size, INDEX_DTYPE))
     return ops.select(ops.compare(index, zero, "LT"), wrapped, index)
 
 
@@ -479,9 +479,9 @@ def _traced_mode(index: Tracer, size: int, mode: str) -> Tracer:
     if mode == "clip":
         return ops.clamp(ops.constant(0, INDEX_DTYPE), index, ops.constant(size - 1, INDEX_DTYPE))
     n = ops.full(index.shape, size, INDEX_DTYPE)
-    remainder = ops.binary("rem", index, n)
+    remainder = ops.rem(index, n)
     negative = ops.compare(remainder, ops.full(index.shape, 0, INDEX_DTYPE), "LT")
-    return ops.select(negative, ops.binary("add", remainder, n), remainder)
+    return ops.select(negative, ops.add(remainder, n), remainder)
 
 
 @_with_eager_check(_check_take_along_axis)
@@ -519,15 +519,15 @@ def take_along_axis(arr, indices, axis=-1):
 # ---------------------------------------------------------------- writing: x[index] = values, functionally
 
 UPDATE_MODES = {"set": "set", "add": "add", "multiply": "mul", "minimum": "min", "maximum": "max"}
-_MASK_COMBINERS = {"add": "add", "mul": "mul", "min": "min", "max": "max"}
-_BOOL_COMBINERS = {"add": "or", "max": "or", "mul": "and", "min": "and"}
+_MASK_COMBINERS = {"add": ops.add, "mul": ops.mul, "min": ops.min, "max": ops.max}
+_BOOL_COMBINERS = {"add": ops.or_, "max": ops.or_, "mul": ops.and_, "min": ops.and_}
 
 
 def _update_values(values, dtype) -> Tracer:
     """``values`` cast to ``dtype`` as NumPy's setitem casts (unsafe; Python scalars checked like NumPy)."""
     if isinstance(values, Tracer):
         if np.dtype(values.dtype).kind == "c" and np.dtype(dtype).kind != "c":
-            values = ops.unary("real", values)
+            values = ops.real(values)
         return ops.convert(values, dtype)
     if hasattr(values, "__xlac_array__"):
         values = values.__xlac_array__()
@@ -654,9 +654,9 @@ def _traced_last_writers(indices: Tracer, work_shape) -> Tracer:
     strides = np.cumprod((work_shape[1:] + (1,))[::-1])[::-1]
     flat_size = int(np.prod(work_shape))
     strides = ops.broadcast_in_dim(ops.constant(strides.astype(INDEX_DTYPE), INDEX_DTYPE), indices.shape, (1,))
-    linear = ops.reduce(ops.binary("mul", indices, strides), "sum", (1,))
+    linear = ops.reduce(ops.mul(indices, strides), "sum", (1,))
     zero, limits = ops.full(indices.shape, 0, INDEX_DTYPE), ops.constant(np.array(work_shape, INDEX_DTYPE))
-    in_bounds = ops.binary("and", ops.compare(indices, zero, "GE"),
+    in_bounds = ops.and_(ops.compare(indices, zero, "GE"),
                            ops.compare(indices, ops.broadcast_in_dim(limits, indices.shape, (1,)), "LT"))
     in_bounds = ops.reduce(in_bounds, "and", (1,))
     linear = ops.select(in_bounds, linear, ops.full((n,), flat_size, INDEX_DTYPE))
@@ -666,7 +666,7 @@ def _traced_last_writers(indices: Tracer, work_shape) -> Tracer:
                           mode="max")
     winner = ops.gather(winners, ops.reshape(linear, (n, 1)), offset_dims=(), collapsed_slice_dims=(0,),
                         start_index_map=(0,), slice_sizes=(1,))
-    keep = ops.binary("and", ops.compare(winner, order, "EQ"), in_bounds)
+    keep = ops.and_(ops.compare(winner, order, "EQ"), in_bounds)
     dropped = ops.full(indices.shape, work_shape[0], INDEX_DTYPE)
     return ops.select(ops.broadcast_in_dim(keep, indices.shape, (0,)), indices, dropped)
 
@@ -761,7 +761,7 @@ def _masked_update(x: Tracer, entries, at: int, values, mode: str) -> Tracer:
     values = ops.broadcast_to(ops.reshape(values, x.shape[:start] + (1,) * mask.ndim + x.shape[stop:]), x.shape)
     if mode != "set":
         combiner = (_BOOL_COMBINERS if x.dtype == np.bool_ else _MASK_COMBINERS)[mode]
-        values = ops.binary(combiner, x, values)
+        values = combiner(x, values)
     pred = ops.broadcast_in_dim(mask, x.shape, tuple(range(start, stop)))
     return ops.select(pred, values, x)
 

@@ -153,11 +153,11 @@ def _diagonal_of(x: Tracer) -> Tracer:
 
 def _scale_columns(x: Tracer, v: Tracer) -> Tracer:
     """x * v[..., None, :]."""
-    return ops.binary("mul", x, ops.broadcast_in_dim(v, x.shape, tuple(range(x.ndim - 2)) + (x.ndim - 1,)))
+    return ops.mul(x, ops.broadcast_in_dim(v, x.shape, tuple(range(x.ndim - 2)) + (x.ndim - 1,)))
 
 
 def _abs(x: Tracer) -> Tracer:
-    return ops.unary("abs", x)
+    return ops.abs(x)
 
 
 def _phase(d: Tracer) -> Tracer:
@@ -165,11 +165,11 @@ def _phase(d: Tracer) -> Tracer:
     zero = ops.full(d.shape, 0, d.dtype)
     is_zero = ops.compare(d, zero, "EQ")
     if not _is_complex(d):
-        return ops.select(is_zero, ops.full(d.shape, 1, d.dtype), ops.unary("sign", d))
+        return ops.select(is_zero, ops.full(d.shape, 1, d.dtype), ops.sign(d))
     magnitude = _abs(d)
     magnitude = ops.select(is_zero, ops.full(magnitude.shape, 1, magnitude.dtype), magnitude)
     return ops.select(is_zero, ops.full(d.shape, 1, d.dtype),
-                      ops.binary("div", d, ops.complex(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype))))
+                      ops.div(d, ops.complex(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype))))
 
 
 def _eye(n: int, dtype, batch=()) -> Tracer:
@@ -220,7 +220,7 @@ def _svd_parts(a: Tracer, compute_uv: bool, full_matrices: bool):
     w, x = ops.eigh(_jordan_wielandt(a))
     nd = a.ndim
     top_w = ops.reverse(ops.slice(w, (0,) * (nd - 2) + (m + n - k,), w.shape), (nd - 2,))
-    s = ops.binary("max", top_w, ops.full(top_w.shape, 0, real))
+    s = ops.max(top_w, ops.full(top_w.shape, 0, real))
     if not compute_uv:
         return s
     top_x = ops.reverse(ops.slice(x, (0,) * (nd - 1) + (m + n - k,), x.shape), (nd - 1,))
@@ -251,7 +251,7 @@ def _hermitian_svd(a: Tracer, compute_uv: bool):
     (s,) = _sort_descending(magnitude, magnitude)
     if not compute_uv:
         return s
-    signs, u = _sort_descending(magnitude, ops.unary("sign", w), v)
+    signs, u = _sort_descending(magnitude, ops.sign(w), v)
     signs = ops.convert(signs, a.dtype)
     return u, s, _h(_scale_columns(u, signs))
 
@@ -440,7 +440,7 @@ def slogdet(a):
     d = _diagonal_of(r)
     axis = (x.ndim - 2,)
     magnitude = _abs(d)
-    logabsdet = ops.reduce(ops.unary("log", magnitude), "sum", axis)
+    logabsdet = ops.reduce(ops.log(magnitude), "sum", axis)
     zero = ops.compare(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype), "EQ")
     phase = ops.select(ops.broadcast_to(zero, d.shape), ops.full(d.shape, 0, d.dtype), _phase(d))
     return ops.reduce(phase, "prod", axis), logabsdet
@@ -564,7 +564,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     batch = s.shape[:-1]
     if tol is None:
         rtol = (max(x.shape[-2:]) * np.finfo(s.dtype).eps if rtol is None else rtol)
-        threshold = ops.binary("mul", _max_last(s, keepdims=True),
+        threshold = ops.mul(_max_last(s, keepdims=True),
                                ops.broadcast_to(_per_matrix(rtol, batch, s.dtype, "matrix_rank", "rtol"),
                                                 batch + (1,)))
     else:
@@ -580,7 +580,7 @@ def _inverted_singular_values(s: Tracer, cutoff: Tracer) -> Tracer:
     """1 / s where s > cutoff, else 0."""
     large = ops.compare(s, ops.broadcast_to(cutoff, s.shape), "GT")
     safe = ops.select(large, s, ops.full(s.shape, 1, s.dtype))
-    return ops.select(large, ops.binary("div", ops.full(s.shape, 1, s.dtype), safe), ops.full(s.shape, 0, s.dtype))
+    return ops.select(large, ops.div(ops.full(s.shape, 1, s.dtype), safe), ops.full(s.shape, 0, s.dtype))
 
 
 @numpy_function_with_static("hermitian")
@@ -613,7 +613,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     if use_eps:
         rcond = max(m, n) * np.finfo(_real_dtype(x.dtype)).eps
     u, s, vh = _hermitian_svd(x, True) if hermitian else _svd_parts(x, True, False)
-    cutoff = ops.binary("mul", _per_matrix(rcond, batch, s.dtype, "pinv", "rcond"), _max_last(s, keepdims=True))
+    cutoff = ops.mul(_per_matrix(rcond, batch, s.dtype, "pinv", "rcond"), _max_last(s, keepdims=True))
     s_inv = ops.convert(_inverted_singular_values(s, cutoff), x.dtype)
     return ops.matmul(_scale_columns(_h(vh), s_inv), _h(u))
 
@@ -650,17 +650,17 @@ def lstsq(a, b, rcond=None):
         rank = ops.constant(0, np.int32)
     else:
         u, s, vh = _svd_parts(x, True, False)
-        cutoff = ops.binary("mul", ops.convert(asarray(rcond), real), _max_last(s))
+        cutoff = ops.mul(ops.convert(asarray(rcond), real), _max_last(s))
         s_inv = _inverted_singular_values(s, ops.reshape(cutoff, (1,)))
         rank = ops.reduce(ops.convert(ops.compare(s, ops.broadcast_to(ops.reshape(cutoff, (1,)), s.shape), "GT"),
                                       np.int32), "sum", (0,))
-        projected = ops.binary("mul", ops.matmul(_h(u), y),
+        projected = ops.mul(ops.matmul(_h(u), y),
                                ops.broadcast_in_dim(ops.convert(s_inv, x.dtype), (s.shape[0], y.shape[1]), (0,)))
         solution = ops.matmul(_h(vh), projected)
     if m > n:
-        residual = ops.binary("sub", y, ops.matmul(x, solution))
+        residual = ops.sub(y, ops.matmul(x, solution))
         magnitude = _abs(residual)
-        residuals = ops.reduce(ops.binary("mul", magnitude, magnitude), "sum", (0,))
+        residuals = ops.reduce(ops.mul(magnitude, magnitude), "sum", (0,))
     else:
         residuals = ops.full((0,), 0, real)
     if vector:
@@ -685,15 +685,15 @@ def cond(x, p=None):
         last = s.ndim - 1
         first = ops.reshape(ops.slice(s, (0,) * s.ndim, s.shape[:-1] + (1,)), s.shape[:-1])
         final = ops.reshape(ops.slice(s, (0,) * last + (s.shape[-1] - 1,), s.shape), s.shape[:-1])
-        r = ops.binary("div", final, first) if p == -2 else ops.binary("div", first, final)
+        r = ops.div(final, first) if p == -2 else ops.div(first, final)
     else:
         _check_matrices(a, "cond", square=True)
         axes = (a.ndim - 2, a.ndim - 1)
-        r = ops.binary("mul", _norm(a, p, axes, False), _norm(inv(a), p, axes, False))
+        r = ops.mul(_norm(a, p, axes, False), _norm(inv(a), p, axes, False))
         r = ops.convert(r, _real_dtype(a.dtype))
     nan_result = ops.compare(r, r, "NE")
     nan_input = ops.reduce(ops.compare(a, a, "NE"), "or", (a.ndim - 2, a.ndim - 1))
-    to_inf = ops.binary("and", nan_result, ops.unary("not", nan_input))
+    to_inf = ops.and_(nan_result, ops.not_(nan_input))
     return ops.select(to_inf, ops.full(r.shape, np.inf, r.dtype), r)
 
 
@@ -746,9 +746,9 @@ def _vector_norm_along(a: Tracer, ord_, axes) -> Tracer:
 
 def _abs_squared(a: Tracer) -> Tracer:
     if _is_complex(a):
-        re, im = ops.unary("real", a), ops.unary("imag", a)
-        return ops.binary("add", ops.binary("mul", re, re), ops.binary("mul", im, im))
-    return ops.binary("mul", a, a)
+        re, im = ops.real(a), ops.imag(a)
+        return ops.add(ops.mul(re, re), ops.mul(im, im))
+    return ops.mul(a, a)
 
 
 def _matrix_norm_along(a: Tracer, ord_, axes) -> Tracer:
@@ -799,7 +799,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if axis is None:
         nd = a.ndim
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            result = ops.unary("sqrt", ops.reduce(_abs_squared(a), "sum", range(nd)))
+            result = ops.sqrt(ops.reduce(_abs_squared(a), "sum", range(nd)))
             return ops.reshape(result, (1,) * nd) if keepdims else result
         axes = tuple(range(nd))
     else:
@@ -1038,7 +1038,7 @@ def cross(x1, x2, /, *, axis=-1):
         return ops.reshape(ops.slice(v, (0,) * (v.ndim - 1) + (i,), v.shape[:-1] + (i + 1,)), v.shape[:-1])
     ax, ay, az = (part(a, i) for i in range(3))
     bx, by, bz = (part(b, i) for i in range(3))
-    mul, sub = (lambda p, q: ops.binary("mul", p, q)), (lambda p, q: ops.binary("sub", p, q))
+    mul, sub = (lambda p, q: ops.mul(p, q)), (lambda p, q: ops.sub(p, q))
     parts = [sub(mul(ay, bz), mul(az, by)), sub(mul(az, bx), mul(ax, bz)), sub(mul(ax, by), mul(ay, bx))]
     stacked = ops.concatenate([ops.reshape(p, p.shape + (1,)) for p in parts], a.ndim - 1)
     axis = normalize_axis(axis, a.ndim, "cross")

@@ -62,7 +62,7 @@ def _reduce_into(dst, result, ufunc: str, public: str):
 
 def _reduce_op(op: str, dtype: np.dtype) -> str:
     """The reduce op for sum/prod in ``dtype``: booleans sum by or, multiply by and."""
-    return _COMBINE[op, True] if dtype == BOOL else op
+    return {"sum": "or", "prod": "and"}[op] if dtype == BOOL else op
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -127,8 +127,8 @@ def _isnan(x):
 
 def _without_nans(mask, x):
     """``mask`` (None: everything) narrowed to the elements of ``x`` that are not NaN."""
-    not_nan = ops.unary("not", _isnan(x))
-    return not_nan if mask is None else ops.binary("and", mask, not_nan)
+    not_nan = ops.not_(_isnan(x))
+    return not_nan if mask is None else ops.and_(mask, not_nan)
 
 
 def _count(shape, axes, mask, dtype):
@@ -142,8 +142,8 @@ def _divide(total, count, dtype: np.dtype):
     """``total / count`` in ``dtype``; integer dtypes divide in float64 and truncate, as NumPy's unsafe cast."""
     count = ops.broadcast_to(ops.convert(count, total.dtype), total.shape)
     if dtypes.is_inexact(dtype):
-        return ops.convert(ops.binary("div", total, count), dtype)
-    quotient = ops.binary("div", ops.convert(total, FLOAT64), ops.convert(count, FLOAT64))
+        return ops.convert(ops.div(total, count), dtype)
+    quotient = ops.div(ops.convert(total, FLOAT64), ops.convert(count, FLOAT64))
     return ops.convert(quotient, dtype)
 
 
@@ -151,7 +151,8 @@ def _divide(total, count, dtype: np.dtype):
 
 
 _IDENTITY = {"sum": 0, "prod": 1}
-_COMBINE = {("sum", False): "add", ("prod", False): "mul", ("sum", True): "or", ("prod", True): "and"}
+# The elementwise op that combines two partial results of each reduce op.
+_COMBINE_TWO = {"sum": ops.add, "prod": ops.mul, "max": ops.max, "min": ops.min, "and": ops.and_, "or": ops.or_}
 
 
 def _sum_or_prod(op: str, a, axis, dtype, out, keepdims, initial, where, skip_nan=False):
@@ -168,7 +169,7 @@ def _sum_or_prod(op: str, a, axis, dtype, out, keepdims, initial, where, skip_na
     result = ops.reduce(x, _reduce_op(op, x.dtype), axes)
     if initial is not None:
         start = ops.broadcast_to(_scalar_as(initial, result.dtype), result.shape)
-        result = ops.binary(_COMBINE[op, result.dtype == BOOL], start, result)
+        result = (_COMBINE_TWO[_reduce_op(op, result.dtype)])(start, result)
     result = _kept(ops.convert(result, result_dtype), x.shape, axes, keepdims)
     return _reduce_into(dst, result, "add" if op == "sum" else "multiply", public)
 
@@ -282,7 +283,7 @@ def _divide_into(total, count, out_dtype: np.dtype):
     if not dtypes.is_inexact(division):
         division = FLOAT64
     total = _out.cast(_out.cast(total, out_dtype), division)
-    return _out.cast(ops.binary("div", total, ops.convert(count, division)), out_dtype)
+    return _out.cast(ops.div(total, ops.convert(count, division)), out_dtype)
 
 
 @numpy_function
@@ -308,16 +309,16 @@ def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correct
                                        "use a floating or complex dtype"))
     total, count, x, mask, axes, result_dtype = _mean_parts(op, a, axis, dtype, None, where, skip_nan)
     if mean is None:
-        mean_value = ops.binary("div", total, ops.broadcast_to(count, total.shape))
+        mean_value = ops.div(total, ops.broadcast_to(count, total.shape))
         mean_value = ops.broadcast_in_dim(mean_value, x.shape, [i for i in range(x.ndim) if i not in axes])
     else:
         mean_value = ops.broadcast_to(ops.convert(asarray(mean), x.dtype), x.shape)
-    deviation = ops.binary("sub", x, mean_value)
+    deviation = ops.sub(x, mean_value)
     if deviation.dtype.kind == "c":
-        re, im = ops.unary("real", deviation), ops.unary("imag", deviation)
-        squares = ops.binary("add", ops.binary("mul", re, re), ops.binary("mul", im, im))
+        re, im = ops.real(deviation), ops.imag(deviation)
+        squares = ops.add(ops.mul(re, re), ops.mul(im, im))
     else:
-        squares = ops.binary("mul", deviation, deviation)
+        squares = ops.mul(deviation, deviation)
     if dst is not None and dtype is None:
         squares = ops.convert(squares, dtypes.result_type(squares.dtype, dst.dtype))
     spread = ops.reduce(_fill_masked(squares, mask, 0), "sum", axes)
@@ -333,8 +334,8 @@ def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, 
     spread, dof, result_dtype, shape, axes = _variance(op, a, axis, dtype, dst, ddof, keepdims, where, mean,
                                                        correction, skip_nan)
     if dst is None:
-        variance = _nan_without_freedom(ops.binary("div", spread, dof), dof, skip_nan)
-        return _kept(ops.convert(ops.unary("sqrt", variance) if root else variance, result_dtype), shape, axes,
+        variance = _nan_without_freedom(ops.div(spread, dof), dof, skip_nan)
+        return _kept(ops.convert(ops.sqrt(variance) if root else variance, result_dtype), shape, axes,
                      keepdims)
     variance = _divide_into(_kept(spread, shape, axes, keepdims), _kept(dof, shape, axes, keepdims), dst.dtype)
     variance = _nan_without_freedom(variance, _kept(dof, shape, axes, keepdims), skip_nan)
@@ -343,7 +344,7 @@ def _variance_result(op: str, a, axis, dtype, out, ddof, keepdims, where, mean, 
         if root_dtype != dst.dtype and not np.can_cast(root_dtype, dst.dtype, "same_kind"):
             raise TypeError(located(f"Cannot cast ufunc 'sqrt' output from {root_dtype!r} to {dst.dtype!r} with "
                                     "casting rule 'same_kind'"))
-        variance = ops.unary("sqrt", variance)
+        variance = ops.sqrt(variance)
     return _reduce_into(dst, variance, "add", op)
 
 
@@ -371,8 +372,8 @@ def _degrees_of_freedom(shape, axes, mask, ddof, dtype):
     if mask is None:
         return ops.constant(builtins.max(math.prod(shape[a] for a in axes) - ddof, 0), dtype)
     count = _count(shape, axes, mask, dtype)
-    dof = ops.binary("sub", count, ops.full(count.shape, ddof, dtype))
-    return ops.binary("max", dof, ops.full(dof.shape, 0, dtype))
+    dof = ops.sub(count, ops.full(count.shape, ddof, dtype))
+    return ops.max(dof, ops.full(dof.shape, 0, dtype))
 
 
 @numpy_function
@@ -461,12 +462,12 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
     result = ops.reduce(_fill_masked(x, mask, _lowest(op, x.dtype)), combine, axes)
     if skip:
         # fmax/fmin: NaN only where no element was a number (and initial, if given, is NaN).
-        nothing = ops.reduce(ops.unary("not", mask), "and", axes)
+        nothing = ops.reduce(ops.not_(mask), "and", axes)
         if initial is None:
             result = ops.select(nothing, ops.full(result.shape, np.nan, x.dtype), result)
     if initial is not None:
         start = ops.broadcast_to(_scalar_as(initial, x.dtype), result.shape)
-        combined = ops.binary(combine, start, result)
+        combined = _COMBINE_TWO[combine](start, result)
         if skip:
             combined = ops.select(_isnan(start), ops.select(nothing, start, result), combined)
         result = combined
@@ -536,7 +537,7 @@ def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
     if x.dtype.kind == "c":
         raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     if skip_nan and dtypes.is_float(x.dtype):     # NumPy's way: NaN loses to everything, -inf included
-        x = _fill_masked(x, ops.unary("not", _isnan(x)), -np.inf if op == "argmax" else np.inf)
+        x = _fill_masked(x, ops.not_(_isnan(x)), -np.inf if op == "argmax" else np.inf)
     if x.dtype == BOOL:
         x = ops.convert(x, np.dtype("uint8"))
     shape = x.shape
@@ -666,9 +667,9 @@ def _scan(op: str, x, axis: int, dtype, dst, skip_nan=False):
     result_dtype = (dtypes.canonical(dtype) if dtype is not None
                     else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
     if skip_nan and dtypes.is_inexact(x.dtype):
-        x = _fill_masked(x, ops.unary("not", _isnan(x)), _IDENTITY[op])
+        x = _fill_masked(x, ops.not_(_isnan(x)), _IDENTITY[op])
     x = _out.cast(x, _accumulator(result_dtype))
-    scanned = ops.inclusive_scan(x, axis, _COMBINE[op, x.dtype == BOOL], _IDENTITY[op])
+    scanned = ops.inclusive_scan(x, axis, _COMBINE_TWO[_reduce_op(op, x.dtype)], _IDENTITY[op])
     return ops.convert(scanned, result_dtype)
 
 
@@ -799,8 +800,8 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     axes = normalize_axes(axis, x.ndim, "count_nonzero")
     if x.dtype.kind == "c":
         zero = ops.full(x.shape, 0, _real_dtype(x.dtype))
-        nonzero = ops.binary("or", ops.compare(ops.unary("real", x), zero, "NE"),
-                             ops.compare(ops.unary("imag", x), zero, "NE"))
+        nonzero = ops.or_(ops.compare(ops.real(x), zero, "NE"),
+                             ops.compare(ops.imag(x), zero, "NE"))
     else:
         nonzero = x if x.dtype == BOOL else ops.compare(x, ops.full(x.shape, 0, x.dtype), "NE")
     return _kept(ops.reduce(ops.convert(nonzero, INT64), "sum", axes), x.shape, axes, keepdims)
@@ -833,7 +834,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scale = sum.__wrapped_numpy__(w, reduced, result_dtype, None, keepdims)
         total = sum.__wrapped_numpy__(multiply.__wrapped_numpy__(x, w, dtype=result_dtype), reduced, None, None,
                                       keepdims)
-        avg = ops.binary("div", total, ops.broadcast_to(scale, total.shape))
+        avg = ops.div(total, ops.broadcast_to(scale, total.shape))
         scale = ops.broadcast_to(scale, avg.shape)
     return (avg, scale) if returned else avg
 

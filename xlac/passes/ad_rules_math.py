@@ -7,7 +7,7 @@ result tangents``. Rules emit nodes through :mod:`xlac.trace.ops` into the curre
 ``max``/``min`` split the derivative evenly, as in JAX.
 
 >>> from xlac.ir import primitives as P
->>> P.unary["sin"].vjp is not None and P.compare.jvp is not None
+>>> P.sin.vjp is not None and P.compare.jvp is not None
 True
 """
 from __future__ import annotations
@@ -30,23 +30,23 @@ def _full(like, value):
 
 
 def _add(a, b):
-    return ops.binary("add", a, b)
+    return ops.add(a, b)
 
 
 def _sub(a, b):
-    return ops.binary("sub", a, b)
+    return ops.sub(a, b)
 
 
 def _mul(a, b):
-    return ops.binary("mul", a, b)
+    return ops.mul(a, b)
 
 
 def _div(a, b):
-    return ops.binary("div", a, b)
+    return ops.div(a, b)
 
 
 def _neg(a):
-    return ops.unary("neg", a)
+    return ops.neg(a)
 
 
 def _float(dtype) -> bool:
@@ -74,19 +74,19 @@ def _define(primitive, vjp, jvp):
 
 # name -> derivative dy/dx from (x, y), emitted in x's dtype
 _UNARY_DERIVATIVES = {
-    "exp": lambda x, y: y,
-    "expm1": lambda x, y: _add(y, _full(y, 1)),
-    "log": lambda x, y: _div(_full(x, 1), x),
-    "log1p": lambda x, y: _div(_full(x, 1), _add(x, _full(x, 1))),
-    "sqrt": lambda x, y: _div(_full(y, 0.5), y),
-    "rsqrt": lambda x, y: _div(_mul(_full(y, -0.5), y), x),
-    "cbrt": lambda x, y: _div(_full(y, 1 / 3), _mul(y, y)),
-    "tanh": lambda x, y: _sub(_full(y, 1), _mul(y, y)),
-    "logistic": lambda x, y: _mul(y, _sub(_full(y, 1), y)),
-    "sin": lambda x, y: ops.unary("cos", x),
-    "cos": lambda x, y: _neg(ops.unary("sin", x)),
-    "tan": lambda x, y: _add(_full(y, 1), _mul(y, y)),
-    "erf": lambda x, y: _mul(_full(x, 2 / math.sqrt(math.pi)), ops.unary("exp", _neg(_mul(x, x)))),
+    P.exp: lambda x, y: y,
+    P.expm1: lambda x, y: _add(y, _full(y, 1)),
+    P.log: lambda x, y: _div(_full(x, 1), x),
+    P.log1p: lambda x, y: _div(_full(x, 1), _add(x, _full(x, 1))),
+    P.sqrt: lambda x, y: _div(_full(y, 0.5), y),
+    P.rsqrt: lambda x, y: _div(_mul(_full(y, -0.5), y), x),
+    P.cbrt: lambda x, y: _div(_full(y, 1 / 3), _mul(y, y)),
+    P.tanh: lambda x, y: _sub(_full(y, 1), _mul(y, y)),
+    P.logistic: lambda x, y: _mul(y, _sub(_full(y, 1), y)),
+    P.sin: lambda x, y: ops.cos(x),
+    P.cos: lambda x, y: _neg(ops.sin(x)),
+    P.tan: lambda x, y: _add(_full(y, 1), _mul(y, y)),
+    P.erf: lambda x, y: _mul(_full(x, 2 / math.sqrt(math.pi)), ops.exp(_neg(_mul(x, x)))),
 }
 
 
@@ -101,14 +101,14 @@ def _unary_rules(derivative):
     return vjp, jvp
 
 
-for _name, _derivative in _UNARY_DERIVATIVES.items():
-    _define(P.unary[_name], *_unary_rules(_derivative))
+for _primitive, _derivative in _UNARY_DERIVATIVES.items():
+    _define(_primitive, *_unary_rules(_derivative))
 
 
 def _complex_abs_rules():
     """|z| of complex z: d|z| = Re(conj(z) dz) / |z|; the cotangent of z is ct * conj(z) / |z| (JAX's
     convention), 0 at z = 0."""
-    real_vjp, real_jvp = _unary_rules(lambda x, y: ops.unary("sign", x))
+    real_vjp, real_jvp = _unary_rules(lambda x, y: ops.sign(x))
 
     def unit(x, y):              # z / |z| with 0 at z = 0, complex
         safe = ops.select(ops.compare(y, _full(y, 0), "EQ"), _full(y, 1), y)
@@ -119,7 +119,7 @@ def _complex_abs_rules():
         if not np.issubdtype(x.dtype, np.complexfloating):
             return real_vjp(attrs, operands, results, cts)
         u = unit(x, y)
-        conj_u = ops.complex(ops.unary("real", u), _neg(ops.unary("imag", u)))
+        conj_u = ops.complex(ops.real(u), _neg(ops.imag(u)))
         return [_mul(ops.complex(ct, _full(ct, 0)), conj_u)]
 
     def jvp(attrs, operands, results, tangents):
@@ -127,18 +127,16 @@ def _complex_abs_rules():
         if not np.issubdtype(x.dtype, np.complexfloating):
             return real_jvp(attrs, operands, results, tangents)
         u = unit(x, y)
-        re = lambda v: ops.unary("real", v)      # noqa: E731
-        im = lambda v: ops.unary("imag", v)      # noqa: E731
+        re = lambda v: ops.real(v)      # noqa: E731
+        im = lambda v: ops.imag(v)      # noqa: E731
         return [_add(_mul(re(u), re(t)), _mul(im(u), im(t)))]
     return vjp, jvp
 
 
-_define(P.unary["abs"], *_complex_abs_rules())
+_define(P.abs_, *_complex_abs_rules())
 
-_define(P.unary["neg"], lambda a, o, r, cts: [_neg(cts[0])], lambda a, o, r, ts: [_neg(ts[0])])
-for _name in ("sign", "floor", "ceil", "round", "not", "popcnt"):
-    _define(P.unary[_name], _zero, _zero_jvp)
-for _primitive in (P.is_finite, P.compare, P.constant, P.iota, P.argmax, P.argmin, P.stop_gradient):
+_define(P.neg, lambda a, o, r, cts: [_neg(cts[0])], lambda a, o, r, ts: [_neg(ts[0])])
+for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_finite, P.compare, P.constant, P.iota, P.argmax, P.argmin, P.stop_gradient):
     _define(_primitive, _zero, _zero_jvp)
 
 
@@ -155,65 +153,65 @@ def _max_min_masks(x, y, direction):
 def _pow_partials(x, y, z):
     """d(x**y)/dx = y * x**(y-1) (0 where y == 0); d/dy = log(x) * x**y (0 where x == 0)."""
     zero, one = _full(x, 0), _full(x, 1)
-    dx = _mul(y, ops.binary("pow", x, _sub(y, one)))
+    dx = _mul(y, ops.pow(x, _sub(y, one)))
     dx = ops.select(ops.compare(y, zero, "EQ"), zero, dx)
     x_is_zero = ops.compare(x, zero, "EQ")
-    dy = _mul(ops.unary("log", ops.select(x_is_zero, one, x)), z)
+    dy = _mul(ops.log(ops.select(x_is_zero, one, x)), z)
     dy = ops.select(x_is_zero, zero, dy)
     return dx, dy
 
 
-def _binary_partials(name, x, y, z):
-    """(dz/dx, dz/dy) of ``z = name(x, y)``; None for a constant 1 (add) or -1 handled by the caller."""
-    if name == "mul":
+def _binary_partials(primitive, x, y, z):
+    """(dz/dx, dz/dy) of ``z = primitive(x, y)``; add and sub are handled by the caller."""
+    if primitive is P.mul:
         return y, x
-    if name == "div":
+    if primitive is P.div:
         return _div(_full(x, 1), y), _neg(_div(z, y))
-    if name == "pow":
+    if primitive is P.pow_:
         return _pow_partials(x, y, z)
-    if name in ("max", "min"):
-        return _max_min_masks(x, y, "GT" if name == "max" else "LT")
-    if name == "rem":
+    if primitive in (P.max_, P.min_):
+        return _max_min_masks(x, y, "GT" if primitive is P.max_ else "LT")
+    if primitive is P.rem:
         q = _div(x, y)
-        trunc = _mul(ops.unary("sign", q), ops.unary("floor", ops.unary("abs", q)))
+        trunc = _mul(ops.sign(q), ops.floor(ops.abs(q)))
         return _full(x, 1), _neg(trunc)
-    if name == "atan2":
+    if primitive is P.atan2:
         r2 = _add(_mul(x, x), _mul(y, y))
         return _div(y, r2), _neg(_div(x, r2))
-    raise KeyError(name)
+    raise KeyError(primitive)
 
 
-def _binary_rules(name):
+def _binary_rules(primitive):
     def vjp(attrs, operands, results, cts):
         (x, y), (z,), (ct,) = operands, results, cts
         if not _float(x.dtype):
             return [None, None]
-        if name == "add":
+        if primitive is P.add:
             return [ct, ct]
-        if name == "sub":
+        if primitive is P.sub:
             return [ct, _neg(ct)]
-        dx, dy = _binary_partials(name, x, y, z)
+        dx, dy = _binary_partials(primitive, x, y, z)
         return [_mul(ct, dx), _mul(ct, dy)]
 
     def jvp(attrs, operands, results, tangents):
         (x, y), (z,), (tx, ty) = operands, results, tangents
         if not _float(x.dtype):
             return [None]
-        if name in ("add", "sub"):
+        if primitive in (P.add, P.sub):
             if ty is None:
                 return [tx]
-            ty = ty if name == "add" else _neg(ty)
+            ty = ty if primitive is P.add else _neg(ty)
             return [ty if tx is None else _add(tx, ty)]
-        dx, dy = _binary_partials(name, x, y, z)
+        dx, dy = _binary_partials(primitive, x, y, z)
         terms = [_mul(t, d) for t, d in ((tx, dx), (ty, dy)) if t is not None]
         return [terms[0] if len(terms) == 1 else _add(*terms)]
     return vjp, jvp
 
 
-for _name in ("add", "sub", "mul", "div", "pow", "max", "min", "rem", "atan2"):
-    _define(P.binary[_name], *_binary_rules(_name))
-for _name in ("and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"):
-    _define(P.binary[_name], _zero, _zero_jvp)
+for _primitive in (P.add, P.sub, P.mul, P.div, P.pow_, P.max_, P.min_, P.rem, P.atan2):
+    _define(_primitive, *_binary_rules(_primitive))
+for _primitive in (P.and_, P.or_, P.xor, P.shift_left, P.shift_right_arithmetic, P.shift_right_logical):
+    _define(_primitive, _zero, _zero_jvp)
 
 
 # ---------------------------------------------------------------- select, clamp, convert
@@ -242,8 +240,8 @@ _define(P.select, _select_vjp, _select_jvp)
 def _clamp_masks(lo, x, hi):
     """Where the derivative goes: to lo (x below it), to x (strictly inside), to hi (x above it)."""
     lo_b, hi_b = ops.broadcast_to(lo, x.shape), ops.broadcast_to(hi, x.shape)
-    to_lo = ops.binary("and", ops.compare(lo_b, x, "GT"), ops.compare(lo_b, hi_b, "LT"))
-    to_x = ops.binary("and", ops.compare(x, lo_b, "GT"), ops.compare(x, hi_b, "LT"))
+    to_lo = ops.and_(ops.compare(lo_b, x, "GT"), ops.compare(lo_b, hi_b, "LT"))
+    to_x = ops.and_(ops.compare(x, lo_b, "GT"), ops.compare(x, hi_b, "LT"))
     to_hi = ops.compare(hi_b, x, "LT")
     return to_lo, to_x, to_hi
 
@@ -330,7 +328,7 @@ def _product_of_others(x, axes):
 
 def _exclusive_products(x, axis):
     """Running products along ``axis`` of the elements before each one (1 for the first)."""
-    inclusive = ops.inclusive_scan(x, axis, "mul", 1)
+    inclusive = ops.inclusive_scan(x, axis, ops.mul, 1)
     n = x.shape[axis]
     head = ops.slice(inclusive, (0,) * x.ndim, tuple(n - 1 if i == axis else d for i, d in enumerate(x.shape)))
     return ops.pad(head, ops.constant(1, x.dtype), tuple(1 if i == axis else 0 for i in range(x.ndim)),
@@ -415,5 +413,5 @@ def _dot_jvp(attrs, operands, results, tangents):
 
 _define(P.dot_general, _dot_vjp, _dot_jvp)
 
-del _name, _derivative, _primitive
+del _derivative, _primitive
 np  # noqa: B018  (kept for doctest namespaces)

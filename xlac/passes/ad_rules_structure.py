@@ -132,7 +132,7 @@ def _pad_vjp(attrs, operands, results, cts):
         return [None, None]
     x_ct = _pad_operand_ct(ct, x.shape, attrs["low"], attrs["high"], attrs["interior"])
     everything = range(ct.ndim)
-    value_ct = ops.binary("sub", ops.reduce(ct, "sum", everything), ops.reduce(x_ct, "sum", everything))
+    value_ct = ops.sub(ops.reduce(ct, "sum", everything), ops.reduce(x_ct, "sum", everything))
     return [x_ct, value_ct]
 
 
@@ -264,7 +264,7 @@ def _update_mask(attrs, x_shape, indices: Tracer, updates: Tracer) -> Tracer:
     skips a window that does not)."""
     window = _window_sizes(attrs, x_shape, updates)
     limits = _index_limits(indices, attrs["scatter_dims_to_operand_dims"], x_shape, window)
-    inside = ops.binary("and", ops.compare(indices, _zeros(indices.shape, indices.dtype), "GE"),
+    inside = ops.and_(ops.compare(indices, _zeros(indices.shape, indices.dtype), "GE"),
                         ops.compare(indices, limits, "LE"))
     inside = ops.reduce(inside, "and", (indices.ndim - 1,))
     scatter_dims = [d for d in range(updates.ndim) if d not in attrs["update_window_dims"]]
@@ -297,11 +297,11 @@ def _scatter_add_vjp(attrs, x, indices, updates, ct, gather_numbers):
 
 
 def _mul(a: Tracer, b: Tracer) -> Tracer:
-    return ops.binary("mul", a, b)
+    return ops.mul(a, b)
 
 
 def _div(a: Tracer, b: Tracer) -> Tracer:
-    return ops.binary("div", a, b)
+    return ops.div(a, b)
 
 
 def _product_of_others(attrs, x, indices, updates, gather_numbers) -> Tracer:
@@ -314,7 +314,7 @@ def _product_of_others(attrs, x, indices, updates, gather_numbers) -> Tracer:
                           mode="mul", **numbers)
     zeros = ops.scatter(_zeros(x.shape, x.dtype), indices, ops.select(is_zero, one, zero), mode="add", **numbers)
     nonzero, zeros = (ops.gather(v, indices, **gather_numbers) for v in (nonzero, zeros))
-    no_other_zero = ops.compare(ops.binary("sub", zeros, ops.select(is_zero, one, zero)), zero, "EQ")
+    no_other_zero = ops.compare(ops.sub(zeros, ops.select(is_zero, one, zero)), zero, "EQ")
     others = ops.select(is_zero, nonzero, _div(nonzero, ops.select(is_zero, one, updates)))
     return ops.select(no_other_zero, others, zero)
 
@@ -332,7 +332,7 @@ def _extremal_parts(attrs, x, indices, updates, result, gather_numbers):
     operand element how many did."""
     numbers = {k: v for k, v in attrs.items() if k != "mode"}
     x_won = ops.compare(x, result, "EQ")
-    u_won = ops.binary("and", ops.compare(updates, ops.gather(result, indices, **gather_numbers), "EQ"),
+    u_won = ops.and_(ops.compare(updates, ops.gather(result, indices, **gather_numbers), "EQ"),
                        _update_mask(attrs, x.shape, indices, updates))
     as_float = lambda b: ops.convert(b, x.dtype)  # noqa: E731
     count = ops.scatter(as_float(x_won), indices, as_float(u_won), mode="add", **numbers)
@@ -373,7 +373,7 @@ def _scatter_jvp(attrs, operands, results, tangents):
         factor = ops.scatter(ops.full(x.shape, 1, x.dtype), indices, updates, mode="mul", **numbers)
         others = _product_of_others(attrs, x, indices, updates, gather_numbers)
         spread = ops.scatter(_zeros(x.shape, x.dtype), indices, _mul(tu, others), mode="add", **numbers)
-        return [ops.binary("add", _mul(tx, factor), _mul(x, spread))]
+        return [ops.add(_mul(tx, factor), _mul(x, spread))]
     x_won, u_won, count = _extremal_parts(attrs, x, indices, updates, results[0], gather_numbers)
     total = ops.scatter(_masked(x_won, tx), indices, _masked(u_won, tu), mode="add", **numbers)
     return [_div(total, count)]
@@ -433,14 +433,14 @@ def _real_vjp(attrs, operands, results, cts):
 
 def _imag_vjp(attrs, operands, results, cts):
     ct = cts[0]
-    return [None if ct is None else ops.complex(_zeros(ct.shape, ct.dtype), ops.unary("neg", ct))]
+    return [None if ct is None else ops.complex(_zeros(ct.shape, ct.dtype), ops.neg(ct))]
 
 
 def _complex_vjp(attrs, operands, results, cts):
     ct = cts[0]
     if ct is None:
         return [None, None]
-    return [ops.bind(P.unary["real"], ct), ops.unary("neg", ops.bind(P.unary["imag"], ct))]
+    return [ops.bind(P.real, ct), ops.neg(ops.bind(P.imag, ct))]
 
 
 def _complex_jvp(attrs, operands, results, tangents):
@@ -449,8 +449,8 @@ def _complex_jvp(attrs, operands, results, tangents):
     return [ops.complex(*(_or_zeros(t, x) for t, x in zip(tangents, operands)))]
 
 
-_attach(P.unary["real"], _real_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["real"], t)))
-_attach(P.unary["imag"], _imag_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.unary["imag"], t)))
+_attach(P.real, _real_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.real, t)))
+_attach(P.imag, _imag_vjp, _linear_jvp(lambda a, t, xs: ops.bind(P.imag, t)))
 _attach(P.complex_, _complex_vjp, _complex_jvp)
 
 

@@ -51,7 +51,7 @@ def add_cotangents(a: Tracer | None, b: Tracer | None) -> Tracer | None:
         return b
     if b is None:
         return a
-    return ops.binary("add", a, b)
+    return ops.add(a, b)
 
 
 def _missing_rule(node, kind: str):

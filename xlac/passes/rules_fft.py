@@ -27,7 +27,7 @@ __all__: list[str] = []
 
 
 def _conj(z):
-    return ops.complex(ops.unary("real", z), ops.unary("neg", ops.unary("imag", z)))
+    return ops.complex(ops.real(z), ops.neg(ops.imag(z)))
 
 
 def _rfft_transpose(ct, lengths):
@@ -35,7 +35,7 @@ def _rfft_transpose(ct, lengths):
     missing = lengths[-1] - ct.shape[-1]
     zeros = (0,) * ct.ndim
     full = ops.pad(ct, ops.constant(0, ct.dtype), zeros, zeros[:-1] + (missing,))
-    return ops.unary("real", ops.fft(full, "FFT", lengths))
+    return ops.real(ops.fft(full, "FFT", lengths))
 
 
 def _irfft_transpose(ct, lengths):
@@ -48,7 +48,7 @@ def _irfft_transpose(ct, lengths):
         weights[-1] = 1.0
     weights /= math.prod(lengths)
     scale = ops.broadcast_in_dim(ops.constant(weights, spectrum.dtype), spectrum.shape, (spectrum.ndim - 1,))
-    return _conj(ops.binary("mul", spectrum, scale))
+    return _conj(ops.mul(spectrum, scale))
 
 
 def _fft_vjp(attrs, operands, results, cts):

@@ -35,20 +35,20 @@ def _add(*xs):
     xs = [x for x in xs if x is not None]
     out = xs[0]
     for x in xs[1:]:
-        out = ops.binary("add", out, x)
+        out = ops.add(out, x)
     return out
 
 
 def _sub(a, b):
-    return ops.binary("sub", a, b)
+    return ops.sub(a, b)
 
 
 def _neg(a):
-    return ops.unary("neg", a)
+    return ops.neg(a)
 
 
 def _scale(x, factor: float):
-    return ops.binary("mul", x, ops.full(x.shape, factor, x.dtype))
+    return ops.mul(x, ops.full(x.shape, factor, x.dtype))
 
 
 def _h(x):
@@ -76,12 +76,12 @@ def _is_complex(x) -> bool:
 
 
 def _real(x):
-    return ops.unary("real", x) if _is_complex(x) else x
+    return ops.real(x) if _is_complex(x) else x
 
 
 def _imag_as_complex(x):
     """i * imag(x), in x's complex dtype."""
-    return ops.complex(ops.full(x.shape, 0, _real(x).dtype), ops.unary("imag", x))
+    return ops.complex(ops.full(x.shape, 0, _real(x).dtype), ops.imag(x))
 
 
 def _as(x, like):
@@ -253,7 +253,7 @@ def _unit_det_gauge(x) -> bool:
 def _diagonal_gauge(c, unit_det: bool):
     """The imaginary diagonal of omega = q^H dq: i Im(c_ii), the last one replaced by minus the sum of the
     others where det(q) = 1."""
-    im = ops.unary("imag", _diagonal(c))
+    im = ops.imag(_diagonal(c))
     if unit_det:
         n = im.shape[-1]
         head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
@@ -265,7 +265,7 @@ def _diagonal_gauge(c, unit_det: bool):
 
 def _diagonal_gauge_transposed(w, unit_det: bool):
     """The transpose of ``c -> _diagonal_gauge(c)`` applied to the cotangent ``w`` of omega."""
-    im = ops.unary("imag", _diagonal(w))
+    im = ops.imag(_diagonal(w))
     if unit_det:
         n = im.shape[-1]
         head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
@@ -395,7 +395,7 @@ def _inverse_gaps(w, like):
     gaps = _sub(w_j, w_i)
     tie = ops.compare(gaps, _zeros_like(gaps), "EQ")
     safe = ops.select(tie, ops.full(gaps.shape, 1, gaps.dtype), gaps)
-    inverse = ops.binary("div", ops.full(gaps.shape, 1, gaps.dtype), safe)
+    inverse = ops.div(ops.full(gaps.shape, 1, gaps.dtype), safe)
     return ops.select(tie, _zeros_like(gaps), inverse)
 
 
@@ -405,7 +405,7 @@ def _eigh_jvp(attrs, operands, results, tangents):
         return [None, None]
     p = _mm(_h(v), _hermitian_part(da), v)
     dw = _real(_diagonal(p))
-    dv = _mm(v, ops.binary("mul", _as(_inverse_gaps(w, v), v), p))
+    dv = _mm(v, ops.mul(_as(_inverse_gaps(w, v), v), p))
     return [dw, dv]
 
 
@@ -417,7 +417,7 @@ def _eigh_vjp(attrs, operands, results, cts):
     if ct_w is not None:
         terms.append(_diag(_as(ct_w, v), v))
     if ct_v is not None:
-        terms.append(ops.binary("mul", _as(_inverse_gaps(w, v), v), _mm(_t(v), ct_v)))
+        terms.append(ops.mul(_as(_inverse_gaps(w, v), v), _mm(_t(v), ct_v)))
     ct_p = _add(*terms)
     return [_hermitian_part(_mm(ops.conj(v), ct_p, _t(v)))]
 

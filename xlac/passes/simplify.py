@@ -18,7 +18,7 @@ A kept node keeps its own source line. Dead nodes go last.
 >>> from xlac.ir import Graph, Node, Value, TensorType
 >>> from xlac.ir import primitives as P
 >>> x = Value(TensorType((2,), np.dtype("float32"))); y = Value(x.type); z = Value(x.type)
->>> g = Graph([x], [Node(P.unary["exp"], (x,), {}, (y,)), Node(P.unary["exp"], (x,), {}, (z,))], [y, z])
+>>> g = Graph([x], [Node(P.exp, (x,), {}, (y,)), Node(P.exp, (x,), {}, (z,))], [y, z])
 >>> s = simplify(g)
 >>> len(s.nodes), s.outputs[0] is s.outputs[1], s.report
 (1, True, {'common_subexpressions': 1})
@@ -48,7 +48,7 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     >>> from xlac.ir import Graph, Node, Value, TensorType
     >>> from xlac.ir import primitives as P
     >>> x = Value(TensorType((2,), np.dtype("float32"))); y = Value(x.type)
-    >>> len(eliminate_dead_code(Graph([x], [Node(P.unary["exp"], (x,), {}, (y,))], [x])).nodes)
+    >>> len(eliminate_dead_code(Graph([x], [Node(P.exp, (x,), {}, (y,))], [x])).nodes)
     0
     """
     live = {v.id for v in graph.outputs}

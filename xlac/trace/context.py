@@ -8,7 +8,7 @@ Tracing is thread-local, so several threads can trace at once. Outside any trace
 >>> from xlac.ir.types import TensorType
 >>> with Trace() as t:
 ...     x = t.add_input(TensorType((3,), np.dtype("float32")))
-...     y = t.bind(P.unary["exp"], (x,))
+...     y = t.bind(P.exp, (x,))
 >>> t.graph.nodes[0].primitive.name
 'exp'
 """

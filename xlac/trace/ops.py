@@ -15,6 +15,8 @@ do no broadcasting or promotion beyond what is stated, and skip no-op nodes
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from xlac.errors import located
@@ -52,12 +54,63 @@ def full(shape, value, dtype) -> Tracer:
     return broadcast_in_dim(scalar, tuple(shape), ()) if tuple(shape) else scalar
 
 
-def unary(name: str, x: Tracer) -> Tracer:
-    return bind(P.unary[name], x, weak=x.weak)
+def _elementwise_unary(primitive):
+    def apply(x: Tracer) -> Tracer:
+        return bind(primitive, x, weak=x.weak)
+    apply.__name__ = apply.__qualname__ = primitive.name
+    apply.__doc__ = f"``{primitive.name}`` of each element of ``x`` (no promotion: see xlac.ir.primitives)."
+    return apply
 
 
-def binary(name: str, x: Tracer, y: Tracer) -> Tracer:
-    return bind(P.binary[name], x, y, weak=x.weak and y.weak)
+def _elementwise_binary(primitive):
+    def apply(x: Tracer, y: Tracer) -> Tracer:
+        return bind(primitive, x, y, weak=x.weak and y.weak)
+    apply.__name__ = apply.__qualname__ = primitive.name
+    apply.__doc__ = (f"``{primitive.name}`` of ``x`` and ``y`` elementwise (one shape and dtype: see "
+                     "xlac.ir.primitives).")
+    return apply
+
+
+# Named as jax.lax names them; "and", "or" and "not" end in "_".
+neg = _elementwise_unary(P.neg)
+sign = _elementwise_unary(P.sign)
+abs = _elementwise_unary(P.abs_)
+exp = _elementwise_unary(P.exp)
+expm1 = _elementwise_unary(P.expm1)
+log = _elementwise_unary(P.log)
+log1p = _elementwise_unary(P.log1p)
+sqrt = _elementwise_unary(P.sqrt)
+rsqrt = _elementwise_unary(P.rsqrt)
+cbrt = _elementwise_unary(P.cbrt)
+tanh = _elementwise_unary(P.tanh)
+logistic = _elementwise_unary(P.logistic)
+sin = _elementwise_unary(P.sin)
+cos = _elementwise_unary(P.cos)
+tan = _elementwise_unary(P.tan)
+floor = _elementwise_unary(P.floor)
+ceil = _elementwise_unary(P.ceil)
+round = _elementwise_unary(P.round_)
+erf = _elementwise_unary(P.erf)
+not_ = _elementwise_unary(P.not_)
+popcnt = _elementwise_unary(P.popcnt)
+real = _elementwise_unary(P.real)
+imag = _elementwise_unary(P.imag)
+
+add = _elementwise_binary(P.add)
+sub = _elementwise_binary(P.sub)
+mul = _elementwise_binary(P.mul)
+div = _elementwise_binary(P.div)
+rem = _elementwise_binary(P.rem)
+pow = _elementwise_binary(P.pow_)
+max = _elementwise_binary(P.max_)
+min = _elementwise_binary(P.min_)
+atan2 = _elementwise_binary(P.atan2)
+and_ = _elementwise_binary(P.and_)
+or_ = _elementwise_binary(P.or_)
+xor = _elementwise_binary(P.xor)
+shift_left = _elementwise_binary(P.shift_left)
+shift_right_arithmetic = _elementwise_binary(P.shift_right_arithmetic)
+shift_right_logical = _elementwise_binary(P.shift_right_logical)
 
 
 def complex(real: Tracer, imag: Tracer) -> Tracer:
@@ -102,7 +155,7 @@ def broadcast_in_dim(x: Tracer, shape, broadcast_dimensions) -> Tracer:
 
 def broadcast_shapes(*shapes, op: str = "broadcast") -> tuple[int, ...]:
     """NumPy's broadcast of ``shapes``; raises ValueError naming ``op`` and the shapes."""
-    ndim = max((len(s) for s in shapes), default=0)
+    ndim = builtins.max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(ndim):
         sizes = {s[axis - ndim + len(s)] for s in shapes if axis - ndim + len(s) >= 0} - {1}
@@ -213,8 +266,9 @@ def sort(operands, dimension: int, *, is_stable: bool = True, num_keys: int = 1)
     return bind(P.sort, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
 
 
-def inclusive_scan(x, axis: int, combine: str, identity):
-    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
+def inclusive_scan(x, axis: int, combine, identity):
+    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``
+    by ``combine`` (an elementwise op of this module, ``add`` say)."""
     n = x.shape[axis]
     zeros = (0,) * x.ndim
     fill = constant(identity, x.dtype)
@@ -222,7 +276,7 @@ def inclusive_scan(x, axis: int, combine: str, identity):
     while shift < n:
         head = slice(x, zeros, tuple(n - shift if i == axis else d for i, d in enumerate(x.shape)))
         shifted = pad(head, fill, tuple(shift if i == axis else 0 for i in range(x.ndim)), zeros)
-        x = binary(combine, x, shifted)
+        x = combine(x, shifted)
         shift *= 2
     return x
 
@@ -239,7 +293,7 @@ def conj(x: Tracer) -> Tracer:
     """The complex conjugate (``x`` itself for real dtypes)."""
     if not np.issubdtype(x.dtype, np.complexfloating):
         return x
-    return complex(unary("real", x), unary("neg", unary("imag", x)))
+    return complex(real(x), neg(imag(x)))
 
 
 def matrix_transpose(x: Tracer, conjugate: bool = False) -> Tracer:

@@ -145,7 +145,7 @@ def _nan_to_num(x, nan, posinf, neginf):
     if not dtypes.is_inexact(t.dtype):
         return t
     if np.issubdtype(t.dtype, np.complexfloating):
-        parts = [_replace_non_finite(ops.unary(p, t), nan, posinf, neginf) for p in ("real", "imag")]
+        parts = [_replace_non_finite(part(t), nan, posinf, neginf) for part in (ops.real, ops.imag)]
         return ops.complex(*parts)
     return _replace_non_finite(t, nan, posinf, neginf)
 
@@ -159,7 +159,7 @@ def _replace_non_finite(d: Tracer, nan, posinf, neginf) -> Tracer:
     smallest = info.min if neginf is None else neginf
     inf = ops.full(d.shape, np.inf, d.dtype)
     is_nan, is_posinf = ops.compare(d, d, "NE"), ops.compare(d, inf, "EQ")
-    is_neginf = ops.compare(d, ops.unary("neg", inf), "EQ")
+    is_neginf = ops.compare(d, ops.neg(inf), "EQ")
     d = ops.select(is_nan, _fill_as(nan, d.dtype, d.shape), d)
     d = ops.select(is_posinf, _fill_as(biggest, d.dtype, d.shape), d)
     return ops.select(is_neginf, _fill_as(smallest, d.dtype, d.shape), d)
@@ -187,7 +187,7 @@ nan_to_num.__wrapped_numpy__ = nan_to_num
 def _rounded(x: Tracer, decimals: int) -> Tracer:
     """NumPy's round: rint of ``x * 10**decimals`` divided back (or the reverse for negative decimals)."""
     if np.issubdtype(x.dtype, np.complexfloating):
-        return ops.complex(*(_rounded(ops.unary(p, x), decimals) for p in ("real", "imag")))
+        return ops.complex(*(_rounded(part(x), decimals) for part in (ops.real, ops.imag)))
     if x.dtype == BOOL and decimals != 0:
         raise TypeError(located("round: Cannot cast ufunc output from dtype('float64') to dtype('bool') with "
                                 "casting rule 'same_kind'"))
@@ -237,7 +237,7 @@ def fix(x, out=None):
         raise TypeError(located(f"fix: ufunc 'trunc' not supported for the input types ({t.dtype})"))
     if not dtypes.is_float(t.dtype):
         return t
-    return ops.select(ops.compare(t, ops.full(t.shape, 0, t.dtype), "GE"), ops.unary("floor", t), ops.unary("ceil", t))
+    return ops.select(ops.compare(t, ops.full(t.shape, 0, t.dtype), "GE"), ops.floor(t), ops.ceil(t))
 
 
 @numpy_function

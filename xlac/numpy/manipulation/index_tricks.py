@@ -249,7 +249,7 @@ def vander(x, N=None, increasing=False):
         return ops.full((t.shape[0], 0), 0, dtype)
     columns = [ops.full(t.shape, 1, dtype)]
     for _ in range(n - 1):
-        columns.append(t if len(columns) == 1 else ops.binary("mul", columns[-1], t))
+        columns.append(t if len(columns) == 1 else ops.mul(columns[-1], t))
     if not increasing:
         columns.reverse()
     return ops.concatenate([ops.reshape(c, (t.shape[0], 1)) for c in columns], 1)
@@ -413,8 +413,8 @@ def unravel_index(indices, shape, order="C"):
     coords = [None] * len(dims)
     for d in (reversed(range(len(dims))) if order == "C" else range(len(dims))):
         size = ops.full(rest.shape, builtins.max(dims[d], 1), INT64)
-        coords[d] = ops.binary("rem", rest, size)
-        rest = ops.binary("div", rest, size)
+        coords[d] = ops.rem(rest, size)
+        rest = ops.div(rest, size)
     return tuple(coords)
 
 
@@ -475,5 +475,5 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
             c = ufuncs.remainder(c, size)
         elif m == "clip":
             c = ops.clamp(ops.constant(0, INT64), c, ops.constant(builtins.max(size - 1, 0), INT64))
-        total = ops.binary("add", total, ops.binary("mul", c, ops.full(shape, stride, INT64)))
+        total = ops.add(total, ops.mul(c, ops.full(shape, stride, INT64)))
     return total

@@ -309,8 +309,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     low, high = ops.reshape(low, ()), ops.reshape(high, ())
     count = _count_at_most(knots, points)
     if dtype == COMPLEX128:
-        parts = [_interp_real(points, count, knots, ops.unary(part, values), ops.unary(part, low),
-                              ops.unary(part, high)) for part in ("real", "imag")]
+        parts = [_interp_real(points, count, knots, part(values), part(low),
+                              part(high)) for part in (ops.real, ops.imag)]
         if n > 1:
             nan = ufuncs.isnan(points)
             parts[1] = ops.select(nan, ops.full(points.shape, 0.0, FLOAT64), parts[1])
@@ -337,12 +337,12 @@ def _count_at_most(knots: Tracer, points: Tracer) -> Tracer:
     low, high = ops.full(shape, 0, INT64), ops.full(shape, n, INT64)
     one, two = ops.full(shape, 1, INT64), ops.full(shape, 2, INT64)
     for _ in range(n.bit_length()):
-        middle = ops.binary("div", ops.binary("add", low, high), two)
+        middle = ops.div(ops.add(low, high), two)
         probe = ops.clamp(ops.constant(0, INT64), middle, ops.constant(n - 1, INT64))
         below = ops.compare(indexing.take.__wrapped_numpy__(knots, probe), points, "LE")
         active = ops.compare(low, high, "LT")
-        low = ops.select(ops.binary("and", active, below), ops.binary("add", middle, one), low)
-        high = ops.select(ops.binary("and", active, ops.unary("not", below)), middle, high)
+        low = ops.select(ops.and_(active, below), ops.add(middle, one), low)
+        high = ops.select(ops.and_(active, ops.not_(below)), middle, high)
     return low
 
 
@@ -354,9 +354,9 @@ def _interp_real(points, count, knots, values, low, high):
     last_x, last_f = (ops.reshape(_axis_slice(t, 0, n - 1, n), ()) for t in (knots, values))
     if n == 1:
         return where(points < first_x, low, where(points > first_x, high, first_f))
-    j = ops.clamp(ops.constant(0, INT64), ops.binary("sub", count, ops.full(shape, 1, INT64)),
+    j = ops.clamp(ops.constant(0, INT64), ops.sub(count, ops.full(shape, 1, INT64)),
                   ops.constant(n - 2, INT64))
-    j1 = ops.binary("add", j, ops.full(shape, 1, INT64))
+    j1 = ops.add(j, ops.full(shape, 1, INT64))
     take = indexing.take.__wrapped_numpy__
     xj, xj1, fj, fj1 = take(knots, j), take(knots, j1), take(values, j), take(values, j1)
     slope = (fj1 - fj) / (xj1 - xj)
@@ -455,7 +455,7 @@ def correlate(a, v, mode="valid"):
     mode = _correlation_mode(mode, "correlate")
     x, y = _signal_pair(a, v, "correlate", at_least_1d=False)
     if np.issubdtype(y.dtype, np.complexfloating):
-        y = ops.complex(ops.unary("real", y), ops.unary("neg", ops.unary("imag", y)))
+        y = ops.complex(ops.real(y), ops.neg(ops.imag(y)))
     short, long = sorted((x.shape[0], y.shape[0]))
     same_start = short // 2 if y.shape[0] > x.shape[0] else short - 1 - short // 2
     return _mode_window(_full_correlation(x, y), mode, short, long, same_start)

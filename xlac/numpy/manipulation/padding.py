@@ -225,7 +225,7 @@ def _pad_statistic(x: Tracer, axis: int, before: int, after: int, lengths, mode:
     pieces = []
     for value, width in ((left_stat, before), (right_stat, after)):
         if dtypes.is_int(x.dtype) and dtypes.is_inexact(value.dtype):
-            value = ops.unary("round", value)           # NumPy rounds a mean or median for integer arrays
+            value = ops.round(value)           # NumPy rounds a mean or median for integer arrays
         value = ops.convert(value, x.dtype)
         pieces.append(ops.broadcast_to(value, x.shape[:axis] + (width,) + x.shape[axis + 1:]))
     return ops.concatenate([pieces[0], x, pieces[1]], axis)

@@ -80,12 +80,12 @@ def _roll_traced(x: Tracer, shift: Tracer, axes) -> Tracer:
     for i, ax in enumerate(axes):
         s = shift if shift.ndim == 0 else indexing.getitem(shift, i if shift.shape[0] > 1 else 0)
         s = ops.convert(s, INT64)
-        totals[ax] = s if ax not in totals else ops.binary("add", totals[ax], s)
+        totals[ax] = s if ax not in totals else ops.add(totals[ax], s)
     for ax, s in totals.items():
         n = x.shape[ax]
         if n == 0:
             continue
-        start = ops.binary("sub", ops.constant(n, INT64), ufuncs.remainder(s, n))
+        start = ops.sub(ops.constant(n, INT64), ufuncs.remainder(s, n))
         zero = ops.constant(0, INT64)
         x = ops.dynamic_slice(ops.concatenate([x, x], ax), [start if d == ax else zero for d in range(x.ndim)], x.shape)
     return x
@@ -238,12 +238,12 @@ def _repeat_traced(x: Tracer, axis: int, repeats: Tracer, length: int) -> Tracer
         return _axis_slice(x, axis, 0, 0) if length == 0 else ops.full(
             x.shape[:axis] + (length,) + x.shape[axis + 1:], 0, x.dtype)
     counts = ops.broadcast_to(ops.convert(repeats, INT64), (n,))
-    ends = ops.inclusive_scan(counts, 0, "add", 0)
-    starts = ops.binary("sub", ends, counts)
+    ends = ops.inclusive_scan(counts, 0, ops.add, 0)
+    starts = ops.sub(ends, counts)
     marks = ops.scatter(ops.full((length,), 0, INT64), ops.reshape(starts, (n, 1)), ops.full((n,), 1, INT64),
                         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
                         mode="add")
-    source = ops.binary("sub", ops.inclusive_scan(marks, 0, "add", 0), ops.full((length,), 1, INT64))
+    source = ops.sub(ops.inclusive_scan(marks, 0, ops.add, 0), ops.full((length,), 1, INT64))
     source = ops.clamp(ops.constant(0, INT64), source, ops.constant(n - 1, INT64))
     return indexing.take.__wrapped_numpy__(x, source, axis)
 

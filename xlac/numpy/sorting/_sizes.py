@@ -63,7 +63,7 @@ def _static_size(size, op: str, keyword: str = "size") -> int:
 
 def _inclusive_count(flags: Tracer) -> Tracer:
     """Running count (int64) of the true ``flags`` along a 1-D array."""
-    return ops.inclusive_scan(ops.convert(flags, INT64), 0, "add", 0)
+    return ops.inclusive_scan(ops.convert(flags, INT64), 0, ops.add, 0)
 
 
 def _resize(x: Tracer, size: int, fill) -> Tracer:
@@ -79,7 +79,7 @@ def _compact(flags: Tracer, values, size: int):
     length ``size``; a bool mask of the ``size`` slots that hold one): a stable sort of the flags."""
     values = list(values)
     if flags.shape[0] > 1:
-        values = list(ops.sort([ops.unary("not", flags)] + values, 0, is_stable=True, num_keys=1)[1:])
+        values = list(ops.sort([ops.not_(flags)] + values, 0, is_stable=True, num_keys=1)[1:])
     found = ops.reduce(ops.convert(flags, INT64), "sum", (0,))
     filled = ops.compare(_positions((size,), 0), ops.broadcast_to(found, (size,)), "LT")
     return [_resize(v, size, 0) for v in values], filled

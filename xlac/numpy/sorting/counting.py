@@ -95,7 +95,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
             raise TypeError(located(f"bincount: Cannot cast array data from {w.dtype!r} to dtype('float64') "
                                     "according to the rule 'safe'"))
         updates, dtype = ops.convert(w, FLOAT64), FLOAT64
-    inside = ops.binary("and", ops.compare(values, ops.full(values.shape, 0, INT64), "GE"),
+    inside = ops.and_(ops.compare(values, ops.full(values.shape, 0, INT64), "GE"),
                         ops.compare(values, ops.full(values.shape, length, INT64), "LT"))
     index = ops.select(inside, values, ops.full(values.shape, length, INT64))
     return _scatter_1d(ops.full((length,), 0, dtype), index, updates, "add")
@@ -123,14 +123,14 @@ def _histogram_check(a, bins=10, range=None, *args, **kwargs):
 
 def _linspace_edges(first, last, num: int, dt: np.dtype) -> Tracer:
     """NumPy's ``linspace(first, last, num)`` computed in ``dt``, on traced end points."""
-    delta = ops.binary("sub", last, first)
-    step = ops.binary("div", delta, ops.constant(num - 1, dt))
+    delta = ops.sub(last, first)
+    step = ops.div(delta, ops.constant(num - 1, dt))
     y = ops.iota((num,), dt, 0)
     scaled = ops.select(ops.broadcast_to(ops.compare(step, ops.constant(0, dt), "EQ"), (num,)),
-                        ops.binary("mul", ops.binary("div", y, ops.full((num,), num - 1, dt)),
+                        ops.mul(ops.div(y, ops.full((num,), num - 1, dt)),
                                    ops.broadcast_to(delta, (num,))),
-                        ops.binary("mul", y, ops.broadcast_to(step, (num,))))
-    y = ops.binary("add", scaled, ops.broadcast_to(first, (num,)))
+                        ops.mul(y, ops.broadcast_to(step, (num,))))
+    y = ops.add(scaled, ops.broadcast_to(first, (num,)))
     return ops.concatenate([ops.slice(y, (0,), (num - 1,)), ops.reshape(last, (1,))], 0)
 
 
@@ -149,8 +149,8 @@ def _equal_bin_edges(x: Tracer, bins: int, range) -> Tracer:
     same = ops.compare(first, last, "EQ")
     first, last = ops.convert(first, bin_type), ops.convert(last, bin_type)
     half = ops.constant(0.5, bin_type)
-    first = ops.select(same, ops.binary("sub", first, half), first)
-    last = ops.select(same, ops.binary("add", last, half), last)
+    first = ops.select(same, ops.sub(first, half), first)
+    last = ops.select(same, ops.add(last, half), last)
     return _linspace_edges(first, last, bins + 1, bin_type)
 
 
@@ -187,8 +187,8 @@ def _bin_counts(x: Tracer, edges: Tracer, w):
     common = dtypes.result_type(x.dtype, edges.dtype)
     x, edges = ops.convert(x, common), ops.convert(edges, common)
     first, last = (ops.broadcast_to(ops.reshape(ops.slice(edges, (i,), (i + 1,)), ()), x.shape) for i in (0, nbins))
-    inside = ops.binary("and", ops.compare(x, first, "GE"), ops.compare(x, last, "LE"))
-    bin_index = ops.binary("min", ops.binary("sub", _search(edges, x, right=True), ops.full(x.shape, 1, INT64)),
+    inside = ops.and_(ops.compare(x, first, "GE"), ops.compare(x, last, "LE"))
+    bin_index = ops.min(ops.sub(_search(edges, x, right=True), ops.full(x.shape, 1, INT64)),
                            ops.full(x.shape, nbins - 1, INT64))
     index = ops.select(inside, bin_index, ops.full(x.shape, nbins, INT64))
     if w is None:
@@ -218,12 +218,12 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if not density:
         return counts, edges
     nbins = edges.shape[0] - 1
-    widths = ops.convert(ops.binary("sub", ops.slice(edges, (1,), (nbins + 1,)), ops.slice(edges, (0,), (nbins,))),
+    widths = ops.convert(ops.sub(ops.slice(edges, (1,), (nbins + 1,)), ops.slice(edges, (0,), (nbins,))),
                          FLOAT64)
     dtype = COMPLEX128 if _is_complex(counts.dtype) else FLOAT64
     n = ops.convert(counts, dtype)
     total = ops.broadcast_to(ops.reduce(n, "sum", (0,)), (nbins,))
-    return ops.binary("div", ops.binary("div", n, ops.convert(widths, dtype)), total), edges
+    return ops.div(ops.div(n, ops.convert(widths, dtype)), total), edges
 
 
 @_checked(_histogram_check, scalar="bins")

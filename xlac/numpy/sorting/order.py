@@ -40,19 +40,19 @@ def _order_keys(x: Tracer) -> list[Tracer]:
     parts are NaN, then real part, then imaginary part."""
     if not _is_complex(x.dtype):
         return [x]
-    re, im = ops.unary("real", x), ops.unary("imag", x)
+    re, im = ops.real(x), ops.imag(x)
     nan_re, nan_im = ops.convert(_isnan(re), UINT8), ops.convert(_isnan(im), UINT8)
-    category = ops.binary("add", ops.binary("add", nan_re, nan_re), nan_im)
+    category = ops.add(ops.add(nan_re, nan_re), nan_im)
     return [category, re, im]
 
 
 def _key_less(x: Tracer, y: Tracer) -> Tracer:
     """``x < y`` for real keys, NaN after every number."""
     if x.dtype == BOOL:
-        return ops.binary("and", ops.unary("not", x), y)
+        return ops.and_(ops.not_(x), y)
     less = ops.compare(x, y, "LT")
     if dtypes.is_float(x.dtype):
-        less = ops.binary("or", less, ops.binary("and", ops.unary("not", _isnan(x)), _isnan(y)))
+        less = ops.or_(less, ops.and_(ops.not_(_isnan(x)), _isnan(y)))
     return less
 
 
@@ -60,7 +60,7 @@ def _key_equal(x: Tracer, y: Tracer) -> Tracer:
     """``x == y`` for real keys, two NaNs equal (neither sorts before the other)."""
     equal = ops.compare(x, y, "EQ")
     if dtypes.is_float(x.dtype):
-        equal = ops.binary("or", equal, ops.binary("and", _isnan(x), _isnan(y)))
+        equal = ops.or_(equal, ops.and_(_isnan(x), _isnan(y)))
     return equal
 
 
@@ -69,7 +69,7 @@ def _less(x: Tracer, y: Tracer) -> Tracer:
     xs, ys = _order_keys(x), _order_keys(y)
     result = _key_less(xs[-1], ys[-1])
     for kx, ky in zip(reversed(xs[:-1]), reversed(ys[:-1])):
-        result = ops.binary("or", _key_less(kx, ky), ops.binary("and", _key_equal(kx, ky), result))
+        result = ops.or_(_key_less(kx, ky), ops.and_(_key_equal(kx, ky), result))
     return result
 
 

@@ -43,7 +43,7 @@ def _valid_counts(xs: Tracer, skip_nan: bool):
     if not (skip_nan and dtypes.is_inexact(xs.dtype)):
         return n
     nans = ops.reduce(ops.convert(_isnan(xs), INT64), "sum", (xs.ndim - 1,))
-    return ops.binary("sub", ops.full(nans.shape, n, INT64), nans)
+    return ops.sub(ops.full(nans.shape, n, INT64), nans)
 
 
 def _take_last(xs: Tracer, index: Tracer) -> Tracer:
@@ -89,16 +89,16 @@ def _median(op: str, a, axis, out, keepdims, skip_nan):
         low, high = _row_value(xs, (n - 1) // 2), _row_value(xs, n // 2)
     else:
         one = ops.full(rest, 1, INT64)
-        below = ops.binary("max", ops.binary("sub", count, one), ops.full(rest, 0, INT64))
-        low_at = ops.binary("div", below, ops.full(rest, 2, INT64))
-        high_at = ops.binary("min", ops.binary("div", count, ops.full(rest, 2, INT64)), ops.full(rest, n - 1, INT64))
+        below = ops.max(ops.sub(count, one), ops.full(rest, 0, INT64))
+        low_at = ops.div(below, ops.full(rest, 2, INT64))
+        high_at = ops.min(ops.div(count, ops.full(rest, 2, INT64)), ops.full(rest, n - 1, INT64))
         low, high = (ops.reshape(_take_last(xs, ops.reshape(i, rest + (1,))), rest) for i in (low_at, high_at))
     low, high = ops.convert(low, accumulate), ops.convert(high, accumulate)
-    middle = ops.binary("div", ops.binary("add", low, high), ops.full(rest, 2, accumulate))
+    middle = ops.div(ops.add(low, high), ops.full(rest, 2, accumulate))
     if isinstance(count, int):
         value = low if n % 2 else middle
     else:
-        odd = ops.compare(ops.binary("rem", count, ops.full(rest, 2, INT64)), ops.full(rest, 1, INT64), "EQ")
+        odd = ops.compare(ops.rem(count, ops.full(rest, 2, INT64)), ops.full(rest, 1, INT64), "EQ")
         value = ops.select(odd, low, middle)
     value = ops.convert(value, result_dtype)
     if dtypes.is_inexact(x.dtype):
@@ -161,43 +161,43 @@ def _discrete_index(method: str, n: Tracer, q: Tracer) -> Tracer:
     """The (int64) position a discrete method picks, ``n`` the count and ``q`` the quantile, both float."""
     one = _scalar(1, q)
     if method in ("lower", "higher", "nearest"):
-        position = ops.binary("mul", ops.binary("sub", n, one), q)
-        rounded = ops.unary({"lower": "floor", "higher": "ceil", "nearest": "round"}[method], position)
+        position = ops.mul(ops.sub(n, one), q)
+        rounded = {"lower": ops.floor, "higher": ops.ceil, "nearest": ops.round}[method](position)
         return ops.convert(rounded, INT64)
-    index = ops.binary("sub", ops.binary("mul", n, q), one)
+    index = ops.sub(ops.mul(n, q), one)
     if method == "closest_observation":
-        index = ops.binary("sub", index, _scalar(0.5, q))
-    previous = ops.unary("floor", index)
-    take_previous = ops.compare(ops.binary("sub", index, previous), _scalar(0, q), "EQ")
+        index = ops.sub(index, _scalar(0.5, q))
+    previous = ops.floor(index)
+    take_previous = ops.compare(ops.sub(index, previous), _scalar(0, q), "EQ")
     if method == "closest_observation":
-        odd = ops.compare(ops.binary("rem", previous, _scalar(2, q)), _scalar(0, q), "NE")
-        take_previous = ops.binary("and", take_previous, odd)
-    chosen = ops.select(take_previous, previous, ops.binary("add", previous, one))
-    return ops.binary("max", ops.convert(chosen, INT64), ops.full(q.shape, 0, INT64))
+        odd = ops.compare(ops.rem(previous, _scalar(2, q)), _scalar(0, q), "NE")
+        take_previous = ops.and_(take_previous, odd)
+    chosen = ops.select(take_previous, previous, ops.add(previous, one))
+    return ops.max(ops.convert(chosen, INT64), ops.full(q.shape, 0, INT64))
 
 
 def _virtual_index(method: str, n: Tracer, q: Tracer) -> Tracer:
     """Where between the sorted elements the quantile ``q`` lies (float), as NumPy computes it."""
     one = _scalar(1, q)
     if method == "linear":
-        return ops.binary("mul", ops.binary("sub", n, one), q)
+        return ops.mul(ops.sub(n, one), q)
     if method == "averaged_inverted_cdf":
-        return ops.binary("sub", ops.binary("mul", n, q), one)
+        return ops.sub(ops.mul(n, q), one)
     if method == "midpoint":
-        position = ops.binary("mul", ops.binary("sub", n, one), q)
-        both = ops.binary("add", ops.unary("floor", position), ops.unary("ceil", position))
-        return ops.binary("mul", _scalar(0.5, q), both)
+        position = ops.mul(ops.sub(n, one), q)
+        both = ops.add(ops.floor(position), ops.ceil(position))
+        return ops.mul(_scalar(0.5, q), both)
     alpha, beta = _ALPHA_BETA[method]
-    shift = ops.binary("add", _scalar(alpha, q), ops.binary("mul", q, _scalar(1 - alpha - beta, q)))
-    return ops.binary("sub", ops.binary("add", ops.binary("mul", n, q), shift), one)
+    shift = ops.add(_scalar(alpha, q), ops.mul(q, _scalar(1 - alpha - beta, q)))
+    return ops.sub(ops.add(ops.mul(n, q), shift), one)
 
 
 def _gamma(method: str, virtual: Tracer, previous: Tracer) -> Tracer:
-    gamma = ops.binary("sub", virtual, previous)
+    gamma = ops.sub(virtual, previous)
     if method == "averaged_inverted_cdf":
         return ops.select(ops.compare(gamma, _scalar(0, gamma), "EQ"), _scalar(0.5, gamma), _scalar(1, gamma))
     if method == "midpoint":
-        whole = ops.compare(ops.binary("rem", virtual, _scalar(1, virtual)), _scalar(0, virtual), "EQ")
+        whole = ops.compare(ops.rem(virtual, _scalar(1, virtual)), _scalar(0, virtual), "EQ")
         return ops.select(whole, _scalar(0, gamma), _scalar(0.5, gamma))
     return gamma
 
@@ -208,12 +208,12 @@ def _lerp(low: Tracer, high: Tracer, t: Tracer, dtype: np.dtype) -> Tracer:
     if low.dtype == BOOL:
         raise TypeError(located("numpy boolean subtract, the `-` operator, is not supported, use the "
                                 "bitwise_xor, the `^` operator, or the logical_xor function instead."))
-    diff = ops.convert(ops.binary("sub", high, low), dtype)
+    diff = ops.convert(ops.sub(high, low), dtype)
     upper = ops.compare(t, _scalar(0.5, t), "GE")
-    complement = ops.convert(ops.binary("sub", _scalar(1, t), t), dtype)
+    complement = ops.convert(ops.sub(_scalar(1, t), t), dtype)
     t = ops.convert(t, dtype)
-    forward = ops.binary("add", ops.convert(low, dtype), ops.binary("mul", diff, t))
-    backward = ops.binary("sub", ops.convert(high, dtype), ops.binary("mul", diff, complement))
+    forward = ops.add(ops.convert(low, dtype), ops.mul(diff, t))
+    backward = ops.sub(ops.convert(high, dtype), ops.mul(diff, complement))
     return ops.select(upper, backward, forward)
 
 
@@ -229,7 +229,7 @@ def _quantile(op: str, a, q, axis, out, method, keepdims, skip_nan, percent=Fals
     qs = ops.convert(qs, q_dtype)
     if percent:
         q_dtype = q_dtype if dtypes.is_inexact(q_dtype) else FLOAT64
-        qs = ops.binary("div", ops.convert(qs, q_dtype), ops.full(qs.shape, 100, q_dtype))
+        qs = ops.div(ops.convert(qs, q_dtype), ops.full(qs.shape, 100, q_dtype))
     if qs.ndim > 2:
         raise ValueError(located(f"{op}: q must be a scalar or 1d"))
     xs, rest, kept_dims = _layout(x, axis, op)
@@ -254,22 +254,22 @@ def _quantile(op: str, a, q, axis, out, method, keepdims, skip_nan, percent=Fals
     q_grid = ops.broadcast_in_dim(ops.reshape(qs, (k,)), grid, index_dims)
     count_grid = (ops.full(grid, count, INT64) if isinstance(count, int)
                   else ops.broadcast_in_dim(count, grid, tuple(range(len(rest)))))
-    last = ops.binary("max", ops.binary("sub", count_grid, ops.full(grid, 1, INT64)), ops.full(grid, 0, INT64))
+    last = ops.max(ops.sub(count_grid, ops.full(grid, 1, INT64)), ops.full(grid, 0, INT64))
     if integer_positions:
         if method == "linear":
-            position = ops.binary("mul", ops.convert(last, q_dtype), ops.convert(q_grid, q_dtype))
+            position = ops.mul(ops.convert(last, q_dtype), ops.convert(q_grid, q_dtype))
             position = ops.convert(position, INT64)
         else:
             float_q = ops.convert(q_grid, index_dtype)
             position = _discrete_index(method, ops.convert(count_grid, float_q.dtype), float_q)
-        position = ops.binary("min", ops.binary("max", position, ops.full(grid, 0, INT64)), last)
+        position = ops.min(ops.max(position, ops.full(grid, 0, INT64)), last)
         result = _take_last(xs, position)
     else:
         float_q = ops.convert(q_grid, index_dtype)
         virtual = _virtual_index(method, ops.convert(count_grid, index_dtype), float_q)
-        previous = ops.convert(ops.unary("floor", virtual), INT64)
-        following = ops.binary("add", previous, ops.full(grid, 1, INT64))
-        above = ops.binary("or", ops.compare(virtual, ops.convert(last, index_dtype), "GE"), _isnan(virtual))
+        previous = ops.convert(ops.floor(virtual), INT64)
+        following = ops.add(previous, ops.full(grid, 1, INT64))
+        above = ops.or_(ops.compare(virtual, ops.convert(last, index_dtype), "GE"), _isnan(virtual))
         below = ops.compare(virtual, _scalar(0, virtual), "LT")
         previous = ops.select(above, last, ops.select(below, ops.full(grid, 0, INT64), previous))
         following = ops.select(above, last, ops.select(below, ops.full(grid, 0, INT64), following))

@@ -44,12 +44,12 @@ def _search(sorted_1d: Tracer, v: Tracer, right: bool) -> Tracer:
     hi = ops.full(v.shape, n, INT64)
     one, two, last = (ops.full(v.shape, c, INT64) for c in (1, 2, n - 1))
     for _ in range(n.bit_length()):
-        mid = ops.binary("div", ops.binary("add", lo, hi), two)
-        probe = _take_1d(sorted_1d, ops.binary("min", mid, last))
-        go_right = ops.unary("not", _less(v, probe)) if right else _less(probe, v)
+        mid = ops.div(ops.add(lo, hi), two)
+        probe = _take_1d(sorted_1d, ops.min(mid, last))
+        go_right = ops.not_(_less(v, probe)) if right else _less(probe, v)
         active = ops.compare(lo, hi, "LT")
-        lo = ops.select(ops.binary("and", active, go_right), ops.binary("add", mid, one), lo)
-        hi = ops.select(ops.binary("and", active, ops.unary("not", go_right)), mid, hi)
+        lo = ops.select(ops.and_(active, go_right), ops.add(mid, one), lo)
+        hi = ops.select(ops.and_(active, ops.not_(go_right)), mid, hi)
     return lo
 
 
@@ -121,7 +121,7 @@ def digitize(x, bins, right=False):
     common = dtypes.result_type(edges.dtype, _strong_dtype(x, x_t))
     edges, values = ops.convert(edges, common), ops.convert(x_t, common)
     increasing = _search(edges, values, right=not right)
-    decreasing = ops.binary("sub", ops.full(x_t.shape, n, INT64),
+    decreasing = ops.sub(ops.full(x_t.shape, n, INT64),
                             _search(ops.reverse(edges, (0,)), values, right=not right))
     first, last = (ops.reshape(ops.slice(edges, (i,), (i + 1,)), ()) for i in (0, n - 1))
     falling = ops.broadcast_to(ops.compare(last, first, "LT"), x_t.shape)

@@ -79,7 +79,7 @@ def _groups(rows: Tracer, equal_nan: bool):
     head, tail = ops.slice(ordered, (0, 0), (n - 1, m)), ops.slice(ordered, (1, 0), (n, m))
     differs = ops.compare(tail, head, "NE")
     if equal_nan and dtypes.is_inexact(rows.dtype):
-        differs = ops.binary("and", differs, ops.unary("not", ops.binary("and", _isnan(tail), _isnan(head))))
+        differs = ops.and_(differs, ops.not_(ops.and_(_isnan(tail), _isnan(head))))
     differs = ops.reduce(differs, "or", (1,))
     return ordered, origin, ops.concatenate([ops.full((1,), True, BOOL), differs], 0)
 
@@ -129,13 +129,13 @@ def _unique_parts(op: str, ar, axis, equal_nan: bool, size, fill_value, want_ind
         uniques = ops.transpose(uniques, list(range(1, axis + 1)) + [0] + list(range(axis + 1, x.ndim)))
     inverse = None
     if want_inverse:
-        group = ops.binary("sub", _inclusive_count(starts), ops.full(starts.shape, 1, INT64))
+        group = ops.sub(_inclusive_count(starts), ops.full(starts.shape, 1, INT64))
         inverse = _scatter_1d(ops.full((n,), 0, INT64), origin, group, "set")
         inverse = ops.reshape(inverse, x.shape) if item_shape is None else inverse
     counts = None
     if want_counts:       # from where each value's run begins to where the next one's does
         ends = ops.select(next_filled, next_begins, ops.full((size,), n, INT64))
-        counts = ops.select(filled, ops.binary("sub", ends, begins), ops.full((size,), 0, INT64))
+        counts = ops.select(filled, ops.sub(ends, begins), ops.full((size,), 0, INT64))
     return uniques, first if want_index else None, inverse, counts
 
 
@@ -279,8 +279,8 @@ def _coordinates(x: Tracer, size: int, fill_value, op: str) -> list[Tracer]:
     coordinates, stride = [], 1
     for axis in reversed(range(x.ndim)):
         dim = x.shape[axis]
-        c = ops.binary("div", flat_index, ops.full((size,), stride, INT64)) if stride > 1 else flat_index
-        c = ops.binary("rem", c, ops.full((size,), dim, INT64)) if axis > 0 else c
+        c = ops.div(flat_index, ops.full((size,), stride, INT64)) if stride > 1 else flat_index
+        c = ops.rem(c, ops.full((size,), dim, INT64)) if axis > 0 else c
         coordinates.append(ops.select(valid, c, ops.broadcast_to(fills[axis], (size,))))
         stride *= dim
     return coordinates[::-1]
@@ -371,7 +371,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     tests = _flat(asarray(test_elements))
     common = dtypes.result_type(_strong_dtype(element, x), tests.dtype)
     found = _found(ops.convert(x, common), ops.convert(tests, common))[0]
-    return ops.unary("not", found) if invert else found
+    return ops.not_(found) if invert else found
 
 
 def _found(x: Tracer, tests: Tracer):
@@ -381,7 +381,7 @@ def _found(x: Tracer, tests: Tracer):
     if m == 0:
         return ops.full(x.shape, False, BOOL), ops.full(x.shape, 0, INT64)
     ordered, (origin,) = _sorted(tests, 0, [_positions((m,), 0)])
-    at = ops.binary("min", _search(ordered, x, right=False), ops.full(x.shape, m - 1, INT64))
+    at = ops.min(_search(ordered, x, right=False), ops.full(x.shape, m - 1, INT64))
     return ops.compare(_take_1d(ordered, at), x, "EQ"), _take_1d(origin, at)
 
 
@@ -413,22 +413,22 @@ def _difference(ar1, ar2, assume_unique):
     a, b = _set_operands(ar1, ar2, promote=False)
     values, keep = (a, None) if assume_unique else _distinct(a)[::2]
     common = dtypes.result_type(values.dtype, b.dtype)
-    absent = ops.unary("not", _found(ops.convert(values, common), ops.convert(b, common))[0])
-    return values, absent if keep is None else ops.binary("and", keep, absent), []
+    absent = ops.not_(_found(ops.convert(values, common), ops.convert(b, common))[0])
+    return values, absent if keep is None else ops.and_(keep, absent), []
 
 
 def _intersection(ar1, ar2, assume_unique):
     a, b = _set_operands(ar1, ar2)
     values, origin, starts = _distinct(a)
     found, where_in_b = _found(values, b)
-    return values, ops.binary("and", starts, found), [origin, where_in_b]
+    return values, ops.and_(starts, found), [origin, where_in_b]
 
 
 def _exclusive(ar1, ar2, assume_unique):
     a, b = _set_operands(ar1, ar2)
     (a_values, _, a_starts), (b_values, _, b_starts) = _distinct(a), _distinct(b)
-    a_only = ops.binary("and", a_starts, ops.unary("not", _found(a_values, b)[0]))
-    b_only = ops.binary("and", b_starts, ops.unary("not", _found(b_values, a)[0]))
+    a_only = ops.and_(a_starts, ops.not_(_found(a_values, b)[0]))
+    b_only = ops.and_(b_starts, ops.not_(_found(b_values, a)[0]))
     values, (keep,) = _sorted(ops.concatenate([a_values, b_values], 0), 0,
                               [ops.concatenate([a_only, b_only], 0)])
     return values, keep, []

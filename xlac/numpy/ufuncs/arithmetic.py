@@ -32,7 +32,7 @@ def add(x1, x2):
     array([2.5, 2.5], dtype=float32)
     """
     a, b = promote("add", x1, x2)
-    return ops.binary("or" if a.dtype == BOOL else "add", a, b)
+    return ops.or_(a, b) if a.dtype == BOOL else ops.add(a, b)
 
 
 @ufunc
@@ -44,7 +44,7 @@ def subtract(x1, x2):
     """
     a, b = promote("subtract", x1, x2)
     _no_bool("subtract, the `-` operator,", a, "use the bitwise_xor, the `^` operator, or the logical_xor function instead.")
-    return ops.binary("sub", a, b)
+    return ops.sub(a, b)
 
 
 @ufunc
@@ -55,7 +55,7 @@ def multiply(x1, x2):
     array([6, 8])
     """
     a, b = promote("multiply", x1, x2)
-    return ops.binary("and" if a.dtype == BOOL else "mul", a, b)
+    return ops.and_(a, b) if a.dtype == BOOL else ops.mul(a, b)
 
 
 @ufunc
@@ -69,7 +69,7 @@ def divide(x1, x2):
     if not dtypes.is_inexact(dtype):
         dtype = np.dtype("float64")
     a, b = promote("divide", x1, x2, dtype=dtype)
-    return ops.binary("div", a, b)
+    return ops.div(a, b)
 
 
 true_divide = divide
@@ -79,12 +79,12 @@ def _int_floor_div(a, b):
     """Floor division of integers; NumPy gives 0 where b == 0."""
     zero = ops.full(a.shape, 0, a.dtype)
     safe_b = ops.select(ops.compare(b, zero, "EQ"), ops.full(a.shape, 1, a.dtype), b)
-    q = ops.binary("div", a, safe_b)
+    q = ops.div(a, safe_b)
     if dtypes.is_signed_int(a.dtype):
-        r = ops.binary("rem", a, safe_b)
+        r = ops.rem(a, safe_b)
         signs_differ = ops.compare(ops.compare(r, zero, "LT"), ops.compare(safe_b, zero, "LT"), "NE")
-        adjust = ops.binary("and", ops.compare(r, zero, "NE"), signs_differ)
-        q = ops.select(adjust, ops.binary("sub", q, ops.full(a.shape, 1, a.dtype)), q)
+        adjust = ops.and_(ops.compare(r, zero, "NE"), signs_differ)
+        q = ops.select(adjust, ops.sub(q, ops.full(a.shape, 1, a.dtype)), q)
     return ops.select(ops.compare(b, zero, "EQ"), zero, q)
 
 
@@ -107,16 +107,16 @@ def floor_divide(x1, x2):
 def _float_floor_div(a, b):
     """NumPy's npy_floor_divide: from fmod, rounded so that the quotient is exact; a / 0 is a / b."""
     zero, one = ops.full(a.shape, 0, a.dtype), ops.full(a.shape, 1, a.dtype)
-    mod = ops.binary("rem", a, b)
-    div = ops.binary("div", ops.binary("sub", a, mod), b)
+    mod = ops.rem(a, b)
+    div = ops.div(ops.sub(a, mod), b)
     signs_differ = ops.compare(ops.compare(mod, zero, "LT"), ops.compare(b, zero, "LT"), "NE")
-    adjust = ops.binary("and", ops.compare(mod, zero, "NE"), signs_differ)
-    div = ops.select(adjust, ops.binary("sub", div, one), div)
-    floor = ops.unary("floor", div)
-    round_up = ops.compare(ops.binary("sub", div, floor), ops.full(a.shape, 0.5, a.dtype), "GT")
-    floor = ops.select(round_up, ops.binary("add", floor, one), floor)
-    true_quotient = ops.binary("div", a, b)
-    floor = ops.select(ops.compare(div, zero, "EQ"), ops.binary("mul", zero, true_quotient), floor)
+    adjust = ops.and_(ops.compare(mod, zero, "NE"), signs_differ)
+    div = ops.select(adjust, ops.sub(div, one), div)
+    floor = ops.floor(div)
+    round_up = ops.compare(ops.sub(div, floor), ops.full(a.shape, 0.5, a.dtype), "GT")
+    floor = ops.select(round_up, ops.add(floor, one), floor)
+    true_quotient = ops.div(a, b)
+    floor = ops.select(ops.compare(div, zero, "EQ"), ops.mul(zero, true_quotient), floor)
     return ops.select(ops.compare(b, zero, "EQ"), true_quotient, floor)
 
 
@@ -130,13 +130,13 @@ def _python_mod(a, b):
     zero = ops.full(a.shape, 0, a.dtype)
     if dtypes.is_int(a.dtype):
         safe_b = ops.select(ops.compare(b, zero, "EQ"), ops.full(a.shape, 1, a.dtype), b)
-        r = ops.binary("rem", a, safe_b)
+        r = ops.rem(a, safe_b)
     else:
-        r = ops.binary("rem", a, b)
+        r = ops.rem(a, b)
     if not dtypes.is_unsigned_int(a.dtype):
         signs_differ = ops.compare(ops.compare(r, zero, "LT"), ops.compare(b, zero, "LT"), "NE")
-        adjust = ops.binary("and", ops.compare(r, zero, "NE"), signs_differ)
-        r = ops.select(adjust, ops.binary("add", r, b), r)
+        adjust = ops.and_(ops.compare(r, zero, "NE"), signs_differ)
+        r = ops.select(adjust, ops.add(r, b), r)
     if dtypes.is_int(a.dtype):
         r = ops.select(ops.compare(b, zero, "EQ"), zero, r)
     return r
@@ -173,9 +173,9 @@ def fmod(x1, x2):
     if dtypes.is_int(a.dtype):
         zero = ops.full(a.shape, 0, a.dtype)
         is_zero = ops.compare(b, zero, "EQ")
-        r = ops.binary("rem", a, ops.select(is_zero, ops.full(a.shape, 1, a.dtype), b))
+        r = ops.rem(a, ops.select(is_zero, ops.full(a.shape, 1, a.dtype), b))
         return ops.select(is_zero, zero, r)
-    return ops.binary("rem", a, b)
+    return ops.rem(a, b)
 
 
 @ufunc
@@ -191,7 +191,7 @@ def power(x1, x2):
     a, b = promote("power", x1, x2)
     if a.dtype == BOOL:
         a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
-    return ops.binary("pow", a, b)
+    return ops.pow(a, b)
 
 
 def _has_negative_constant(x) -> bool:
@@ -211,7 +211,7 @@ def negative(x):
     """
     a = asarray(x)
     _no_bool("negative, the `-` operator,", a, "use the `~` operator or the logical_not function instead.")
-    return ops.unary("neg", a)
+    return ops.neg(a)
 
 
 @ufunc
@@ -236,7 +236,7 @@ def absolute(x):
     a = asarray(x)
     if a.dtype == BOOL or dtypes.is_unsigned_int(a.dtype):
         return a
-    return ops.unary("abs", a)
+    return ops.abs(a)
 
 
 abs = absolute
@@ -254,14 +254,14 @@ def sign(x):
     if dtypes.is_unsigned_int(a.dtype):
         zero = ops.full(a.shape, 0, a.dtype)
         return ops.convert(ops.compare(a, zero, "NE"), a.dtype)
-    return ops.unary("sign", a)
+    return ops.sign(a)
 
 
-def _minmax(name: str, prim: str, x1, x2, propagate_nan: bool):
+def _minmax(name: str, larger: bool, x1, x2, propagate_nan: bool):
     a, b = promote(name, x1, x2)
     if a.dtype == BOOL:
-        return ops.binary("or" if prim == "max" else "and", a, b)
-    out = ops.binary(prim, a, b)
+        return ops.or_(a, b) if larger else ops.and_(a, b)
+    out = ops.max(a, b) if larger else ops.min(a, b)
     if dtypes.is_inexact(a.dtype) and not propagate_nan:
         # fmax/fmin: a NaN loses to a number.
         a_nan, b_nan = ops.compare(a, a, "NE"), ops.compare(b, b, "NE")
@@ -276,7 +276,7 @@ def maximum(x1, x2):
     >>> np.asarray(xnp.maximum(np.array([1, 5]), 3))
     array([3, 5])
     """
-    return _minmax("maximum", "max", x1, x2, True)
+    return _minmax("maximum", True, x1, x2, True)
 
 
 @ufunc
@@ -286,7 +286,7 @@ def minimum(x1, x2):
     >>> np.asarray(xnp.minimum(np.array([1, 5]), 3))
     array([1, 3])
     """
-    return _minmax("minimum", "min", x1, x2, True)
+    return _minmax("minimum", False, x1, x2, True)
 
 
 @ufunc
@@ -296,7 +296,7 @@ def fmax(x1, x2):
     >>> np.asarray(xnp.fmax(np.array([np.nan, 1.0]), 0.0))
     array([0., 1.])
     """
-    return _minmax("fmax", "max", x1, x2, False)
+    return _minmax("fmax", True, x1, x2, False)
 
 
 @ufunc
@@ -306,7 +306,7 @@ def fmin(x1, x2):
     >>> np.asarray(xnp.fmin(np.array([np.nan, 1.0]), 0.0))
     array([0., 0.])
     """
-    return _minmax("fmin", "min", x1, x2, False)
+    return _minmax("fmin", False, x1, x2, False)
 
 
 @ufunc
@@ -319,7 +319,7 @@ def square(x):
     a = asarray(x)
     if a.dtype == BOOL:
         a = ops.convert(a, np.int8)
-    return ops.binary("mul", a, a)
+    return ops.mul(a, a)
 
 
 @ufunc
@@ -332,7 +332,7 @@ def reciprocal(x):
     a = asarray(x)
     if a.dtype == BOOL:
         a = ops.convert(a, np.int8)
-    return ops.binary("div", ops.full(a.shape, 1, a.dtype), a)
+    return ops.div(ops.full(a.shape, 1, a.dtype), a)
 
 
 @ufunc
@@ -343,7 +343,7 @@ def float_power(x1, x2):
     array([0.5])
     """
     target = np.dtype("complex128" if dtypes.result_type(x1, x2).kind == "c" else "float64")
-    return ops.binary("pow", *promote("float_power", x1, x2, dtype=target))
+    return ops.pow(*promote("float_power", x1, x2, dtype=target))
 
 
 @ufunc(nout=2)

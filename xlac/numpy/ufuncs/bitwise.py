@@ -19,21 +19,21 @@ __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shif
            "lcm", "bitwise_count", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift"]
 
 
-def _bitwise(name: str, prim: str):
+def _bitwise(name: str, apply):
     def fn(x1, x2):
         a, b = promote(name, x1, x2)
         if not (dtypes.is_int(a.dtype) or a.dtype == BOOL):
             raise TypeError(located(f"{name} is only defined for integers and booleans, got {a.dtype}"))
-        return ops.binary(prim, a, b)
+        return apply(a, b)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` of integers or booleans.\n\n"
                   f">>> np.asarray(xnp.{name}(np.array([6]), 3)).dtype\ndtype('int64')")
     return ufunc(fn)
 
 
-bitwise_and = _bitwise("bitwise_and", "and")
-bitwise_or = _bitwise("bitwise_or", "or")
-bitwise_xor = _bitwise("bitwise_xor", "xor")
+bitwise_and = _bitwise("bitwise_and", ops.and_)
+bitwise_or = _bitwise("bitwise_or", ops.or_)
+bitwise_xor = _bitwise("bitwise_xor", ops.xor)
 
 
 @ufunc
@@ -48,7 +48,7 @@ def left_shift(x1, x2):
         a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
     if not dtypes.is_int(a.dtype):
         raise TypeError(located(f"left_shift is only defined for integers, got {a.dtype}"))
-    return ops.binary("shift_left", a, b)
+    return ops.shift_left(a, b)
 
 
 @ufunc
@@ -63,8 +63,8 @@ def right_shift(x1, x2):
         a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
     if not dtypes.is_int(a.dtype):
         raise TypeError(located(f"right_shift is only defined for integers, got {a.dtype}"))
-    kind = "shift_right_arithmetic" if dtypes.is_signed_int(a.dtype) else "shift_right_logical"
-    return ops.binary(kind, a, b)
+    shift = ops.shift_right_arithmetic if dtypes.is_signed_int(a.dtype) else ops.shift_right_logical
+    return shift(a, b)
 
 
 @ufunc
@@ -77,7 +77,7 @@ def invert(x):
     a = asarray(x)
     if not (dtypes.is_int(a.dtype) or a.dtype == BOOL):
         raise TypeError(located(f"invert is only defined for integers and booleans, got {a.dtype}"))
-    return ops.unary("not", a)
+    return ops.not_(a)
 
 
 bitwise_not = invert
@@ -95,26 +95,26 @@ def _magnitude(a):
     if dtypes.is_unsigned_int(a.dtype):
         return a
     bits = ops.bitcast_convert(a, np.dtype(f"uint{a.dtype.itemsize * 8}"))
-    return ops.select(ops.compare(a, _like(a, 0), "LT"), ops.binary("sub", _like(bits, 0), bits), bits)
+    return ops.select(ops.compare(a, _like(a, 0), "LT"), ops.sub(_like(bits, 0), bits), bits)
 
 
 def _trailing_zeros(x, zero, one):
     """Trailing zero bits of unsigned ``x``; its width for 0."""
-    lowest = ops.binary("and", x, ops.binary("sub", zero, x))
-    return ops.unary("popcnt", ops.binary("sub", lowest, one))
+    lowest = ops.and_(x, ops.sub(zero, x))
+    return ops.popcnt(ops.sub(lowest, one))
 
 
 def _gcd_unsigned(u, v):
     """Stein's binary GCD, unrolled: with both odd, each step replaces the larger by its difference with the
     smaller, stripped of factors of 2, which shortens it by a bit; 2 * width steps always finish."""
     zero, one = _like(u, 0), _like(u, 1)
-    common = _trailing_zeros(ops.binary("or", u, v), zero, one)
+    common = _trailing_zeros(ops.or_(u, v), zero, one)
     a = _shift_right(u, _trailing_zeros(u, zero, one))
     b = _shift_right(v, _trailing_zeros(v, zero, one))
     for _ in range(2 * u.dtype.itemsize * 8):
         done = ops.compare(b, zero, "EQ")
-        low, high = ops.binary("min", a, b), ops.binary("max", a, b)
-        difference = ops.binary("sub", high, low)
+        low, high = ops.min(a, b), ops.max(a, b)
+        difference = ops.sub(high, low)
         a = ops.select(done, a, low)
         b = ops.select(done, b, _shift_right(difference, _trailing_zeros(difference, zero, one)))
     g = _shift_left(a, common)
@@ -143,7 +143,7 @@ def lcm(x1, x2):
     u, v = _magnitude(a), _magnitude(b)
     g = _gcd_unsigned(u, v)
     zero = ops.compare(g, _like(g, 0), "EQ")
-    multiple = ops.binary("mul", ops.binary("div", u, ops.select(zero, _like(g, 1), g)), v)
+    multiple = ops.mul(ops.div(u, ops.select(zero, _like(g, 1), g)), v)
     return ops.bitcast_convert(ops.select(zero, g, multiple), a.dtype)
 
 
@@ -159,7 +159,7 @@ def bitwise_count(x):
         return ops.convert(a, np.uint8)
     if not dtypes.is_int(a.dtype):
         raise _unsupported("bitwise_count", a.dtype)
-    return ops.convert(ops.unary("popcnt", _magnitude(a)), np.uint8)
+    return ops.convert(ops.popcnt(_magnitude(a)), np.uint8)
 
 
 bitwise_invert, bitwise_left_shift, bitwise_right_shift = invert, left_shift, right_shift

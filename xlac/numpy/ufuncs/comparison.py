@@ -37,19 +37,19 @@ greater = _comparison("greater", "GT")
 greater_equal = _comparison("greater_equal", "GE")
 
 
-def _logical(name: str, prim: str):
+def _logical(name: str, apply):
     def fn(x1, x2):
         a, b = _to_bool(x1), _to_bool(x2)
         shape = ops.broadcast_shapes(a.shape, b.shape, op=name)
-        return ops.binary(prim, ops.broadcast_to(a, shape), ops.broadcast_to(b, shape))
+        return apply(ops.broadcast_to(a, shape), ops.broadcast_to(b, shape))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}`` of truth values.\n\n>>> np.asarray(xnp.{name}(np.array([1, 0]), True)).dtype\ndtype('bool')"
     return ufunc(fn)
 
 
-logical_and = _logical("logical_and", "and")
-logical_or = _logical("logical_or", "or")
-logical_xor = _logical("logical_xor", "xor")
+logical_and = _logical("logical_and", ops.and_)
+logical_or = _logical("logical_or", ops.or_)
+logical_xor = _logical("logical_xor", ops.xor)
 
 
 @ufunc
@@ -59,7 +59,7 @@ def logical_not(x):
     >>> np.asarray(xnp.logical_not(np.array([0, 2])))
     array([ True, False])
     """
-    return ops.unary("not", _to_bool(x))
+    return ops.not_(_to_bool(x))
 
 
 @ufunc
@@ -98,7 +98,7 @@ def isinf(x):
     a = asarray(x)
     if not dtypes.is_float(a.dtype):
         return ops.full(a.shape, False, BOOL)
-    return ops.compare(ops.unary("abs", a), ops.full(a.shape, np.inf, a.dtype), "EQ")
+    return ops.compare(ops.abs(a), ops.full(a.shape, np.inf, a.dtype), "EQ")
 
 
 @ufunc

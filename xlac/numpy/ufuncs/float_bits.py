@@ -45,7 +45,7 @@ def _bits(a):
     uint = _float_layout(a.dtype).uint
     bits = ops.bitcast_convert(a, uint)
     sign_bit = 1 << (uint.itemsize * 8 - 1)
-    return bits, ops.binary("and", bits, _like(bits, sign_bit)), ops.binary("and", bits, _like(bits, sign_bit - 1))
+    return bits, ops.and_(bits, _like(bits, sign_bit)), ops.and_(bits, _like(bits, sign_bit - 1))
 
 
 def _sign_set(a):
@@ -62,8 +62,8 @@ def _is_zero(a):
 
 def _copysign(a, b):
     """``|a|`` with the sign bit of ``b``: abs and neg only flip bits, so this is exact and differentiable."""
-    magnitude = ops.unary("abs", a)
-    return ops.select(_sign_set(b), ops.unary("neg", magnitude), magnitude)
+    magnitude = ops.abs(a)
+    return ops.select(_sign_set(b), ops.neg(magnitude), magnitude)
 
 
 @ufunc
@@ -106,13 +106,13 @@ def nextafter(x1, x2):
     bits_b, sign_b, magnitude_b = _bits(b)
     zero, one = _like(bits_a, 0), _like(bits_a, 1)
     toward_zero = _either(ops.compare(magnitude_a, magnitude_b, "GT"), ops.compare(sign_a, sign_b, "NE"))
-    step = ops.select(toward_zero, ops.binary("sub", bits_a, one), ops.binary("add", bits_a, one))
+    step = ops.select(toward_zero, ops.sub(bits_a, one), ops.add(bits_a, one))
     a_zero = ops.compare(magnitude_a, zero, "EQ")
     equal = _either(ops.compare(bits_a, bits_b, "EQ"), _both(a_zero, ops.compare(magnitude_b, zero, "EQ")))
     bits = ops.select(equal, bits_a if a.dtype == np.float16 else bits_b,
-                      ops.select(a_zero, ops.binary("or", sign_b, one), step))
+                      ops.select(a_zero, ops.or_(sign_b, one), step))
     nan = _either(_is_nan_exactly(a), _is_nan_exactly(b))
-    return ops.select(nan, ops.binary("add", a, b), ops.bitcast_convert(bits, a.dtype))
+    return ops.select(nan, ops.add(a, b), ops.bitcast_convert(bits, a.dtype))
 
 
 @ufunc
@@ -129,16 +129,16 @@ def spacing(x):
     bits, sign, magnitude = _bits(a)
     zero = _like(magnitude, 0)
     inf_bits = _like(magnitude, (2 * layout.bias + 1) << layout.mantissa)
-    largest = ops.binary("sub", inf_bits, _like(magnitude, 1))
+    largest = ops.sub(inf_bits, _like(magnitude, 1))
     nonzero = ops.compare(magnitude, zero, "NE")
     if a.dtype == np.float16:
         below = _both(ops.compare(sign, zero, "NE"), nonzero)     # a negative float's gap toward zero
-        gap = _gap_above(ops.select(below, ops.binary("sub", magnitude, _like(magnitude, 1)), magnitude), layout)
+        gap = _gap_above(ops.select(below, ops.sub(magnitude, _like(magnitude, 1)), magnitude), layout)
         gap = ops.select(ops.compare(bits, largest, "EQ"), inf_bits, gap)
     else:
         gap = _gap_above(magnitude, layout)
         gap = ops.select(ops.compare(magnitude, largest, "EQ"), inf_bits, gap)
-        gap = ops.select(nonzero, ops.binary("or", gap, sign), gap)
+        gap = ops.select(nonzero, ops.or_(gap, sign), gap)
     special = ops.compare(magnitude, inf_bits, "GE")
     return ops.select(special, _like(a, np.nan), ops.bitcast_convert(gap, a.dtype))
 
@@ -149,8 +149,8 @@ def _gap_above(magnitude, layout: _FloatLayout):
     m = _like(magnitude, layout.mantissa)
     one = _like(magnitude, 1)
     field = _shift_right(magnitude, m)
-    normal = _shift_left(ops.binary("sub", field, m), m)
-    subnormal = _shift_left(one, ops.binary("sub", field, one))
+    normal = _shift_left(ops.sub(field, m), m)
+    subnormal = _shift_left(one, ops.sub(field, one))
     gap = ops.select(ops.compare(field, m, "GT"), normal, subnormal)
     return ops.select(ops.compare(field, _like(field, 0), "EQ"), one, gap)
 
@@ -171,19 +171,18 @@ def _decompose(a):
     m, bias = layout.mantissa, layout.bias
     _, sign, magnitude = _bits(a)
     field = _shift_right(magnitude, _like(magnitude, m))
-    fraction = ops.binary("and", magnitude, _like(magnitude, (1 << m) - 1))
+    fraction = ops.and_(magnitude, _like(magnitude, (1 << m) - 1))
     # A subnormal's fraction converts exactly to a normal float, whose exponent field gives the exponent.
     _, _, renormalized = _bits(ops.convert(fraction, a.dtype))
     subnormal = ops.compare(field, _like(field, 0), "EQ")
     int32 = np.dtype("int32")
     exponent = ops.select(
         subnormal,
-        ops.binary("add", ops.convert(_shift_right(renormalized, _like(renormalized, m)), int32),
+        ops.add(ops.convert(_shift_right(renormalized, _like(renormalized, m)), int32),
                    ops.full(a.shape, 1 - 2 * bias - m, int32)),
-        ops.binary("sub", ops.convert(field, int32), ops.full(a.shape, bias, int32)))
+        ops.sub(ops.convert(field, int32), ops.full(a.shape, bias, int32)))
     implicit = _like(magnitude, 1 << m)
-    significand = ops.binary("or", implicit, ops.binary(
-        "and", ops.select(subnormal, renormalized, fraction), _like(fraction, (1 << m) - 1)))
+    significand = ops.or_(implicit, ops.and_(ops.select(subnormal, renormalized, fraction), _like(fraction, (1 << m) - 1)))
     special = _either(ops.compare(magnitude, _like(magnitude, 0), "EQ"),
                       ops.compare(field, _like(field, 2 * bias + 1), "EQ"))
     return sign, exponent, significand, special
@@ -194,22 +193,22 @@ def _compose(sign, exponent, significand, dtype: np.dtype):
     rounded half to even where it is subnormal, ±inf where it overflows."""
     layout = _float_layout(dtype)
     m, bias = layout.mantissa, layout.bias
-    field = ops.binary("add", exponent, _like(exponent, bias))
-    fraction = ops.binary("and", significand, _like(significand, (1 << m) - 1))
+    field = ops.add(exponent, _like(exponent, bias))
+    fraction = ops.and_(significand, _like(significand, (1 << m) - 1))
     normal_field = ops.convert(ops.clamp(_like(field, 1), field, _like(field, 2 * bias)), layout.uint)
-    normal = ops.binary("or", _shift_left(normal_field, _like(normal_field, m)), fraction)
-    shift = ops.convert(ops.clamp(_like(field, 1), ops.binary("sub", _like(field, 1), field), _like(field, m + 2)),
+    normal = ops.or_(_shift_left(normal_field, _like(normal_field, m)), fraction)
+    shift = ops.convert(ops.clamp(_like(field, 1), ops.sub(_like(field, 1), field), _like(field, m + 2)),
                         layout.uint)
     one = _like(significand, 1)
     kept = _shift_right(significand, shift)
-    rest = ops.binary("and", significand, ops.binary("sub", _shift_left(one, shift), one))
-    half = _shift_left(one, ops.binary("sub", shift, one))
-    odd = ops.compare(ops.binary("and", kept, one), _like(kept, 0), "NE")
+    rest = ops.and_(significand, ops.sub(_shift_left(one, shift), one))
+    half = _shift_left(one, ops.sub(shift, one))
+    odd = ops.compare(ops.and_(kept, one), _like(kept, 0), "NE")
     round_up = _either(ops.compare(rest, half, "GT"), _both(ops.compare(rest, half, "EQ"), odd))
-    subnormal = ops.select(round_up, ops.binary("add", kept, one), kept)
+    subnormal = ops.select(round_up, ops.add(kept, one), kept)
     bits = ops.select(ops.compare(field, _like(field, 1), "LT"), subnormal, normal)
     bits = ops.select(ops.compare(field, _like(field, 2 * bias), "GT"), _like(bits, (2 * bias + 1) << m), bits)
-    return ops.bitcast_convert(ops.binary("or", bits, sign), dtype)
+    return ops.bitcast_convert(ops.or_(bits, sign), dtype)
 
 
 def _normal_exponent(e, layout: _FloatLayout):
@@ -228,7 +227,7 @@ def frexp(x):
     a = _real_float("frexp", x)
     sign, exponent, significand, special = _decompose(a)
     mantissa = _compose(sign, ops.full(a.shape, -1, np.int32), significand, a.dtype)
-    exponent = ops.binary("add", exponent, _like(exponent, 1))
+    exponent = ops.add(exponent, _like(exponent, 1))
     return ops.select(special, a, mantissa), ops.select(special, _like(exponent, 0), exponent)
 
 
@@ -249,19 +248,19 @@ def ldexp(x1, x2):
     limit = 2 * (layout.bias + layout.mantissa + 2)       # beyond it, everything is 0 or inf
     n = ops.convert(n, np.int64)
     n = ops.convert(ops.clamp(_like(n, -limit), n, _like(n, limit)), np.int32)
-    total = ops.binary("add", exponent, n)
+    total = ops.add(exponent, n)
     exact = ops.select(special, a, _compose(sign, total, significand, a.dtype))
     # Where a normal (or special) a times a normal 2**n is normal, the product is exact and carries a's
     # gradient; XLA's CPU would flush a subnormal a or result, which the bits above get right.
     power = _compose(ops.full(a.shape, 0, layout.uint), n, _like(significand, 1 << layout.mantissa), a.dtype)
-    normal_a = _both(_normal_exponent(exponent, layout), ops.unary("not", special))
+    normal_a = _both(_normal_exponent(exponent, layout), ops.not_(special))
     by_product = _both(_normal_exponent(n, layout),
                        _either(special, _both(normal_a, _normal_exponent(total, layout))))
-    return ops.select(by_product, ops.binary("mul", a, power), exact)
+    return ops.select(by_product, ops.mul(a, power), exact)
 
 
 def _trunc(a):
-    return ops.select(_sign_set(a), ops.unary("ceil", a), ops.unary("floor", a))
+    return ops.select(_sign_set(a), ops.ceil(a), ops.floor(a))
 
 
 @ufunc(nout=2)
@@ -273,8 +272,8 @@ def modf(x):
     """
     a = _real_float("modf", x)
     whole = _trunc(a)
-    magnitude = ops.unary("abs", a)
-    fraction = _copysign(ops.binary("sub", a, whole), a)
+    magnitude = ops.abs(a)
+    fraction = _copysign(ops.sub(a, whole), a)
     fraction = ops.select(ops.compare(magnitude, _like(a, 1), "LT"), a, fraction)     # exact, subnormals too
     fraction = ops.select(ops.compare(magnitude, _like(a, np.inf), "EQ"), _copysign(_like(a, 0), a), fraction)
     return fraction, whole

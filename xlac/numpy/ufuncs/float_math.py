@@ -22,43 +22,43 @@ __all__ = ["exp", "expm1", "log", "log1p", "sqrt", "cbrt", "tanh", "sin", "cos",
            "logaddexp2", "acos", "asin", "atan", "atan2", "acosh", "asinh", "atanh"]
 
 
-def _float_unary(name: str, prim: str, doc_example: str):
+def _float_unary(name: str, apply, doc_example: str):
     def fn(x):
         a = asarray(x)
         a = ops.convert(a, float_dtype_for(a.dtype), weak=a.weak)
-        return ops.unary(prim, a)
+        return apply(a)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``; integers and booleans compute in NumPy's float dtype for them.\n\n{doc_example}"
     return ufunc(fn)
 
 
-exp = _float_unary("exp", "exp", ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
-expm1 = _float_unary("expm1", "expm1", ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
-log = _float_unary("log", "log", ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
-log1p = _float_unary("log1p", "log1p", ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
-sqrt = _float_unary("sqrt", "sqrt", ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
-cbrt = _float_unary("cbrt", "cbrt", ">>> np.asarray(xnp.cbrt(np.array([8.0])))\narray([2.])")
-tanh = _float_unary("tanh", "tanh", ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
-sin = _float_unary("sin", "sin", ">>> np.asarray(xnp.sin(np.zeros(1)))\narray([0.])")
-cos = _float_unary("cos", "cos", ">>> np.asarray(xnp.cos(np.zeros(1)))\narray([1.])")
-tan = _float_unary("tan", "tan", ">>> np.asarray(xnp.tan(np.zeros(1)))\narray([0.])")
+exp = _float_unary("exp", ops.exp, ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
+expm1 = _float_unary("expm1", ops.expm1, ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
+log = _float_unary("log", ops.log, ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
+log1p = _float_unary("log1p", ops.log1p, ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
+sqrt = _float_unary("sqrt", ops.sqrt, ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
+cbrt = _float_unary("cbrt", ops.cbrt, ">>> np.asarray(xnp.cbrt(np.array([8.0])))\narray([2.])")
+tanh = _float_unary("tanh", ops.tanh, ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
+sin = _float_unary("sin", ops.sin, ">>> np.asarray(xnp.sin(np.zeros(1)))\narray([0.])")
+cos = _float_unary("cos", ops.cos, ">>> np.asarray(xnp.cos(np.zeros(1)))\narray([1.])")
+tan = _float_unary("tan", ops.tan, ">>> np.asarray(xnp.tan(np.zeros(1)))\narray([0.])")
 
 
-def _rounding(name: str, doc_example: str):
+def _rounding(name: str, apply, doc_example: str):
     def fn(x):
         a = asarray(x)
         if not dtypes.is_inexact(a.dtype):    # NumPy 2 keeps integers and booleans as they are
             return a
-        return ops.unary(name, a)
+        return apply(a)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``{name}``; integers and booleans come back unchanged, in their dtype.\n\n{doc_example}"
     return ufunc(fn)
 
 
-floor = _rounding("floor", ">>> np.asarray(xnp.floor(np.array([1.5, -1.5])))\narray([ 1., -2.])\n"
+floor = _rounding("floor", ops.floor, ">>> np.asarray(xnp.floor(np.array([1.5, -1.5])))\narray([ 1., -2.])\n"
                   ">>> np.asarray(xnp.floor(np.array([3], np.int8)))\narray([3], dtype=int8)")
-ceil = _rounding("ceil", ">>> np.asarray(xnp.ceil(np.array([1.5])))\narray([2.])")
-rint = _float_unary("rint", "round", ">>> np.asarray(xnp.rint(np.array([0.5, 1.5])))\narray([0., 2.])")
+ceil = _rounding("ceil", ops.ceil, ">>> np.asarray(xnp.ceil(np.array([1.5])))\narray([2.])")
+rint = _float_unary("rint", ops.round, ">>> np.asarray(xnp.rint(np.array([0.5, 1.5])))\narray([0., 2.])")
 
 
 def _float_unary_composite(name, body, doc_example):
@@ -70,14 +70,14 @@ def _float_unary_composite(name, body, doc_example):
     return ufunc(fn)
 
 
-def _scaled(prim, factor):
-    return lambda a: ops.binary("mul", ops.unary(prim, a), ops.full(a.shape, factor, a.dtype))
+def _scaled(apply, factor):
+    return lambda a: ops.mul(apply(a), ops.full(a.shape, factor, a.dtype))
 
 
-log2 = _float_unary_composite("log2", _scaled("log", 1 / np.log(2)), ">>> np.asarray(xnp.log2(np.array([8.0])))\narray([3.])")
-log10 = _float_unary_composite("log10", _scaled("log", 1 / np.log(10)), ">>> np.asarray(xnp.log10(np.array([100.0])))\narray([2.])")
+log2 = _float_unary_composite("log2", _scaled(ops.log, 1 / np.log(2)), ">>> np.asarray(xnp.log2(np.array([8.0])))\narray([3.])")
+log10 = _float_unary_composite("log10", _scaled(ops.log, 1 / np.log(10)), ">>> np.asarray(xnp.log10(np.array([100.0])))\narray([2.])")
 exp2 = _float_unary_composite(
-    "exp2", lambda a: ops.binary("pow", ops.full(a.shape, 2, a.dtype), a),
+    "exp2", lambda a: ops.pow(ops.full(a.shape, 2, a.dtype), a),
     ">>> np.asarray(xnp.exp2(np.array([3.0])))\narray([8.])")
 
 
@@ -86,26 +86,26 @@ def _half(a):
 
 
 sinh = _float_unary_composite(
-    "sinh", lambda a: ops.binary("mul", _half(a), ops.binary("sub", ops.unary("exp", a), ops.unary("exp", ops.unary("neg", a)))),
+    "sinh", lambda a: ops.mul(_half(a), ops.sub(ops.exp(a), ops.exp(ops.neg(a)))),
     ">>> np.asarray(xnp.sinh(np.zeros(1)))\narray([0.])")
 cosh = _float_unary_composite(
-    "cosh", lambda a: ops.binary("mul", _half(a), ops.binary("add", ops.unary("exp", a), ops.unary("exp", ops.unary("neg", a)))),
+    "cosh", lambda a: ops.mul(_half(a), ops.add(ops.exp(a), ops.exp(ops.neg(a)))),
     ">>> np.asarray(xnp.cosh(np.zeros(1)))\narray([1.])")
 arctan = _float_unary_composite(
-    "arctan", lambda a: ops.binary("atan2", a, ops.full(a.shape, 1, a.dtype)),
+    "arctan", lambda a: ops.atan2(a, ops.full(a.shape, 1, a.dtype)),
     ">>> np.asarray(xnp.arctan(np.zeros(1)))\narray([0.])")
 
 
 def _one_minus_square_root(a):
     one = ops.full(a.shape, 1, a.dtype)
-    return ops.unary("sqrt", ops.binary("mul", ops.binary("sub", one, a), ops.binary("add", one, a)))
+    return ops.sqrt(ops.mul(ops.sub(one, a), ops.add(one, a)))
 
 
 arcsin = _float_unary_composite(
-    "arcsin", lambda a: ops.binary("atan2", a, _one_minus_square_root(a)),
+    "arcsin", lambda a: ops.atan2(a, _one_minus_square_root(a)),
     ">>> np.asarray(xnp.arcsin(np.zeros(1)))\narray([0.])")
 arccos = _float_unary_composite(
-    "arccos", lambda a: ops.binary("atan2", _one_minus_square_root(a), a),
+    "arccos", lambda a: ops.atan2(_one_minus_square_root(a), a),
     ">>> np.asarray(xnp.arccos(np.ones(1)))\narray([0.])")
 
 
@@ -118,15 +118,15 @@ def arctan2(x1, x2):
     """
     a, b = _float_operand(x1, x2), _float_operand(x2, x1)   # NumPy picks a float loop both operands cast to
     a, b = promote("arctan2", a, b)
-    return ops.binary("atan2", a, b)
+    return ops.atan2(a, b)
 
 
 def _log1p_series(w):
     """log1p(w + w**2 / (1 + sqrt(1 + w**2))), which is asinh(w): accurate for small w."""
     one = _like(w, 1)
-    square = ops.binary("mul", w, w)
-    root = ops.binary("add", one, ops.unary("sqrt", ops.binary("add", one, square)))
-    return ops.unary("log1p", ops.binary("add", w, ops.binary("div", square, root)))
+    square = ops.mul(w, w)
+    root = ops.add(one, ops.sqrt(ops.add(one, square)))
+    return ops.log1p(ops.add(w, ops.div(square, root)))
 
 
 def _large(a):
@@ -136,11 +136,11 @@ def _large(a):
 
 def _asinh(a):
     if a.dtype.kind == "c":     # asinh is odd: compute it in the right half plane, where nothing cancels
-        flip = ops.compare(ops.unary("real", a), ops.full(a.shape, 0, _float_part(a.dtype)), "LT")
-        r = _log1p_series(ops.select(flip, ops.unary("neg", a), a))
-        return ops.select(flip, ops.unary("neg", r), r)
-    magnitude = ops.unary("abs", a)
-    r = ops.select(_large(magnitude), ops.binary("add", ops.unary("log", magnitude), _like(a, np.log(2))),
+        flip = ops.compare(ops.real(a), ops.full(a.shape, 0, _float_part(a.dtype)), "LT")
+        r = _log1p_series(ops.select(flip, ops.neg(a), a))
+        return ops.select(flip, ops.neg(r), r)
+    magnitude = ops.abs(a)
+    r = ops.select(_large(magnitude), ops.add(ops.log(magnitude), _like(a, np.log(2))),
                    _log1p_series(magnitude))
     return _tiny_is_itself(a, _copysign(r, a))
 
@@ -148,27 +148,26 @@ def _asinh(a):
 def _tiny_is_itself(a, r):
     """``r`` where ``|a|`` is not so small that the odd function r(a) = a + O(a**3) is ``a`` itself, which
     also keeps subnormals from being flushed by XLA's CPU."""
-    tiny = ops.compare(ops.unary("abs", a), _like(a, np.sqrt(_float_layout(a.dtype).eps) / 2), "LT")
+    tiny = ops.compare(ops.abs(a), _like(a, np.sqrt(_float_layout(a.dtype).eps) / 2), "LT")
     return ops.select(tiny, a, r)
 
 
 def _acosh(a):
     """log1p(t + sqrt(t + 2) * sqrt(t)) with t = a - 1: log(a + sqrt(a + 1) sqrt(a - 1)) without the
     rounding of a + ... near 1; NaN below 1 for real ``a``."""
-    t = ops.binary("sub", a, _like(a, 1))
-    r = ops.unary("log1p", ops.binary("add", t, ops.binary(
-        "mul", ops.unary("sqrt", ops.binary("add", t, _like(t, 2))), ops.unary("sqrt", t))))
+    t = ops.sub(a, _like(a, 1))
+    r = ops.log1p(ops.add(t, ops.mul(ops.sqrt(ops.add(t, _like(t, 2))), ops.sqrt(t))))
     if a.dtype.kind == "c":
         return r
-    return ops.select(_large(a), ops.binary("add", ops.unary("log", a), _like(a, np.log(2))), r)
+    return ops.select(_large(a), ops.add(ops.log(a), _like(a, np.log(2))), r)
 
 
 def _atanh(a):
     """0.5 * log1p(2a / (1 - a)), whose branch cuts are atanh's; of ``|a|`` for real ``a`` (atanh is odd),
     where ``1 - |a|`` is exact near 1."""
-    w = a if a.dtype.kind == "c" else ops.unary("abs", a)
-    ratio = ops.binary("div", ops.binary("add", w, w), ops.binary("sub", _like(w, 1), w))
-    r = ops.binary("mul", _like(w, 0.5), ops.unary("log1p", ratio))
+    w = a if a.dtype.kind == "c" else ops.abs(a)
+    ratio = ops.div(ops.add(w, w), ops.sub(_like(w, 1), w))
+    r = ops.mul(_like(w, 0.5), ops.log1p(ratio))
     return r if a.dtype.kind == "c" else _tiny_is_itself(a, _copysign(r, a))
 
 
@@ -200,7 +199,7 @@ def _real_float_ufunc(name: str, body, doc: str):
 
 
 def _scale(factor):
-    return _in_float32(lambda a: ops.binary("mul", a, _like(a, factor)))
+    return _in_float32(lambda a: ops.mul(a, _like(a, factor)))
 
 
 deg2rad = _real_float_ufunc("deg2rad", _scale(np.pi / 180), """Degrees to radians.
@@ -223,7 +222,7 @@ degrees = _real_float_ufunc("degrees", _scale(180 / np.pi), """Radians to degree
     >>> np.asarray(xnp.degrees(np.array([np.pi / 2])))
     array([90.])
     """)
-fabs = _real_float_ufunc("fabs", lambda a: ops.unary("abs", a), """``|x|`` of real numbers, as floats.
+fabs = _real_float_ufunc("fabs", lambda a: ops.abs(a), """``|x|`` of real numbers, as floats.
 
     >>> np.asarray(xnp.fabs(np.array([-2], np.int8)))
     array([2.], dtype=float16)
@@ -254,10 +253,10 @@ def hypot(x1, x2):
 
 
 def _hypot(a, b):
-    a, b = ops.unary("abs", a), ops.unary("abs", b)
-    big, small = ops.binary("max", a, b), ops.binary("min", a, b)
-    ratio = ops.binary("div", small, big)
-    r = ops.binary("mul", big, ops.unary("sqrt", ops.binary("add", _like(a, 1), ops.binary("mul", ratio, ratio))))
+    a, b = ops.abs(a), ops.abs(b)
+    big, small = ops.max(a, b), ops.min(a, b)
+    ratio = ops.div(small, big)
+    r = ops.mul(big, ops.sqrt(ops.add(_like(a, 1), ops.mul(ratio, ratio))))
     r = ops.select(ops.compare(big, _like(big, 0), "EQ"), big, r)
     infinite = _either(ops.compare(a, _like(a, np.inf), "EQ"), ops.compare(b, _like(b, np.inf), "EQ"))
     return ops.select(infinite, _like(a, np.inf), r)
@@ -265,14 +264,14 @@ def _hypot(a, b):
 
 def _logaddexp(base2: bool):
     def body(a, b):
-        big = ops.binary("max", a, b)
-        gap = ops.unary("neg", ops.unary("abs", ops.binary("sub", a, b)))
+        big = ops.max(a, b)
+        gap = ops.neg(ops.abs(ops.sub(a, b)))
         if base2:
-            tail = ops.binary("mul", ops.unary("log1p", ops.binary("pow", _like(a, 2), gap)), _like(a, 1 / np.log(2)))
+            tail = ops.mul(ops.log1p(ops.pow(_like(a, 2), gap)), _like(a, 1 / np.log(2)))
         else:
-            tail = ops.unary("log1p", ops.unary("exp", gap))
-        same = ops.binary("add", a, _like(a, 1 if base2 else np.log(2)))     # inf + inf and -inf + -inf
-        return ops.select(ops.compare(a, b, "EQ"), same, ops.binary("add", big, tail))
+            tail = ops.log1p(ops.exp(gap))
+        same = ops.add(a, _like(a, 1 if base2 else np.log(2)))     # inf + inf and -inf + -inf
+        return ops.select(ops.compare(a, b, "EQ"), same, ops.add(big, tail))
     return _in_float32(body)
 
 

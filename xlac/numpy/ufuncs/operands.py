@@ -74,16 +74,16 @@ def _like(x, value):
 
 
 def _either(p, q):
-    return ops.binary("or", p, q)
+    return ops.or_(p, q)
 
 
 def _both(p, q):
-    return ops.binary("and", p, q)
+    return ops.and_(p, q)
 
 
 def _shift_right(x, n):
-    return ops.binary("shift_right_logical", x, n)
+    return ops.shift_right_logical(x, n)
 
 
 def _shift_left(x, n):
-    return ops.binary("shift_left", x, n)
+    return ops.shift_left(x, n)
