@@ -11,7 +11,7 @@ from xlac.inspection.diff import diff_graphs, explain
 from xlac.inspection.dump import dump_files, dump_folder_name, write_dump
 from xlac.inspection.log import format_compile_line, log_compile
 from xlac.inspection.record import record_compile
-from xlac.inspection.signature import Signature, recompile_cause, spec_text
+from xlac.inspection.recompile import Signature, recompile_cause, spec_text
 from xlac.inspection.summary import SUMMARY_KEYS, format_summary, summarize
 
 __all__ = ["SUMMARY_KEYS", "Signature", "diff_graphs", "dump_files", "dump_folder_name", "explain",

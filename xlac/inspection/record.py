@@ -23,7 +23,7 @@ def record_compile(*, name: str, signature: str, cause: str, compiled, timings: 
     """Log and dump one compile; the dump folder written, or None.
 
     ``signature``: the compile's argument types and static values as text (see
-    :class:`xlac.inspection.signature.Signature`); ``cause``: why it compiled (see ``recompile_cause``);
+    :class:`xlac.inspection.recompile.Signature`); ``cause``: why it compiled (see ``recompile_cause``);
     ``compiled``: the ``xlac.Compiled``; ``timings``: seconds per stage (``"trace"``, each pass name,
     ``"lower"``, ``"xla_compile"``); ``dump_dir``: the dump root, else ``config.dump_dir``. Nothing here can
     fail the compile: an unwritable folder, or anything else going wrong, is a warning.
