@@ -54,19 +54,6 @@ ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 KEY_PARITY = 0x1BD11BDA
 
 
-def _const(value, like):
-    """``value`` broadcast to ``like``'s shape in ``like``'s dtype."""
-    return ops.full(like.shape, value, like.dtype)
-
-
-def _add(a, b):
-    return ops.add(a, b)
-
-
-def _xor(a, b):
-    return ops.xor(a, b)
-
-
 def threefry2x32(k0, k1, x0, x1):
     """The Threefry-2x32 hash of the counter words ``(x0, x1)`` under the key words ``(k0, k1)``
     (uint32 tracers of one shape); returns the two hashed words."""
@@ -74,21 +61,21 @@ def threefry2x32(k0, k1, x0, x1):
 
     def const(value):       # each constant broadcast once
         if value not in constants:
-            constants[value] = _const(value, x0)
+            constants[value] = ops.full_like(x0, value)
         return constants[value]
 
     def rotate_left(x, r):
         return ops.or_(ops.shift_left(x, const(r)),
                           ops.shift_right_logical(x, const(32 - r)))
 
-    schedule = (k0, k1, _xor(_xor(k0, k1), const(KEY_PARITY)))
-    x0, x1 = _add(x0, k0), _add(x1, k1)
+    schedule = (k0, k1, ops.xor(ops.xor(k0, k1), const(KEY_PARITY)))
+    x0, x1 = ops.add(x0, k0), ops.add(x1, k1)
     for group in range(5):
         for r in ROTATIONS[group % 2]:
-            x0 = _add(x0, x1)
-            x1 = _xor(x0, rotate_left(x1, r))
-        x0 = _add(x0, schedule[(group + 1) % 3])
-        x1 = _add(_add(x1, schedule[(group + 2) % 3]), const(group + 1))
+            x0 = ops.add(x0, x1)
+            x1 = ops.xor(x0, rotate_left(x1, r))
+        x0 = ops.add(x0, schedule[(group + 1) % 3])
+        x1 = ops.add(ops.add(x1, schedule[(group + 2) % 3]), const(group + 1))
     return x0, x1
 
 
@@ -116,7 +103,7 @@ def _random_bits(k, shape, width: int):
         u64 = UNSIGNED[64]
         high = ops.shift_left(ops.convert(h0, u64), ops.full(shape, 32, u64))
         return ops.or_(high, ops.convert(h1, u64))
-    return ops.convert(_xor(h0, h1), UNSIGNED[width])
+    return ops.convert(ops.xor(h0, h1), UNSIGNED[width])
 
 
 def _split(k, shape):
@@ -310,7 +297,7 @@ def _uniform(k, shape, dtype, minval, maxval):
     mantissa = ops.shift_right_logical(raw, ops.full(shape, rng_bits - nmant, uint))
     floats = ops.bitcast_convert(ops.or_(mantissa, ops.full(shape, one_bits, uint)), dtype)
     floats = ops.sub(floats, ops.full(shape, 1.0, dtype))
-    scaled = _add(ops.mul(floats, ops.sub(maxval, minval)), minval)
+    scaled = ops.add(ops.mul(floats, ops.sub(maxval, minval)), minval)
     return ops.max(minval, scaled)
 
 
@@ -363,7 +350,7 @@ _ERFINV_F64 = (  # Giles (2010), double precision: w < 6.25, w < 16, w >= 16
 def _erf_inv(x):
     """The inverse error function of float32 or float64 ``x``, with XLA's polynomial and op order."""
     mul, sub = (lambda a, b: ops.mul(a, b)), (lambda a, b: ops.sub(a, b))
-    c = lambda v: _const(v, x)
+    c = lambda v: ops.full_like(x, v)
     w = ops.neg(ops.log1p(mul(ops.neg(x), x)))
     if x.dtype == F32:
         small, large = _ERFINV_F32
@@ -371,7 +358,7 @@ def _erf_inv(x):
         w = ops.select(below, sub(w, c(2.5)), sub(ops.sqrt(w), c(3.0)))
         p = ops.select(below, c(small[0]), c(large[0]))
         for a, b in zip(small[1:], large[1:]):
-            p = _add(ops.select(below, c(a), c(b)), mul(p, w))
+            p = ops.add(ops.select(below, c(a), c(b)), mul(p, w))
     else:
         small, middle, large = _ERFINV_F64
         below_6, below_16 = ops.compare(w, c(6.25), "LT"), ops.compare(w, c(16.0), "LT")
@@ -387,7 +374,7 @@ def _erf_inv(x):
                        sub(ops.sqrt(w), ops.select(below_16, c(3.25), c(5.0))))
         p = coefficient(0)
         for i in range(1, len(small)):
-            step = _add(coefficient(i), mul(p, w))
+            step = ops.add(coefficient(i), mul(p, w))
             p = step if i < len(large) else ops.select(below_16 if i < len(middle) else below_6, step, p)
     edge = ops.compare(ops.abs(x), c(1.0), "EQ")
     return ops.select(edge, mul(x, c(np.finfo(x.dtype).max)), mul(p, x))
@@ -462,7 +449,7 @@ def _randint(k, shape, minval, maxval, dtype):
     span = ops.convert(ops.sub(hi, lo), unsigned)
     span = ops.select(ops.compare(hi, lo, "LE"), one, span)
     grow = ops.and_(maxval_out_of_range, ops.compare(hi, lo, "GT"))
-    span = ops.select(grow, _add(span, one), span)
+    span = ops.select(grow, ops.add(span, one), span)
     wrapped = ops.compare(span, ops.full(shape, 0, unsigned), "EQ")      # the span of the whole dtype
     divisor = ops.select(wrapped, one, span)
 
@@ -471,8 +458,8 @@ def _randint(k, shape, minval, maxval, dtype):
     mul = lambda a, b: ops.mul(a, b)
     multiplier = rem(ops.full(shape, 2 ** (nbits // 2), unsigned), span)
     multiplier = rem(mul(multiplier, multiplier), span)
-    offset = rem(_add(mul(rem(higher, span), multiplier), rem(lower, span)), span)
-    return _add(lo, ops.convert(offset, dtype))
+    offset = rem(ops.add(mul(rem(higher, span), multiplier), rem(lower, span)), span)
+    return ops.add(lo, ops.convert(offset, dtype))
 
 
 @numpy_function_with_static("shape")
@@ -626,7 +613,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
                                 ops.broadcast_in_dim(r, shape + (n_inputs,), tuple(range(len(shape)))), "LT")
             ind = ops.reduce(ops.convert(below, I32), "sum", (len(shape),))
         else:
-            scores = _add(_gumbel(k, (n_inputs,), probs.dtype), ops.log(probs))
+            scores = ops.add(_gumbel(k, (n_inputs,), probs.dtype), ops.log(probs))
             ind = ops.reshape(_top_k_indices(scores, n_draws), shape)
     if arr is None:
         return ind
@@ -688,7 +675,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True):
     if replace:
         sample_shape = prefix + logits.shape
         full_axis = len(prefix) + axis
-        noisy = _add(_gumbel(k, sample_shape, logits.dtype),
+        noisy = ops.add(_gumbel(k, sample_shape, logits.dtype),
                      ops.broadcast_in_dim(logits, sample_shape, tuple(range(len(prefix), len(sample_shape)))))
         return ops.argmax(noisy, full_axis, I32)
     count = math.prod(prefix)
@@ -696,7 +683,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True):
     if count > n:
         raise ValueError(located(f"xlac.random.categorical: number of samples without replacement ({count}) "
                                  f"cannot exceed the number of categories ({n})"))
-    noisy = _add(logits, _gumbel(k, logits.shape, logits.dtype))
+    noisy = ops.add(logits, _gumbel(k, logits.shape, logits.dtype))
     moved = ops.transpose(noisy, [i for i in range(logits.ndim) if i != axis] + [axis])
     last = moved.ndim - 1
     iota = ops.iota(moved.shape, I32, last)
@@ -710,15 +697,15 @@ def _next_toward(x, direction: float):
     """NumPy's nextafter(x, direction * inf) of a float array, through its bits."""
     uint = UNSIGNED[8 * x.dtype.itemsize]
     raw = ops.bitcast_convert(x, uint)
-    one = _const(1, raw)
-    positive = ops.compare(x, _const(0.0, x), "GT")
+    one = ops.full_like(raw, 1)
+    positive = ops.compare(x, ops.full_like(x, 0.0), "GT")
     away_from_zero = positive if direction > 0 else ops.not_(positive)
-    stepped = ops.select(away_from_zero, _add(raw, one), ops.sub(raw, one))
+    stepped = ops.select(away_from_zero, ops.add(raw, one), ops.sub(raw, one))
     sign_bit = 1 << (8 * x.dtype.itemsize - 1)
-    smallest = _const(1 if direction > 0 else sign_bit | 1, raw)
-    stepped = ops.select(ops.compare(x, _const(0.0, x), "EQ"), smallest, stepped)
+    smallest = ops.full_like(raw, 1 if direction > 0 else sign_bit | 1)
+    stepped = ops.select(ops.compare(x, ops.full_like(x, 0.0), "EQ"), smallest, stepped)
     result = ops.bitcast_convert(stepped, x.dtype)
-    at_end = ops.compare(x, _const(direction * np.inf, x), "EQ")
+    at_end = ops.compare(x, ops.full_like(x, direction * np.inf), "EQ")
     return ops.select(ops.or_(at_end, ops.compare(x, x, "NE")), x, result)
 
 

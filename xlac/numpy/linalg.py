@@ -156,17 +156,13 @@ def _scale_columns(x: Tracer, v: Tracer) -> Tracer:
     return ops.mul(x, ops.broadcast_in_dim(v, x.shape, tuple(range(x.ndim - 2)) + (x.ndim - 1,)))
 
 
-def _abs(x: Tracer) -> Tracer:
-    return ops.abs(x)
-
-
 def _phase(d: Tracer) -> Tracer:
     """d / |d|, and 1 where d == 0: the sign of a real d, the unit phase of a complex one."""
     zero = ops.full(d.shape, 0, d.dtype)
     is_zero = ops.compare(d, zero, "EQ")
     if not _is_complex(d):
         return ops.select(is_zero, ops.full(d.shape, 1, d.dtype), ops.sign(d))
-    magnitude = _abs(d)
+    magnitude = ops.abs(d)
     magnitude = ops.select(is_zero, ops.full(magnitude.shape, 1, magnitude.dtype), magnitude)
     return ops.select(is_zero, ops.full(d.shape, 1, d.dtype),
                       ops.div(d, ops.complex(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype))))
@@ -247,7 +243,7 @@ def _sort_descending(keys: Tracer, *payloads: Tracer) -> list[Tracer]:
 def _hermitian_svd(a: Tracer, compute_uv: bool):
     """NumPy's hermitian=True: singular values |w| of eigh, sorted descending, signs moved into vh."""
     w, v = ops.eigh(a)
-    magnitude = _abs(w)
+    magnitude = ops.abs(w)
     (s,) = _sort_descending(magnitude, magnitude)
     if not compute_uv:
         return s
@@ -439,7 +435,7 @@ def slogdet(a):
     _, r = ops.qr(x, "reduced")
     d = _diagonal_of(r)
     axis = (x.ndim - 2,)
-    magnitude = _abs(d)
+    magnitude = ops.abs(d)
     logabsdet = ops.reduce(ops.log(magnitude), "sum", axis)
     zero = ops.compare(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype), "EQ")
     phase = ops.select(ops.broadcast_to(zero, d.shape), ops.full(d.shape, 0, d.dtype), _phase(d))
@@ -560,7 +556,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
     x = _matrix(x, "matrix_rank")
     s = _singular_values(x, hermitian)
     if hermitian:
-        s = _abs(s)
+        s = ops.abs(s)
     batch = s.shape[:-1]
     if tol is None:
         rtol = (max(x.shape[-2:]) * np.finfo(s.dtype).eps if rtol is None else rtol)
@@ -659,7 +655,7 @@ def lstsq(a, b, rcond=None):
         solution = ops.matmul(_h(vh), projected)
     if m > n:
         residual = ops.sub(y, ops.matmul(x, solution))
-        magnitude = _abs(residual)
+        magnitude = ops.abs(residual)
         residuals = ops.reduce(ops.mul(magnitude, magnitude), "sum", (0,))
     else:
         residuals = ops.full((0,), 0, real)

@@ -25,30 +25,6 @@ __all__: list[str] = []
 
 # ---------------------------------------------------------------- helpers
 
-def _full(like, value):
-    return ops.full(like.shape, value, like.dtype)
-
-
-def _add(a, b):
-    return ops.add(a, b)
-
-
-def _sub(a, b):
-    return ops.sub(a, b)
-
-
-def _mul(a, b):
-    return ops.mul(a, b)
-
-
-def _div(a, b):
-    return ops.div(a, b)
-
-
-def _neg(a):
-    return ops.neg(a)
-
-
 def _float(dtype) -> bool:
     return dtypes.is_inexact(dtype)
 
@@ -75,29 +51,29 @@ def _define(primitive, vjp, jvp):
 # name -> derivative dy/dx from (x, y), emitted in x's dtype
 _UNARY_DERIVATIVES = {
     P.exp: lambda x, y: y,
-    P.expm1: lambda x, y: _add(y, _full(y, 1)),
-    P.log: lambda x, y: _div(_full(x, 1), x),
-    P.log1p: lambda x, y: _div(_full(x, 1), _add(x, _full(x, 1))),
-    P.sqrt: lambda x, y: _div(_full(y, 0.5), y),
-    P.rsqrt: lambda x, y: _div(_mul(_full(y, -0.5), y), x),
-    P.cbrt: lambda x, y: _div(_full(y, 1 / 3), _mul(y, y)),
-    P.tanh: lambda x, y: _sub(_full(y, 1), _mul(y, y)),
-    P.logistic: lambda x, y: _mul(y, _sub(_full(y, 1), y)),
+    P.expm1: lambda x, y: ops.add(y, ops.full_like(y, 1)),
+    P.log: lambda x, y: ops.div(ops.full_like(x, 1), x),
+    P.log1p: lambda x, y: ops.div(ops.full_like(x, 1), ops.add(x, ops.full_like(x, 1))),
+    P.sqrt: lambda x, y: ops.div(ops.full_like(y, 0.5), y),
+    P.rsqrt: lambda x, y: ops.div(ops.mul(ops.full_like(y, -0.5), y), x),
+    P.cbrt: lambda x, y: ops.div(ops.full_like(y, 1 / 3), ops.mul(y, y)),
+    P.tanh: lambda x, y: ops.sub(ops.full_like(y, 1), ops.mul(y, y)),
+    P.logistic: lambda x, y: ops.mul(y, ops.sub(ops.full_like(y, 1), y)),
     P.sin: lambda x, y: ops.cos(x),
-    P.cos: lambda x, y: _neg(ops.sin(x)),
-    P.tan: lambda x, y: _add(_full(y, 1), _mul(y, y)),
-    P.erf: lambda x, y: _mul(_full(x, 2 / math.sqrt(math.pi)), ops.exp(_neg(_mul(x, x)))),
+    P.cos: lambda x, y: ops.neg(ops.sin(x)),
+    P.tan: lambda x, y: ops.add(ops.full_like(y, 1), ops.mul(y, y)),
+    P.erf: lambda x, y: ops.mul(ops.full_like(x, 2 / math.sqrt(math.pi)), ops.exp(ops.neg(ops.mul(x, x)))),
 }
 
 
 def _unary_rules(derivative):
     def vjp(attrs, operands, results, cts):
         (x,), (y,), (ct,) = operands, results, cts
-        return [_mul(ct, derivative(x, y))]
+        return [ops.mul(ct, derivative(x, y))]
 
     def jvp(attrs, operands, results, tangents):
         (x,), (y,), (t,) = operands, results, tangents
-        return [_mul(t, derivative(x, y))]
+        return [ops.mul(t, derivative(x, y))]
     return vjp, jvp
 
 
@@ -111,16 +87,16 @@ def _complex_abs_rules():
     real_vjp, real_jvp = _unary_rules(lambda x, y: ops.sign(x))
 
     def unit(x, y):              # z / |z| with 0 at z = 0, complex
-        safe = ops.select(ops.compare(y, _full(y, 0), "EQ"), _full(y, 1), y)
-        return _div(x, ops.complex(safe, _full(safe, 0)))
+        safe = ops.select(ops.compare(y, ops.full_like(y, 0), "EQ"), ops.full_like(y, 1), y)
+        return ops.div(x, ops.complex(safe, ops.full_like(safe, 0)))
 
     def vjp(attrs, operands, results, cts):
         (x,), (y,), (ct,) = operands, results, cts
         if not np.issubdtype(x.dtype, np.complexfloating):
             return real_vjp(attrs, operands, results, cts)
         u = unit(x, y)
-        conj_u = ops.complex(ops.real(u), _neg(ops.imag(u)))
-        return [_mul(ops.complex(ct, _full(ct, 0)), conj_u)]
+        conj_u = ops.complex(ops.real(u), ops.neg(ops.imag(u)))
+        return [ops.mul(ops.complex(ct, ops.full_like(ct, 0)), conj_u)]
 
     def jvp(attrs, operands, results, tangents):
         (x,), (y,), (t,) = operands, results, tangents
@@ -129,13 +105,13 @@ def _complex_abs_rules():
         u = unit(x, y)
         re = lambda v: ops.real(v)      # noqa: E731
         im = lambda v: ops.imag(v)      # noqa: E731
-        return [_add(_mul(re(u), re(t)), _mul(im(u), im(t)))]
+        return [ops.add(ops.mul(re(u), re(t)), ops.mul(im(u), im(t)))]
     return vjp, jvp
 
 
 _define(P.abs_, *_complex_abs_rules())
 
-_define(P.neg, lambda a, o, r, cts: [_neg(cts[0])], lambda a, o, r, ts: [_neg(ts[0])])
+_define(P.neg, lambda a, o, r, cts: [ops.neg(cts[0])], lambda a, o, r, ts: [ops.neg(ts[0])])
 for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_finite, P.compare, P.constant, P.iota, P.argmax, P.argmin, P.stop_gradient):
     _define(_primitive, _zero, _zero_jvp)
 
@@ -145,18 +121,18 @@ for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_fin
 def _max_min_masks(x, y, direction):
     """How much of the derivative goes to x and to y: 1, 0, or 0.5 each at a tie."""
     wins = _mask(ops.compare(x, y, direction), x)
-    tie = _mul(_mask(ops.compare(x, y, "EQ"), x), _full(x, 0.5))
-    x_share = _add(wins, tie)
-    return x_share, _sub(_full(x, 1), x_share)
+    tie = ops.mul(_mask(ops.compare(x, y, "EQ"), x), ops.full_like(x, 0.5))
+    x_share = ops.add(wins, tie)
+    return x_share, ops.sub(ops.full_like(x, 1), x_share)
 
 
 def _pow_partials(x, y, z):
     """d(x**y)/dx = y * x**(y-1) (0 where y == 0); d/dy = log(x) * x**y (0 where x == 0)."""
-    zero, one = _full(x, 0), _full(x, 1)
-    dx = _mul(y, ops.pow(x, _sub(y, one)))
+    zero, one = ops.full_like(x, 0), ops.full_like(x, 1)
+    dx = ops.mul(y, ops.pow(x, ops.sub(y, one)))
     dx = ops.select(ops.compare(y, zero, "EQ"), zero, dx)
     x_is_zero = ops.compare(x, zero, "EQ")
-    dy = _mul(ops.log(ops.select(x_is_zero, one, x)), z)
+    dy = ops.mul(ops.log(ops.select(x_is_zero, one, x)), z)
     dy = ops.select(x_is_zero, zero, dy)
     return dx, dy
 
@@ -166,18 +142,18 @@ def _binary_partials(primitive, x, y, z):
     if primitive is P.mul:
         return y, x
     if primitive is P.div:
-        return _div(_full(x, 1), y), _neg(_div(z, y))
+        return ops.div(ops.full_like(x, 1), y), ops.neg(ops.div(z, y))
     if primitive is P.pow_:
         return _pow_partials(x, y, z)
     if primitive in (P.max_, P.min_):
         return _max_min_masks(x, y, "GT" if primitive is P.max_ else "LT")
     if primitive is P.rem:
-        q = _div(x, y)
-        trunc = _mul(ops.sign(q), ops.floor(ops.abs(q)))
-        return _full(x, 1), _neg(trunc)
+        q = ops.div(x, y)
+        trunc = ops.mul(ops.sign(q), ops.floor(ops.abs(q)))
+        return ops.full_like(x, 1), ops.neg(trunc)
     if primitive is P.atan2:
-        r2 = _add(_mul(x, x), _mul(y, y))
-        return _div(y, r2), _neg(_div(x, r2))
+        r2 = ops.add(ops.mul(x, x), ops.mul(y, y))
+        return ops.div(y, r2), ops.neg(ops.div(x, r2))
     raise KeyError(primitive)
 
 
@@ -189,9 +165,9 @@ def _binary_rules(primitive):
         if primitive is P.add:
             return [ct, ct]
         if primitive is P.sub:
-            return [ct, _neg(ct)]
+            return [ct, ops.neg(ct)]
         dx, dy = _binary_partials(primitive, x, y, z)
-        return [_mul(ct, dx), _mul(ct, dy)]
+        return [ops.mul(ct, dx), ops.mul(ct, dy)]
 
     def jvp(attrs, operands, results, tangents):
         (x, y), (z,), (tx, ty) = operands, results, tangents
@@ -200,11 +176,11 @@ def _binary_rules(primitive):
         if primitive in (P.add, P.sub):
             if ty is None:
                 return [tx]
-            ty = ty if primitive is P.add else _neg(ty)
-            return [ty if tx is None else _add(tx, ty)]
+            ty = ty if primitive is P.add else ops.neg(ty)
+            return [ty if tx is None else ops.add(tx, ty)]
         dx, dy = _binary_partials(primitive, x, y, z)
-        terms = [_mul(t, d) for t, d in ((tx, dx), (ty, dy)) if t is not None]
-        return [terms[0] if len(terms) == 1 else _add(*terms)]
+        terms = [ops.mul(t, d) for t, d in ((tx, dx), (ty, dy)) if t is not None]
+        return [terms[0] if len(terms) == 1 else ops.add(*terms)]
     return vjp, jvp
 
 
@@ -221,7 +197,7 @@ def _select_vjp(attrs, operands, results, cts):
     (ct,) = cts
     if not _float(on_true.dtype):
         return [None, None, None]
-    zero = _full(ct, 0)
+    zero = ops.full_like(ct, 0)
     return [None, ops.select(pred, ct, zero), ops.select(pred, zero, ct)]
 
 
@@ -230,7 +206,7 @@ def _select_jvp(attrs, operands, results, tangents):
     _, t_true, t_false = tangents
     if not _float(on_true.dtype):
         return [None]
-    zero = _full(on_true, 0)
+    zero = ops.full_like(on_true, 0)
     return [ops.select(pred, zero if t_true is None else t_true, zero if t_false is None else t_false)]
 
 
@@ -256,7 +232,7 @@ def _clamp_vjp(attrs, operands, results, cts):
     (ct,) = cts
     if not _float(x.dtype):
         return [None, None, None]
-    zero = _full(ct, 0)
+    zero = ops.full_like(ct, 0)
     masks = _clamp_masks(lo, x, hi)
     return [_sum_to(ops.select(m, ct, zero), o.shape) for m, o in zip(masks, operands)]
 
@@ -265,11 +241,11 @@ def _clamp_jvp(attrs, operands, results, tangents):
     lo, x, hi = operands
     if not _float(x.dtype):
         return [None]
-    zero = _full(x, 0)
+    zero = ops.full_like(x, 0)
     out = zero
     for mask, t in zip(_clamp_masks(lo, x, hi), tangents):
         if t is not None:
-            out = _add(out, ops.select(mask, ops.broadcast_to(t, x.shape), zero))
+            out = ops.add(out, ops.select(mask, ops.broadcast_to(t, x.shape), zero))
     return [out]
 
 
@@ -308,7 +284,7 @@ def _reduce_partial(op, x, y, axes):
     # max/min: the elements equal to the result share the derivative evenly
     hits = _mask(ops.compare(x, _expand(y, x, axes), "EQ"), x)
     count = _expand(ops.reduce(hits, "sum", axes), x, axes)
-    return _div(hits, count)
+    return ops.div(hits, count)
 
 
 def _product_of_others(x, axes):
@@ -322,7 +298,7 @@ def _product_of_others(x, axes):
     last = len(lead)
     left = _exclusive_products(flat, last)
     right = ops.reverse(_exclusive_products(ops.reverse(flat, (last,)), last), (last,))
-    others = ops.reshape(_mul(left, right), tuple(x.shape[d] for d in order))
+    others = ops.reshape(ops.mul(left, right), tuple(x.shape[d] for d in order))
     return ops.transpose(others, tuple(int(i) for i in np.argsort(order)))
 
 
@@ -343,7 +319,7 @@ def _reduce_vjp(attrs, operands, results, cts):
     expanded = _expand(ct, x, axes)
     if op == "sum":
         return [expanded]
-    return [_mul(expanded, _reduce_partial(op, x, y, axes))]
+    return [ops.mul(expanded, _reduce_partial(op, x, y, axes))]
 
 
 def _reduce_jvp(attrs, operands, results, tangents):
@@ -353,7 +329,7 @@ def _reduce_jvp(attrs, operands, results, tangents):
         return [None]
     if op == "sum":
         return [ops.reduce(t, "sum", axes)]
-    return [ops.reduce(_mul(t, _reduce_partial(op, x, y, axes)), "sum", axes)]
+    return [ops.reduce(ops.mul(t, _reduce_partial(op, x, y, axes)), "sum", axes)]
 
 
 _define(P.reduce, _reduce_vjp, _reduce_jvp)
@@ -408,7 +384,7 @@ def _dot_jvp(attrs, operands, results, tangents):
         terms.append(ops.dot_general(t_lhs, rhs, *args))
     if t_rhs is not None:
         terms.append(ops.dot_general(lhs, t_rhs, *args))
-    return [terms[0] if len(terms) == 1 else _add(*terms)]
+    return [terms[0] if len(terms) == 1 else ops.add(*terms)]
 
 
 _define(P.dot_general, _dot_vjp, _dot_jvp)

@@ -296,14 +296,6 @@ def _scatter_add_vjp(attrs, x, indices, updates, ct, gather_numbers):
     return ct, _masked(inside, ops.gather(ct, indices, **gather_numbers))
 
 
-def _mul(a: Tracer, b: Tracer) -> Tracer:
-    return ops.mul(a, b)
-
-
-def _div(a: Tracer, b: Tracer) -> Tracer:
-    return ops.div(a, b)
-
-
 def _product_of_others(attrs, x, indices, updates, gather_numbers) -> Tracer:
     """Per update, the product of the other updates combined into the same element (exact with zeros:
     the product of the nonzero ones, and the number of zero ones)."""
@@ -315,7 +307,7 @@ def _product_of_others(attrs, x, indices, updates, gather_numbers) -> Tracer:
     zeros = ops.scatter(_zeros(x.shape, x.dtype), indices, ops.select(is_zero, one, zero), mode="add", **numbers)
     nonzero, zeros = (ops.gather(v, indices, **gather_numbers) for v in (nonzero, zeros))
     no_other_zero = ops.compare(ops.sub(zeros, ops.select(is_zero, one, zero)), zero, "EQ")
-    others = ops.select(is_zero, nonzero, _div(nonzero, ops.select(is_zero, one, updates)))
+    others = ops.select(is_zero, nonzero, ops.div(nonzero, ops.select(is_zero, one, updates)))
     return ops.select(no_other_zero, others, zero)
 
 
@@ -323,8 +315,8 @@ def _scatter_mul_vjp(attrs, x, indices, updates, ct, gather_numbers):
     numbers = {k: v for k, v in attrs.items() if k != "mode"}
     factor = ops.scatter(ops.full(x.shape, 1, x.dtype), indices, updates, mode="mul", **numbers)
     others = _product_of_others(attrs, x, indices, updates, gather_numbers)
-    u_ct = _mul(ops.gather(_mul(ct, x), indices, **gather_numbers), others)
-    return _mul(ct, factor), _masked(_update_mask(attrs, x.shape, indices, updates), u_ct)
+    u_ct = ops.mul(ops.gather(ops.mul(ct, x), indices, **gather_numbers), others)
+    return ops.mul(ct, factor), _masked(_update_mask(attrs, x.shape, indices, updates), u_ct)
 
 
 def _extremal_parts(attrs, x, indices, updates, result, gather_numbers):
@@ -341,7 +333,7 @@ def _extremal_parts(attrs, x, indices, updates, result, gather_numbers):
 
 def _scatter_extremal_vjp(attrs, x, indices, updates, ct, gather_numbers, result):
     x_won, u_won, count = _extremal_parts(attrs, x, indices, updates, result, gather_numbers)
-    shared = _div(ct, count)
+    shared = ops.div(ct, count)
     return _masked(x_won, shared), _masked(u_won, ops.gather(shared, indices, **gather_numbers))
 
 
@@ -372,11 +364,11 @@ def _scatter_jvp(attrs, operands, results, tangents):
     if mode == "mul":
         factor = ops.scatter(ops.full(x.shape, 1, x.dtype), indices, updates, mode="mul", **numbers)
         others = _product_of_others(attrs, x, indices, updates, gather_numbers)
-        spread = ops.scatter(_zeros(x.shape, x.dtype), indices, _mul(tu, others), mode="add", **numbers)
-        return [ops.add(_mul(tx, factor), _mul(x, spread))]
+        spread = ops.scatter(_zeros(x.shape, x.dtype), indices, ops.mul(tu, others), mode="add", **numbers)
+        return [ops.add(ops.mul(tx, factor), ops.mul(x, spread))]
     x_won, u_won, count = _extremal_parts(attrs, x, indices, updates, results[0], gather_numbers)
     total = ops.scatter(_masked(x_won, tx), indices, _masked(u_won, tu), mode="add", **numbers)
-    return [_div(total, count)]
+    return [ops.div(total, count)]
 
 
 _attach(P.scatter, _scatter_vjp, _scatter_jvp)

@@ -39,14 +39,6 @@ def _add(*xs):
     return out
 
 
-def _sub(a, b):
-    return ops.sub(a, b)
-
-
-def _neg(a):
-    return ops.neg(a)
-
-
 def _scale(x, factor: float):
     return ops.mul(x, ops.full(x.shape, factor, x.dtype))
 
@@ -54,10 +46,6 @@ def _scale(x, factor: float):
 def _h(x):
     """The adjoint (conjugate transpose) of the last two axes."""
     return ops.matrix_transpose(x, conjugate=True)
-
-
-def _t(x):
-    return ops.matrix_transpose(x)
 
 
 def _mm(*xs):
@@ -149,7 +137,7 @@ def _batch_at_front(primitive):
 def _phi(x):
     """The lower triangle of x with its diagonal halved."""
     lower = ops.triangle(x, lower=True)
-    return _sub(lower, _scale(_only_diagonal(x), 0.5))
+    return ops.sub(lower, _scale(_only_diagonal(x), 0.5))
 
 
 def _cholesky_jvp(attrs, operands, results, tangents):
@@ -171,7 +159,7 @@ def _cholesky_vjp(attrs, operands, results, cts):
         return [None]
     lower = attrs.get("lower", True)
     chol, ct = (factor, ct) if lower else (_h(factor), _h(ct))
-    inner = _phi(_mm(_t(chol), ct))
+    inner = _phi(_mm(ops.matrix_transpose(chol), ct))
     left = _solve(chol, inner, left_side=True, lower=True, transpose=True)          # L^-T inner
     s = _solve(chol, left, left_side=False, lower=True, conjugate=True)             # ... conj(L)^-1
     return [_hermitian_part(s)]
@@ -188,7 +176,7 @@ def _op_flags(kind: str) -> tuple[bool, bool]:
 
 
 def _apply_op(x, transpose: bool, conjugate: bool):
-    x = _t(x) if transpose else x
+    x = ops.matrix_transpose(x) if transpose else x
     return ops.conj(x) if conjugate else x
 
 
@@ -212,7 +200,7 @@ def _triangular_solve_jvp(attrs, operands, results, tangents):
         transpose, conjugate = _op_flags(attrs.get("transpose_a", "NO_TRANSPOSE"))
         d_op = _apply_op(_operand_triangle(attrs, ta), transpose, conjugate)
         product = _mm(d_op, x) if attrs["left_side"] else _mm(x, d_op)
-        terms.append(_neg(_solve_like(attrs, a, product)))
+        terms.append(ops.neg(_solve_like(attrs, a, product)))
     return [_add(*terms)]
 
 
@@ -221,9 +209,9 @@ def _triangular_solve_vjp(attrs, operands, results, cts):
     if ct is None:
         return [None, None]
     ct_b = _solve_like(attrs, a, ct, flip=True)
-    outer = _mm(ct_b, _t(x)) if attrs["left_side"] else _mm(_t(x), ct_b)
+    outer = _mm(ct_b, ops.matrix_transpose(x)) if attrs["left_side"] else _mm(ops.matrix_transpose(x), ct_b)
     transpose, conjugate = _op_flags(attrs.get("transpose_a", "NO_TRANSPOSE"))
-    ct_a = _neg(_operand_triangle(attrs, _apply_op(outer, transpose, conjugate)))
+    ct_a = ops.neg(_operand_triangle(attrs, _apply_op(outer, transpose, conjugate)))
     return [ct_a, ct_b]
 
 
@@ -258,7 +246,7 @@ def _diagonal_gauge(c, unit_det: bool):
         n = im.shape[-1]
         head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
         total = ops.reduce(head, "sum", (im.ndim - 1,))
-        last = ops.reshape(_neg(total), total.shape + (1,))
+        last = ops.reshape(ops.neg(total), total.shape + (1,))
         im = ops.concatenate([head, last], im.ndim - 1)
     return _diag(ops.complex(ops.full(im.shape, 0, im.dtype), im), c)
 
@@ -270,7 +258,7 @@ def _diagonal_gauge_transposed(w, unit_det: bool):
         n = im.shape[-1]
         head = ops.slice(im, (0,) * im.ndim, im.shape[:-1] + (n - 1,))
         last = ops.slice(im, (0,) * (im.ndim - 1) + (n - 1,), im.shape)
-        head = _sub(head, ops.broadcast_in_dim(ops.reshape(last, last.shape[:-1]), head.shape,
+        head = ops.sub(head, ops.broadcast_in_dim(ops.reshape(last, last.shape[:-1]), head.shape,
                                                tuple(range(im.ndim - 1))))
         im = ops.concatenate([head, _zeros_like(last)], im.ndim - 1)
     return _diag(ops.complex(ops.full(im.shape, 0, im.dtype), im), w)
@@ -281,23 +269,23 @@ def _thin_qr_jvp(q, r, dx, unit_det: bool):
     z = _solve(r, dx, left_side=False, lower=False)                 # dx r^-1
     c = _mm(_h(q), z)
     low = ops.triangle(c, lower=True, strict=True)
-    omega = _sub(low, _h(low))
+    omega = ops.sub(low, _h(low))
     if _is_complex(c):
         omega = _add(omega, _diagonal_gauge(c, unit_det))
-    dq = _add(_mm(q, _sub(omega, c)), z)
-    dr = _mm(_sub(c, omega), r)
+    dq = _add(_mm(q, ops.sub(omega, c)), z)
+    dr = _mm(ops.sub(c, omega), r)
     return dq, dr
 
 
 def _thin_qr_vjp(q, r, ct_q, ct_r, unit_det: bool):
     """The cotangent of x for x = q r (m >= n) given those of q and r (None: zero)."""
-    d = _mm(ct_r, _t(r)) if ct_r is not None else None                  # cotangent of (c - omega)
-    e = _mm(_t(q), ct_q) if ct_q is not None else None                  # cotangent of (omega - c)
+    d = _mm(ct_r, ops.matrix_transpose(r)) if ct_r is not None else None                  # cotangent of (c - omega)
+    e = _mm(ops.matrix_transpose(q), ct_q) if ct_q is not None else None                  # cotangent of (omega - c)
     if d is None and e is None:
         return None
-    w = _sub(e, d) if d is not None and e is not None else (e if d is None else _neg(d))   # of omega
-    ct_c = _neg(w)
-    ct_c = _add(ct_c, ops.triangle(_sub(w, _h(w)), lower=True, strict=True))
+    w = ops.sub(e, d) if d is not None and e is not None else (e if d is None else ops.neg(d))   # of omega
+    ct_c = ops.neg(w)
+    ct_c = _add(ct_c, ops.triangle(ops.sub(w, _h(w)), lower=True, strict=True))
     if _is_complex(q):
         ct_c = _add(ct_c, _diagonal_gauge_transposed(w, unit_det))
     ct_z = _mm(ops.conj(q), ct_c)
@@ -374,7 +362,7 @@ def _qr_vjp(attrs, operands, results, cts):
     if ct_r is not None:
         ct_r1 = ops.slice(ct_r, zero, ct_r.shape[:-1] + (m,))
         ct_r2 = ops.slice(ct_r, zero[:-1] + (m,), ct_r.shape)
-        extra = _h(_mm(ct_r2, _t(x2)))                                   # dr2 = dq^H x2 + q^H dx2
+        extra = _h(_mm(ct_r2, ops.matrix_transpose(x2)))                                   # dr2 = dq^H x2 + q^H dx2
         ct_q = extra if ct_q is None else _add(ct_q, extra)
     ct_x1 = _thin_qr_vjp(q, r1, ct_q, ct_r1, unit_det)
     ct_x1 = _zeros_like(ops.slice(x, zero, x.shape[:-1] + (m,))) if ct_x1 is None else ct_x1
@@ -392,7 +380,7 @@ def _inverse_gaps(w, like):
     nd = like.ndim
     w_j = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 1,))
     w_i = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 2,))
-    gaps = _sub(w_j, w_i)
+    gaps = ops.sub(w_j, w_i)
     tie = ops.compare(gaps, _zeros_like(gaps), "EQ")
     safe = ops.select(tie, ops.full(gaps.shape, 1, gaps.dtype), gaps)
     inverse = ops.div(ops.full(gaps.shape, 1, gaps.dtype), safe)
@@ -417,9 +405,9 @@ def _eigh_vjp(attrs, operands, results, cts):
     if ct_w is not None:
         terms.append(_diag(_as(ct_w, v), v))
     if ct_v is not None:
-        terms.append(ops.mul(_as(_inverse_gaps(w, v), v), _mm(_t(v), ct_v)))
+        terms.append(ops.mul(_as(_inverse_gaps(w, v), v), _mm(ops.matrix_transpose(v), ct_v)))
     ct_p = _add(*terms)
-    return [_hermitian_part(_mm(ops.conj(v), ct_p, _t(v)))]
+    return [_hermitian_part(_mm(ops.conj(v), ct_p, ops.matrix_transpose(v)))]
 
 
 _define(P.eigh, _eigh_vjp, _eigh_jvp, _batch_at_front(P.eigh))

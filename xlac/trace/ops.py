@@ -146,6 +146,11 @@ def bitcast_convert(x: Tracer, dtype) -> Tracer:
     return bind(P.bitcast_convert, x, dtype=dtypes.canonical(dtype))
 
 
+def full_like(x: Tracer, value) -> Tracer:
+    """``value`` in ``x``'s shape and dtype."""
+    return full(x.shape, value, x.dtype)
+
+
 def broadcast_in_dim(x: Tracer, shape, broadcast_dimensions) -> Tracer:
     shape, dims = tuple(shape), tuple(broadcast_dimensions)
     if shape == x.shape and dims == tuple(range(x.ndim)):

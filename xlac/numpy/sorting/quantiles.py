@@ -153,24 +153,20 @@ def _q_check(op: str, divisor):
     return check
 
 
-def _scalar(value, like: Tracer) -> Tracer:
-    return ops.full(like.shape, value, like.dtype)
-
-
 def _discrete_index(method: str, n: Tracer, q: Tracer) -> Tracer:
     """The (int64) position a discrete method picks, ``n`` the count and ``q`` the quantile, both float."""
-    one = _scalar(1, q)
+    one = ops.full_like(q, 1)
     if method in ("lower", "higher", "nearest"):
         position = ops.mul(ops.sub(n, one), q)
         rounded = {"lower": ops.floor, "higher": ops.ceil, "nearest": ops.round}[method](position)
         return ops.convert(rounded, INT64)
     index = ops.sub(ops.mul(n, q), one)
     if method == "closest_observation":
-        index = ops.sub(index, _scalar(0.5, q))
+        index = ops.sub(index, ops.full_like(q, 0.5))
     previous = ops.floor(index)
-    take_previous = ops.compare(ops.sub(index, previous), _scalar(0, q), "EQ")
+    take_previous = ops.compare(ops.sub(index, previous), ops.full_like(q, 0), "EQ")
     if method == "closest_observation":
-        odd = ops.compare(ops.rem(previous, _scalar(2, q)), _scalar(0, q), "NE")
+        odd = ops.compare(ops.rem(previous, ops.full_like(q, 2)), ops.full_like(q, 0), "NE")
         take_previous = ops.and_(take_previous, odd)
     chosen = ops.select(take_previous, previous, ops.add(previous, one))
     return ops.max(ops.convert(chosen, INT64), ops.full(q.shape, 0, INT64))
@@ -178,7 +174,7 @@ def _discrete_index(method: str, n: Tracer, q: Tracer) -> Tracer:
 
 def _virtual_index(method: str, n: Tracer, q: Tracer) -> Tracer:
     """Where between the sorted elements the quantile ``q`` lies (float), as NumPy computes it."""
-    one = _scalar(1, q)
+    one = ops.full_like(q, 1)
     if method == "linear":
         return ops.mul(ops.sub(n, one), q)
     if method == "averaged_inverted_cdf":
@@ -186,19 +182,19 @@ def _virtual_index(method: str, n: Tracer, q: Tracer) -> Tracer:
     if method == "midpoint":
         position = ops.mul(ops.sub(n, one), q)
         both = ops.add(ops.floor(position), ops.ceil(position))
-        return ops.mul(_scalar(0.5, q), both)
+        return ops.mul(ops.full_like(q, 0.5), both)
     alpha, beta = _ALPHA_BETA[method]
-    shift = ops.add(_scalar(alpha, q), ops.mul(q, _scalar(1 - alpha - beta, q)))
+    shift = ops.add(ops.full_like(q, alpha), ops.mul(q, ops.full_like(q, 1 - alpha - beta)))
     return ops.sub(ops.add(ops.mul(n, q), shift), one)
 
 
 def _gamma(method: str, virtual: Tracer, previous: Tracer) -> Tracer:
     gamma = ops.sub(virtual, previous)
     if method == "averaged_inverted_cdf":
-        return ops.select(ops.compare(gamma, _scalar(0, gamma), "EQ"), _scalar(0.5, gamma), _scalar(1, gamma))
+        return ops.select(ops.compare(gamma, ops.full_like(gamma, 0), "EQ"), ops.full_like(gamma, 0.5), ops.full_like(gamma, 1))
     if method == "midpoint":
-        whole = ops.compare(ops.rem(virtual, _scalar(1, virtual)), _scalar(0, virtual), "EQ")
-        return ops.select(whole, _scalar(0, gamma), _scalar(0.5, gamma))
+        whole = ops.compare(ops.rem(virtual, ops.full_like(virtual, 1)), ops.full_like(virtual, 0), "EQ")
+        return ops.select(whole, ops.full_like(gamma, 0), ops.full_like(gamma, 0.5))
     return gamma
 
 
@@ -209,8 +205,8 @@ def _lerp(low: Tracer, high: Tracer, t: Tracer, dtype: np.dtype) -> Tracer:
         raise TypeError(located("numpy boolean subtract, the `-` operator, is not supported, use the "
                                 "bitwise_xor, the `^` operator, or the logical_xor function instead."))
     diff = ops.convert(ops.sub(high, low), dtype)
-    upper = ops.compare(t, _scalar(0.5, t), "GE")
-    complement = ops.convert(ops.sub(_scalar(1, t), t), dtype)
+    upper = ops.compare(t, ops.full_like(t, 0.5), "GE")
+    complement = ops.convert(ops.sub(ops.full_like(t, 1), t), dtype)
     t = ops.convert(t, dtype)
     forward = ops.add(ops.convert(low, dtype), ops.mul(diff, t))
     backward = ops.sub(ops.convert(high, dtype), ops.mul(diff, complement))
@@ -270,7 +266,7 @@ def _quantile(op: str, a, q, axis, out, method, keepdims, skip_nan, percent=Fals
         previous = ops.convert(ops.floor(virtual), INT64)
         following = ops.add(previous, ops.full(grid, 1, INT64))
         above = ops.or_(ops.compare(virtual, ops.convert(last, index_dtype), "GE"), _isnan(virtual))
-        below = ops.compare(virtual, _scalar(0, virtual), "LT")
+        below = ops.compare(virtual, ops.full_like(virtual, 0), "LT")
         previous = ops.select(above, last, ops.select(below, ops.full(grid, 0, INT64), previous))
         following = ops.select(above, last, ops.select(below, ops.full(grid, 0, INT64), following))
         gamma = _gamma(method, virtual, ops.convert(previous, index_dtype))

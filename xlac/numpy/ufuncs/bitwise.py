@@ -12,7 +12,7 @@ from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
 from xlac.numpy.ufuncs.machinery import BOOL, ufunc
-from xlac.numpy.ufuncs.operands import _like, _shift_left, _shift_right, _unsupported
+from xlac.numpy.ufuncs.operands import _unsupported
 from xlac.trace import ops
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "invert", "bitwise_not", "gcd",
@@ -95,7 +95,7 @@ def _magnitude(a):
     if dtypes.is_unsigned_int(a.dtype):
         return a
     bits = ops.bitcast_convert(a, np.dtype(f"uint{a.dtype.itemsize * 8}"))
-    return ops.select(ops.compare(a, _like(a, 0), "LT"), ops.sub(_like(bits, 0), bits), bits)
+    return ops.select(ops.compare(a, ops.full_like(a, 0), "LT"), ops.sub(ops.full_like(bits, 0), bits), bits)
 
 
 def _trailing_zeros(x, zero, one):
@@ -107,17 +107,17 @@ def _trailing_zeros(x, zero, one):
 def _gcd_unsigned(u, v):
     """Stein's binary GCD, unrolled: with both odd, each step replaces the larger by its difference with the
     smaller, stripped of factors of 2, which shortens it by a bit; 2 * width steps always finish."""
-    zero, one = _like(u, 0), _like(u, 1)
+    zero, one = ops.full_like(u, 0), ops.full_like(u, 1)
     common = _trailing_zeros(ops.or_(u, v), zero, one)
-    a = _shift_right(u, _trailing_zeros(u, zero, one))
-    b = _shift_right(v, _trailing_zeros(v, zero, one))
+    a = ops.shift_right_logical(u, _trailing_zeros(u, zero, one))
+    b = ops.shift_right_logical(v, _trailing_zeros(v, zero, one))
     for _ in range(2 * u.dtype.itemsize * 8):
         done = ops.compare(b, zero, "EQ")
         low, high = ops.min(a, b), ops.max(a, b)
         difference = ops.sub(high, low)
         a = ops.select(done, a, low)
-        b = ops.select(done, b, _shift_right(difference, _trailing_zeros(difference, zero, one)))
-    g = _shift_left(a, common)
+        b = ops.select(done, b, ops.shift_right_logical(difference, _trailing_zeros(difference, zero, one)))
+    g = ops.shift_left(a, common)
     return ops.select(ops.compare(u, zero, "EQ"), v, ops.select(ops.compare(v, zero, "EQ"), u, g))
 
 
@@ -142,8 +142,8 @@ def lcm(x1, x2):
     a, b = _integers("lcm", x1, x2)
     u, v = _magnitude(a), _magnitude(b)
     g = _gcd_unsigned(u, v)
-    zero = ops.compare(g, _like(g, 0), "EQ")
-    multiple = ops.mul(ops.div(u, ops.select(zero, _like(g, 1), g)), v)
+    zero = ops.compare(g, ops.full_like(g, 0), "EQ")
+    multiple = ops.mul(ops.div(u, ops.select(zero, ops.full_like(g, 1), g)), v)
     return ops.bitcast_convert(ops.select(zero, g, multiple), a.dtype)
 
 

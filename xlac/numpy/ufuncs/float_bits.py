@@ -15,8 +15,7 @@ import numpy as np
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray
 from xlac.numpy.ufuncs.machinery import BOOL, ufunc
-from xlac.numpy.ufuncs.operands import (_both, _either, _like, _real_float, _real_floats, _shift_left,
-                                        _shift_right, _unsupported)
+from xlac.numpy.ufuncs.operands import _real_float, _real_floats, _unsupported
 from xlac.trace import ops
 
 __all__ = ["copysign", "signbit", "nextafter", "spacing", "frexp", "ldexp", "heaviside", "modf"]
@@ -45,19 +44,19 @@ def _bits(a):
     uint = _float_layout(a.dtype).uint
     bits = ops.bitcast_convert(a, uint)
     sign_bit = 1 << (uint.itemsize * 8 - 1)
-    return bits, ops.and_(bits, _like(bits, sign_bit)), ops.and_(bits, _like(bits, sign_bit - 1))
+    return bits, ops.and_(bits, ops.full_like(bits, sign_bit)), ops.and_(bits, ops.full_like(bits, sign_bit - 1))
 
 
 def _sign_set(a):
     """Where the sign bit of float ``a`` is set (-0.0 and negative NaNs included)."""
     _, sign, _ = _bits(a)
-    return ops.compare(sign, _like(sign, 0), "NE")
+    return ops.compare(sign, ops.full_like(sign, 0), "NE")
 
 
 def _is_zero(a):
     """Where float ``a`` is ±0; unlike ``a == 0`` on XLA's CPU, which flushes subnormals, exact."""
     _, _, magnitude = _bits(a)
-    return ops.compare(magnitude, _like(magnitude, 0), "EQ")
+    return ops.compare(magnitude, ops.full_like(magnitude, 0), "EQ")
 
 
 def _copysign(a, b):
@@ -89,7 +88,7 @@ def signbit(x):
     if dtypes.is_float(a.dtype):
         return _sign_set(a)
     if dtypes.is_signed_int(a.dtype):
-        return ops.compare(a, _like(a, 0), "LT")
+        return ops.compare(a, ops.full_like(a, 0), "LT")
     return ops.full(a.shape, False, BOOL)
 
 
@@ -104,14 +103,14 @@ def nextafter(x1, x2):
     a, b = _real_floats("nextafter", x1, x2)
     bits_a, sign_a, magnitude_a = _bits(a)
     bits_b, sign_b, magnitude_b = _bits(b)
-    zero, one = _like(bits_a, 0), _like(bits_a, 1)
-    toward_zero = _either(ops.compare(magnitude_a, magnitude_b, "GT"), ops.compare(sign_a, sign_b, "NE"))
+    zero, one = ops.full_like(bits_a, 0), ops.full_like(bits_a, 1)
+    toward_zero = ops.or_(ops.compare(magnitude_a, magnitude_b, "GT"), ops.compare(sign_a, sign_b, "NE"))
     step = ops.select(toward_zero, ops.sub(bits_a, one), ops.add(bits_a, one))
     a_zero = ops.compare(magnitude_a, zero, "EQ")
-    equal = _either(ops.compare(bits_a, bits_b, "EQ"), _both(a_zero, ops.compare(magnitude_b, zero, "EQ")))
+    equal = ops.or_(ops.compare(bits_a, bits_b, "EQ"), ops.and_(a_zero, ops.compare(magnitude_b, zero, "EQ")))
     bits = ops.select(equal, bits_a if a.dtype == np.float16 else bits_b,
                       ops.select(a_zero, ops.or_(sign_b, one), step))
-    nan = _either(_is_nan_exactly(a), _is_nan_exactly(b))
+    nan = ops.or_(_is_nan_exactly(a), _is_nan_exactly(b))
     return ops.select(nan, ops.add(a, b), ops.bitcast_convert(bits, a.dtype))
 
 
@@ -127,32 +126,32 @@ def spacing(x):
     a = _real_float("spacing", x)
     layout = _float_layout(a.dtype)
     bits, sign, magnitude = _bits(a)
-    zero = _like(magnitude, 0)
-    inf_bits = _like(magnitude, (2 * layout.bias + 1) << layout.mantissa)
-    largest = ops.sub(inf_bits, _like(magnitude, 1))
+    zero = ops.full_like(magnitude, 0)
+    inf_bits = ops.full_like(magnitude, (2 * layout.bias + 1) << layout.mantissa)
+    largest = ops.sub(inf_bits, ops.full_like(magnitude, 1))
     nonzero = ops.compare(magnitude, zero, "NE")
     if a.dtype == np.float16:
-        below = _both(ops.compare(sign, zero, "NE"), nonzero)     # a negative float's gap toward zero
-        gap = _gap_above(ops.select(below, ops.sub(magnitude, _like(magnitude, 1)), magnitude), layout)
+        below = ops.and_(ops.compare(sign, zero, "NE"), nonzero)     # a negative float's gap toward zero
+        gap = _gap_above(ops.select(below, ops.sub(magnitude, ops.full_like(magnitude, 1)), magnitude), layout)
         gap = ops.select(ops.compare(bits, largest, "EQ"), inf_bits, gap)
     else:
         gap = _gap_above(magnitude, layout)
         gap = ops.select(ops.compare(magnitude, largest, "EQ"), inf_bits, gap)
         gap = ops.select(nonzero, ops.or_(gap, sign), gap)
     special = ops.compare(magnitude, inf_bits, "GE")
-    return ops.select(special, _like(a, np.nan), ops.bitcast_convert(gap, a.dtype))
+    return ops.select(special, ops.full_like(a, np.nan), ops.bitcast_convert(gap, a.dtype))
 
 
 def _gap_above(magnitude, layout: _FloatLayout):
     """The bits of the distance from the float with ``magnitude`` bits to the next larger one: a normal
     power of 2 for exponent fields above the mantissa width, a subnormal one below, the smallest for 0."""
-    m = _like(magnitude, layout.mantissa)
-    one = _like(magnitude, 1)
-    field = _shift_right(magnitude, m)
-    normal = _shift_left(ops.sub(field, m), m)
-    subnormal = _shift_left(one, ops.sub(field, one))
+    m = ops.full_like(magnitude, layout.mantissa)
+    one = ops.full_like(magnitude, 1)
+    field = ops.shift_right_logical(magnitude, m)
+    normal = ops.shift_left(ops.sub(field, m), m)
+    subnormal = ops.shift_left(one, ops.sub(field, one))
     gap = ops.select(ops.compare(field, m, "GT"), normal, subnormal)
-    return ops.select(ops.compare(field, _like(field, 0), "EQ"), one, gap)
+    return ops.select(ops.compare(field, ops.full_like(field, 0), "EQ"), one, gap)
 
 
 def _is_nan_exactly(a):
@@ -160,7 +159,7 @@ def _is_nan_exactly(a):
     with XLA's CPU flushing subnormals, mistakes subnormals for zeros."""
     layout = _float_layout(a.dtype)
     _, _, magnitude = _bits(a)
-    return ops.compare(magnitude, _like(magnitude, (2 * layout.bias + 1) << layout.mantissa), "GT")
+    return ops.compare(magnitude, ops.full_like(magnitude, (2 * layout.bias + 1) << layout.mantissa), "GT")
 
 
 def _decompose(a):
@@ -170,21 +169,21 @@ def _decompose(a):
     layout = _float_layout(a.dtype)
     m, bias = layout.mantissa, layout.bias
     _, sign, magnitude = _bits(a)
-    field = _shift_right(magnitude, _like(magnitude, m))
-    fraction = ops.and_(magnitude, _like(magnitude, (1 << m) - 1))
+    field = ops.shift_right_logical(magnitude, ops.full_like(magnitude, m))
+    fraction = ops.and_(magnitude, ops.full_like(magnitude, (1 << m) - 1))
     # A subnormal's fraction converts exactly to a normal float, whose exponent field gives the exponent.
     _, _, renormalized = _bits(ops.convert(fraction, a.dtype))
-    subnormal = ops.compare(field, _like(field, 0), "EQ")
+    subnormal = ops.compare(field, ops.full_like(field, 0), "EQ")
     int32 = np.dtype("int32")
     exponent = ops.select(
         subnormal,
-        ops.add(ops.convert(_shift_right(renormalized, _like(renormalized, m)), int32),
+        ops.add(ops.convert(ops.shift_right_logical(renormalized, ops.full_like(renormalized, m)), int32),
                    ops.full(a.shape, 1 - 2 * bias - m, int32)),
         ops.sub(ops.convert(field, int32), ops.full(a.shape, bias, int32)))
-    implicit = _like(magnitude, 1 << m)
-    significand = ops.or_(implicit, ops.and_(ops.select(subnormal, renormalized, fraction), _like(fraction, (1 << m) - 1)))
-    special = _either(ops.compare(magnitude, _like(magnitude, 0), "EQ"),
-                      ops.compare(field, _like(field, 2 * bias + 1), "EQ"))
+    implicit = ops.full_like(magnitude, 1 << m)
+    significand = ops.or_(implicit, ops.and_(ops.select(subnormal, renormalized, fraction), ops.full_like(fraction, (1 << m) - 1)))
+    special = ops.or_(ops.compare(magnitude, ops.full_like(magnitude, 0), "EQ"),
+                      ops.compare(field, ops.full_like(field, 2 * bias + 1), "EQ"))
     return sign, exponent, significand, special
 
 
@@ -193,27 +192,27 @@ def _compose(sign, exponent, significand, dtype: np.dtype):
     rounded half to even where it is subnormal, ±inf where it overflows."""
     layout = _float_layout(dtype)
     m, bias = layout.mantissa, layout.bias
-    field = ops.add(exponent, _like(exponent, bias))
-    fraction = ops.and_(significand, _like(significand, (1 << m) - 1))
-    normal_field = ops.convert(ops.clamp(_like(field, 1), field, _like(field, 2 * bias)), layout.uint)
-    normal = ops.or_(_shift_left(normal_field, _like(normal_field, m)), fraction)
-    shift = ops.convert(ops.clamp(_like(field, 1), ops.sub(_like(field, 1), field), _like(field, m + 2)),
+    field = ops.add(exponent, ops.full_like(exponent, bias))
+    fraction = ops.and_(significand, ops.full_like(significand, (1 << m) - 1))
+    normal_field = ops.convert(ops.clamp(ops.full_like(field, 1), field, ops.full_like(field, 2 * bias)), layout.uint)
+    normal = ops.or_(ops.shift_left(normal_field, ops.full_like(normal_field, m)), fraction)
+    shift = ops.convert(ops.clamp(ops.full_like(field, 1), ops.sub(ops.full_like(field, 1), field), ops.full_like(field, m + 2)),
                         layout.uint)
-    one = _like(significand, 1)
-    kept = _shift_right(significand, shift)
-    rest = ops.and_(significand, ops.sub(_shift_left(one, shift), one))
-    half = _shift_left(one, ops.sub(shift, one))
-    odd = ops.compare(ops.and_(kept, one), _like(kept, 0), "NE")
-    round_up = _either(ops.compare(rest, half, "GT"), _both(ops.compare(rest, half, "EQ"), odd))
+    one = ops.full_like(significand, 1)
+    kept = ops.shift_right_logical(significand, shift)
+    rest = ops.and_(significand, ops.sub(ops.shift_left(one, shift), one))
+    half = ops.shift_left(one, ops.sub(shift, one))
+    odd = ops.compare(ops.and_(kept, one), ops.full_like(kept, 0), "NE")
+    round_up = ops.or_(ops.compare(rest, half, "GT"), ops.and_(ops.compare(rest, half, "EQ"), odd))
     subnormal = ops.select(round_up, ops.add(kept, one), kept)
-    bits = ops.select(ops.compare(field, _like(field, 1), "LT"), subnormal, normal)
-    bits = ops.select(ops.compare(field, _like(field, 2 * bias), "GT"), _like(bits, (2 * bias + 1) << m), bits)
+    bits = ops.select(ops.compare(field, ops.full_like(field, 1), "LT"), subnormal, normal)
+    bits = ops.select(ops.compare(field, ops.full_like(field, 2 * bias), "GT"), ops.full_like(bits, (2 * bias + 1) << m), bits)
     return ops.bitcast_convert(ops.or_(bits, sign), dtype)
 
 
 def _normal_exponent(e, layout: _FloatLayout):
     """Where ``2**e`` is a normal float."""
-    return _both(ops.compare(e, _like(e, 1 - layout.bias), "GE"), ops.compare(e, _like(e, layout.bias), "LE"))
+    return ops.and_(ops.compare(e, ops.full_like(e, 1 - layout.bias), "GE"), ops.compare(e, ops.full_like(e, layout.bias), "LE"))
 
 
 @ufunc(nout=2)
@@ -227,8 +226,8 @@ def frexp(x):
     a = _real_float("frexp", x)
     sign, exponent, significand, special = _decompose(a)
     mantissa = _compose(sign, ops.full(a.shape, -1, np.int32), significand, a.dtype)
-    exponent = ops.add(exponent, _like(exponent, 1))
-    return ops.select(special, a, mantissa), ops.select(special, _like(exponent, 0), exponent)
+    exponent = ops.add(exponent, ops.full_like(exponent, 1))
+    return ops.select(special, a, mantissa), ops.select(special, ops.full_like(exponent, 0), exponent)
 
 
 @ufunc(cast_inputs=1)
@@ -247,15 +246,15 @@ def ldexp(x1, x2):
     layout = _float_layout(a.dtype)
     limit = 2 * (layout.bias + layout.mantissa + 2)       # beyond it, everything is 0 or inf
     n = ops.convert(n, np.int64)
-    n = ops.convert(ops.clamp(_like(n, -limit), n, _like(n, limit)), np.int32)
+    n = ops.convert(ops.clamp(ops.full_like(n, -limit), n, ops.full_like(n, limit)), np.int32)
     total = ops.add(exponent, n)
     exact = ops.select(special, a, _compose(sign, total, significand, a.dtype))
     # Where a normal (or special) a times a normal 2**n is normal, the product is exact and carries a's
     # gradient; XLA's CPU would flush a subnormal a or result, which the bits above get right.
-    power = _compose(ops.full(a.shape, 0, layout.uint), n, _like(significand, 1 << layout.mantissa), a.dtype)
-    normal_a = _both(_normal_exponent(exponent, layout), ops.not_(special))
-    by_product = _both(_normal_exponent(n, layout),
-                       _either(special, _both(normal_a, _normal_exponent(total, layout))))
+    power = _compose(ops.full(a.shape, 0, layout.uint), n, ops.full_like(significand, 1 << layout.mantissa), a.dtype)
+    normal_a = ops.and_(_normal_exponent(exponent, layout), ops.not_(special))
+    by_product = ops.and_(_normal_exponent(n, layout),
+                       ops.or_(special, ops.and_(normal_a, _normal_exponent(total, layout))))
     return ops.select(by_product, ops.mul(a, power), exact)
 
 
@@ -274,8 +273,8 @@ def modf(x):
     whole = _trunc(a)
     magnitude = ops.abs(a)
     fraction = _copysign(ops.sub(a, whole), a)
-    fraction = ops.select(ops.compare(magnitude, _like(a, 1), "LT"), a, fraction)     # exact, subnormals too
-    fraction = ops.select(ops.compare(magnitude, _like(a, np.inf), "EQ"), _copysign(_like(a, 0), a), fraction)
+    fraction = ops.select(ops.compare(magnitude, ops.full_like(a, 1), "LT"), a, fraction)     # exact, subnormals too
+    fraction = ops.select(ops.compare(magnitude, ops.full_like(a, np.inf), "EQ"), _copysign(ops.full_like(a, 0), a), fraction)
     return fraction, whole
 
 
@@ -287,5 +286,5 @@ def heaviside(x1, x2):
     array([0. , 0.5, 1. ])
     """
     a, b = _real_floats("heaviside", x1, x2)
-    step = ops.select(_sign_set(a), _like(a, 0), _like(a, 1))
+    step = ops.select(_sign_set(a), ops.full_like(a, 0), ops.full_like(a, 1))
     return ops.select(_is_nan_exactly(a), a, ops.select(_is_zero(a), b, step))

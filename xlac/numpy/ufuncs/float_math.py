@@ -13,7 +13,7 @@ from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
-from xlac.numpy.ufuncs.operands import _either, _float_operand, _in_float32, _like, _real_float, _real_floats, _unsupported
+from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
 from xlac.trace import ops
 
 __all__ = ["exp", "expm1", "log", "log1p", "sqrt", "cbrt", "tanh", "sin", "cos", "tan", "floor", "ceil", "rint",
@@ -123,7 +123,7 @@ def arctan2(x1, x2):
 
 def _log1p_series(w):
     """log1p(w + w**2 / (1 + sqrt(1 + w**2))), which is asinh(w): accurate for small w."""
-    one = _like(w, 1)
+    one = ops.full_like(w, 1)
     square = ops.mul(w, w)
     root = ops.add(one, ops.sqrt(ops.add(one, square)))
     return ops.log1p(ops.add(w, ops.div(square, root)))
@@ -131,7 +131,7 @@ def _log1p_series(w):
 
 def _large(a):
     """Where ``a`` is so large that ``sqrt(a**2 ± 1)`` is ``a`` to the dtype's precision."""
-    return ops.compare(a, _like(a, 1 / np.sqrt(_float_layout(a.dtype).eps)), "GT")
+    return ops.compare(a, ops.full_like(a, 1 / np.sqrt(_float_layout(a.dtype).eps)), "GT")
 
 
 def _asinh(a):
@@ -140,7 +140,7 @@ def _asinh(a):
         r = _log1p_series(ops.select(flip, ops.neg(a), a))
         return ops.select(flip, ops.neg(r), r)
     magnitude = ops.abs(a)
-    r = ops.select(_large(magnitude), ops.add(ops.log(magnitude), _like(a, np.log(2))),
+    r = ops.select(_large(magnitude), ops.add(ops.log(magnitude), ops.full_like(a, np.log(2))),
                    _log1p_series(magnitude))
     return _tiny_is_itself(a, _copysign(r, a))
 
@@ -148,26 +148,26 @@ def _asinh(a):
 def _tiny_is_itself(a, r):
     """``r`` where ``|a|`` is not so small that the odd function r(a) = a + O(a**3) is ``a`` itself, which
     also keeps subnormals from being flushed by XLA's CPU."""
-    tiny = ops.compare(ops.abs(a), _like(a, np.sqrt(_float_layout(a.dtype).eps) / 2), "LT")
+    tiny = ops.compare(ops.abs(a), ops.full_like(a, np.sqrt(_float_layout(a.dtype).eps) / 2), "LT")
     return ops.select(tiny, a, r)
 
 
 def _acosh(a):
     """log1p(t + sqrt(t + 2) * sqrt(t)) with t = a - 1: log(a + sqrt(a + 1) sqrt(a - 1)) without the
     rounding of a + ... near 1; NaN below 1 for real ``a``."""
-    t = ops.sub(a, _like(a, 1))
-    r = ops.log1p(ops.add(t, ops.mul(ops.sqrt(ops.add(t, _like(t, 2))), ops.sqrt(t))))
+    t = ops.sub(a, ops.full_like(a, 1))
+    r = ops.log1p(ops.add(t, ops.mul(ops.sqrt(ops.add(t, ops.full_like(t, 2))), ops.sqrt(t))))
     if a.dtype.kind == "c":
         return r
-    return ops.select(_large(a), ops.add(ops.log(a), _like(a, np.log(2))), r)
+    return ops.select(_large(a), ops.add(ops.log(a), ops.full_like(a, np.log(2))), r)
 
 
 def _atanh(a):
     """0.5 * log1p(2a / (1 - a)), whose branch cuts are atanh's; of ``|a|`` for real ``a`` (atanh is odd),
     where ``1 - |a|`` is exact near 1."""
     w = a if a.dtype.kind == "c" else ops.abs(a)
-    ratio = ops.div(ops.add(w, w), ops.sub(_like(w, 1), w))
-    r = ops.mul(_like(w, 0.5), ops.log1p(ratio))
+    ratio = ops.div(ops.add(w, w), ops.sub(ops.full_like(w, 1), w))
+    r = ops.mul(ops.full_like(w, 0.5), ops.log1p(ratio))
     return r if a.dtype.kind == "c" else _tiny_is_itself(a, _copysign(r, a))
 
 
@@ -199,7 +199,7 @@ def _real_float_ufunc(name: str, body, doc: str):
 
 
 def _scale(factor):
-    return _in_float32(lambda a: ops.mul(a, _like(a, factor)))
+    return _in_float32(lambda a: ops.mul(a, ops.full_like(a, factor)))
 
 
 deg2rad = _real_float_ufunc("deg2rad", _scale(np.pi / 180), """Degrees to radians.
@@ -256,10 +256,10 @@ def _hypot(a, b):
     a, b = ops.abs(a), ops.abs(b)
     big, small = ops.max(a, b), ops.min(a, b)
     ratio = ops.div(small, big)
-    r = ops.mul(big, ops.sqrt(ops.add(_like(a, 1), ops.mul(ratio, ratio))))
-    r = ops.select(ops.compare(big, _like(big, 0), "EQ"), big, r)
-    infinite = _either(ops.compare(a, _like(a, np.inf), "EQ"), ops.compare(b, _like(b, np.inf), "EQ"))
-    return ops.select(infinite, _like(a, np.inf), r)
+    r = ops.mul(big, ops.sqrt(ops.add(ops.full_like(a, 1), ops.mul(ratio, ratio))))
+    r = ops.select(ops.compare(big, ops.full_like(big, 0), "EQ"), big, r)
+    infinite = ops.or_(ops.compare(a, ops.full_like(a, np.inf), "EQ"), ops.compare(b, ops.full_like(b, np.inf), "EQ"))
+    return ops.select(infinite, ops.full_like(a, np.inf), r)
 
 
 def _logaddexp(base2: bool):
@@ -267,10 +267,10 @@ def _logaddexp(base2: bool):
         big = ops.max(a, b)
         gap = ops.neg(ops.abs(ops.sub(a, b)))
         if base2:
-            tail = ops.mul(ops.log1p(ops.pow(_like(a, 2), gap)), _like(a, 1 / np.log(2)))
+            tail = ops.mul(ops.log1p(ops.pow(ops.full_like(a, 2), gap)), ops.full_like(a, 1 / np.log(2)))
         else:
             tail = ops.log1p(ops.exp(gap))
-        same = ops.add(a, _like(a, 1 if base2 else np.log(2)))     # inf + inf and -inf + -inf
+        same = ops.add(a, ops.full_like(a, 1 if base2 else np.log(2)))     # inf + inf and -inf + -inf
         return ops.select(ops.compare(a, b, "EQ"), same, ops.add(big, tail))
     return _in_float32(body)
 

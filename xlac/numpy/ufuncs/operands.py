@@ -68,22 +68,3 @@ def _in_float32(body):
         return ops.convert(body(*(ops.convert(x, np.float32) for x in xs)), dtype)
     return run
 
-
-def _like(x, value):
-    return ops.full(x.shape, value, x.dtype)
-
-
-def _either(p, q):
-    return ops.or_(p, q)
-
-
-def _both(p, q):
-    return ops.and_(p, q)
-
-
-def _shift_right(x, n):
-    return ops.shift_right_logical(x, n)
-
-
-def _shift_left(x, n):
-    return ops.shift_left(x, n)
