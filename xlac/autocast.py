@@ -29,47 +29,32 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlac.ir import dtypes
+from xlac.ir import primitives_fft, primitives_linalg  # noqa: F401  (their primitives declare classes too)
+from xlac.ir.autocast_classes import CLASSES, FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, MEANING, PROMOTE
 from xlac.ir.primitive import CATALOG
 from xlac.trace.context import autocast_scope
 
 __all__ = ["autocast", "AutocastPolicy", "AutocastState", "DEFAULT_POLICY", "CLASSES"]
 
-LOWER_PRECISION = "lower_precision"
-FLOAT32 = "float32"
-PROMOTE = "promote"
-FOLLOW = "follow"
-KEEP = "keep"
-CLASSES = (LOWER_PRECISION, FLOAT32, PROMOTE, FOLLOW, KEEP)
 
-_CLASS_MEANING = {
-    LOWER_PRECISION: "float inputs cast to the autocast dtype; result in that dtype "
-                     "(or float32 with accumulate='float32')",
-    FLOAT32: "float16/bfloat16 inputs cast up to float32; result float32",
-    PROMOTE: "inputs cast to the widest floating dtype among them (Python scalars follow the arrays)",
-    FOLLOW: "runs in the dtype its inputs have",
-    KEEP: "runs in the dtypes it was traced with",
-}
 
-# Primitive names and, for ``reduce``, ``reduce:<op>`` keys (looked up before ``reduce``).
-_DEFAULT_PRIMITIVES = {
-    "dot_general": LOWER_PRECISION,
-    **{name: FLOAT32 for name in ("exp", "expm1", "log", "log1p", "rsqrt", "tan", "pow",
-                                  "reduce:sum", "reduce:prod", "complex",
-                                  # decompositions and transforms lose too much in 16 bits
-                                  "cholesky", "triangular_solve", "qr", "householder_product", "eigh", "fft")},
-    **{name: PROMOTE for name in ("add", "sub", "mul", "div", "rem", "max", "min", "atan2", "compare",
-                                  "select", "clamp", "concatenate", "pad", "dynamic_update_slice", "scatter")},
-    "bitcast_convert": KEEP,
-}
+def _primitive_defaults() -> dict:
+    """The class each primitive declares (``declare(..., autocast=...)``), by name; ``reduce:<op>`` keys for
+    the classes of particular reduce ops. Primitives in ``follow`` are left out."""
+    table = {}
+    for prim in CATALOG.values():
+        if prim.autocast_class != FOLLOW:
+            table[prim.name] = prim.autocast_class
+        table.update({f"{prim.name}:{op}": cls for op, cls in prim.autocast_class_by_op.items()})
+    return table
+
 
 # xlac.numpy function names: every node a call of the function emits (its ``origin``) is in the class.
-# Names not in xlac.numpy yet (softmax, log_softmax, logsumexp, norm, softplus, erfinv) are listed so the
-# functions run in float32 as soon as they exist.
 _DEFAULT_FUNCTIONS = {name: FLOAT32 for name in (
     "sum", "prod", "nansum", "nanprod", "mean", "nanmean", "var", "std", "nanvar", "nanstd",
     "cumsum", "cumprod", "exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "power", "reciprocal",
     "sinh", "cosh", "tan", "arcsin", "arccos", "logaddexp", "logaddexp2",
-    "softmax", "log_softmax", "logsumexp", "norm", "softplus", "erfinv",
+    "norm",
     # linear algebra: decompositions and solves lose too much in 16 bits (their inner matmuls included)
     "solve", "inv", "det", "slogdet", "svd", "svdvals", "pinv", "lstsq", "eigh", "eigvalsh", "qr", "cholesky",
     "cond", "matrix_rank", "matrix_norm", "vector_norm", "tensorsolve", "tensorinv")}
@@ -116,7 +101,7 @@ class AutocastPolicy:
     (False, True)
     """
 
-    primitives: tuple = _frozen(_DEFAULT_PRIMITIVES)
+    primitives: tuple = _frozen(_primitive_defaults())
     functions: tuple = _frozen(_DEFAULT_FUNCTIONS)
 
     def __post_init__(self):
@@ -159,7 +144,7 @@ class AutocastPolicy:
         lines = ["AutocastPolicy: only float16/bfloat16/float32 values are cast; "
                  "float64, integers and booleans never are."]
         for cls in CLASSES:
-            lines.append(f"{cls}: {_CLASS_MEANING[cls]}")
+            lines.append(f"{cls}: {MEANING[cls]}")
             named_p = sorted(k for k, c in prims.items() if c == cls)
             named_f = sorted(k for k, c in funcs.items() if c == cls)
             if cls == FOLLOW:

@@ -1,10 +1,11 @@
 """Primitive: the declaration that every fact about an IR operation hangs off.
 
-A primitive is declared once (in :mod:`xlac.ir.primitives`) with its type rule.
-Other packages attach their facts to the same object: the lowering package its
-StableHLO emitter, later the autodiff package its VJP and JVP rules, the
-batching pass its batching rule, the autocast pass its class. A pass reads
-these attributes; no pass keeps a private list of op names.
+A primitive is declared once (in :mod:`xlac.ir.primitives`) with its type rule
+and its default autocast class. Other packages attach their rules to the same
+object with :meth:`Primitive.register`: the lowering package its StableHLO
+emitter, the autodiff package its VJP and JVP rules, the batching pass its
+batching rule. A pass reads these attributes; no pass keeps a private list of
+op names.
 
 >>> from xlac.ir.types import TensorType
 >>> neg = Primitive("neg_example", lambda x: x)
@@ -17,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np  # noqa: F401  (used by the docstring example)
 
+from xlac.ir.autocast_classes import FOLLOW
 from xlac.ir.types import TensorType
 
 
@@ -31,11 +33,15 @@ class Primitive:
     """An IR operation. ``type_rule(*operand_types, **attrs)`` returns the result type(s)."""
 
     def __init__(self, name: str, type_rule: Callable[..., Any], *, multiple_results: bool = False,
-                 category: str = ""):
+                 category: str = "", autocast: str = FOLLOW, autocast_by_op: dict | None = None):
         self.name = name
         self.type_rule = type_rule
         self.multiple_results = multiple_results
         self.category = category          # "unary", "binary", "compare", "reduce", ...
+        # The default xlac.autocast class (see xlac.ir.autocast_classes), and for a primitive with an "op"
+        # attribute (reduce) the classes of particular ops.
+        self.autocast_class = autocast
+        self.autocast_class_by_op = dict(autocast_by_op or {})
         # The rules other packages attach, each once, through register(): the StableHLO emitter
         # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.batching_rules).
         self.emitter: Callable | None = None

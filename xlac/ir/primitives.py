@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlac.ir import dtypes
+from xlac.ir.autocast_classes import FLOAT32, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
@@ -61,29 +62,29 @@ def _binary_rule(name: str, allowed: str):
     return rule
 
 
-def _unary(name: str, allowed: str):
-    return declare(name, _unary_rule(name, allowed), category="unary")
+def _unary(name: str, allowed: str, **kwargs):
+    return declare(name, _unary_rule(name, allowed), category="unary", **kwargs)
 
 
-def _binary(name: str, allowed: str):
-    return declare(name, _binary_rule(name, allowed), category="binary")
+def _binary(name: str, allowed: str, **kwargs):
+    return declare(name, _binary_rule(name, allowed), category="binary", **kwargs)
 
 
 # Elementwise primitives, with the dtypes each accepts. Names that are Python keywords or builtins end in "_".
 neg = _unary("neg", "number")
 sign = _unary("sign", "number")
-exp = _unary("exp", "float")
-expm1 = _unary("expm1", "float")
-log = _unary("log", "float")
-log1p = _unary("log1p", "float")
+exp = _unary("exp", "float", autocast=FLOAT32)
+expm1 = _unary("expm1", "float", autocast=FLOAT32)
+log = _unary("log", "float", autocast=FLOAT32)
+log1p = _unary("log1p", "float", autocast=FLOAT32)
 sqrt = _unary("sqrt", "float")
-rsqrt = _unary("rsqrt", "float")
+rsqrt = _unary("rsqrt", "float", autocast=FLOAT32)
 cbrt = _unary("cbrt", "real_float")
 tanh = _unary("tanh", "float")
 logistic = _unary("logistic", "float")
 sin = _unary("sin", "float")
 cos = _unary("cos", "float")
-tan = _unary("tan", "float")
+tan = _unary("tan", "float", autocast=FLOAT32)
 floor = _unary("floor", "real_float")
 ceil = _unary("ceil", "real_float")
 round_ = _unary("round", "real_float")
@@ -91,15 +92,15 @@ erf = _unary("erf", "real_float")
 not_ = _unary("not", "int_or_bool")
 popcnt = _unary("popcnt", "int")
 
-add = _binary("add", "any")
-sub = _binary("sub", "number")
-mul = _binary("mul", "any")
-div = _binary("div", "number")
-rem = _binary("rem", "real_number")
-pow_ = _binary("pow", "number")
-max_ = _binary("max", "any")
-min_ = _binary("min", "any")
-atan2 = _binary("atan2", "real_float")
+add = _binary("add", "any", autocast=PROMOTE)
+sub = _binary("sub", "number", autocast=PROMOTE)
+mul = _binary("mul", "any", autocast=PROMOTE)
+div = _binary("div", "number", autocast=PROMOTE)
+rem = _binary("rem", "real_number", autocast=PROMOTE)
+pow_ = _binary("pow", "number", autocast=FLOAT32)
+max_ = _binary("max", "any", autocast=PROMOTE)
+min_ = _binary("min", "any", autocast=PROMOTE)
+atan2 = _binary("atan2", "real_float", autocast=PROMOTE)
 and_ = _binary("and", "int_or_bool")
 or_ = _binary("or", "int_or_bool")
 xor = _binary("xor", "int_or_bool")
@@ -137,7 +138,7 @@ def _complex_rule(re: TensorType, im: TensorType) -> TensorType:
     return re.with_dtype(np.dtype("complex64") if re.dtype == np.float32 else np.dtype("complex128"))
 
 
-complex_ = declare("complex", _complex_rule, category="binary")
+complex_ = declare("complex", _complex_rule, category="binary", autocast=FLOAT32)
 
 COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
@@ -148,7 +149,7 @@ def _compare_rule(x: TensorType, y: TensorType, *, direction: str) -> TensorType
     return x.with_dtype(BOOL)
 
 
-compare = declare("compare", _compare_rule, category="compare")
+compare = declare("compare", _compare_rule, category="compare", autocast=PROMOTE)
 
 
 def _select_rule(pred: TensorType, on_true: TensorType, on_false: TensorType) -> TensorType:
@@ -159,7 +160,7 @@ def _select_rule(pred: TensorType, on_true: TensorType, on_false: TensorType) ->
     return on_true
 
 
-select = declare("select", _select_rule, category="select")
+select = declare("select", _select_rule, category="select", autocast=PROMOTE)
 
 
 def _clamp_rule(lo: TensorType, x: TensorType, hi: TensorType) -> TensorType:
@@ -169,7 +170,7 @@ def _clamp_rule(lo: TensorType, x: TensorType, hi: TensorType) -> TensorType:
     return x
 
 
-clamp = declare("clamp", _clamp_rule, category="select")
+clamp = declare("clamp", _clamp_rule, category="select", autocast=PROMOTE)
 
 
 def _convert_rule(x: TensorType, *, dtype) -> TensorType:
@@ -194,7 +195,7 @@ def _bitcast_rule(x: TensorType, *, dtype) -> TensorType:
     return TensorType(x.shape[:-1], dtype)
 
 
-bitcast_convert = declare("bitcast_convert", _bitcast_rule, category="convert")
+bitcast_convert = declare("bitcast_convert", _bitcast_rule, category="convert", autocast=KEEP)
 
 # ---------------------------------------------------------------- shapes and data movement
 
@@ -273,7 +274,7 @@ def _dynamic_update_slice_rule(x: TensorType, update: TensorType, *starts: Tenso
     return x
 
 
-dynamic_update_slice = declare("dynamic_update_slice", _dynamic_update_slice_rule, category="update")
+dynamic_update_slice = declare("dynamic_update_slice", _dynamic_update_slice_rule, category="update", autocast=PROMOTE)
 
 
 def _gather_rule(x: TensorType, indices: TensorType, *, offset_dims, collapsed_slice_dims, start_index_map,
@@ -321,7 +322,7 @@ def _scatter_rule(x: TensorType, indices: TensorType, updates: TensorType, *, up
     return x
 
 
-scatter = declare("scatter", _scatter_rule, category="update")
+scatter = declare("scatter", _scatter_rule, category="update", autocast=PROMOTE)
 
 
 def _concatenate_rule(*xs: TensorType, dimension) -> TensorType:
@@ -337,7 +338,7 @@ def _concatenate_rule(*xs: TensorType, dimension) -> TensorType:
     return first.with_shape(shape)
 
 
-concatenate = declare("concatenate", _concatenate_rule, category="shape")
+concatenate = declare("concatenate", _concatenate_rule, category="shape", autocast=PROMOTE)
 
 
 def _pad_rule(x: TensorType, padding_value: TensorType, *, low, high, interior) -> TensorType:
@@ -352,7 +353,7 @@ def _pad_rule(x: TensorType, padding_value: TensorType, *, low, high, interior) 
     return x.with_shape(shape)
 
 
-pad = declare("pad", _pad_rule, category="shape")
+pad = declare("pad", _pad_rule, category="shape", autocast=PROMOTE)
 
 
 def _iota_rule(*, shape, dtype, dimension) -> TensorType:
@@ -384,7 +385,7 @@ def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
     return x.with_shape([d for i, d in enumerate(x.shape) if i not in axes])
 
 
-reduce = declare("reduce", _reduce_rule, category="reduce")
+reduce = declare("reduce", _reduce_rule, category="reduce", autocast_by_op={"sum": FLOAT32, "prod": FLOAT32})
 
 
 def _arg_reduce_rule(x: TensorType, *, axis, index_dtype) -> TensorType:
@@ -413,7 +414,7 @@ def _dot_general_rule(lhs: TensorType, rhs: TensorType, *, contracting, batch, p
     return TensorType(tuple(shape), dtype)
 
 
-dot_general = declare("dot_general", _dot_general_rule, category="contraction")
+dot_general = declare("dot_general", _dot_general_rule, category="contraction", autocast=LOWER_PRECISION)
 
 
 def _sort_rule(*xs: TensorType, dimension, is_stable=True, num_keys=1) -> tuple[TensorType, ...]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.autocast_classes import FLOAT32
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
@@ -53,4 +54,4 @@ def _fft_rule(x: TensorType, *, fft_type, fft_length) -> TensorType:
     return x
 
 
-fft = declare("fft", _fft_rule, category="fft")
+fft = declare("fft", _fft_rule, category="fft", autocast=FLOAT32)

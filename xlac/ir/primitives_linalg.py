@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.autocast_classes import FLOAT32
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
@@ -50,7 +51,8 @@ def _cholesky_rule(a: TensorType, *, lower: bool = True) -> TensorType:
 
 # ``cholesky a``: the triangular factor (lower: L with a = L L^H; else U with a = U^H U), the other
 # triangle zero. Only the named triangle of ``a`` is read; ``a`` that is not positive definite gives NaNs.
-cholesky = declare("cholesky", _cholesky_rule, category="linalg")
+# The decompositions run in float32 under xlac.autocast: 16 bits lose too much in them.
+cholesky = declare("cholesky", _cholesky_rule, category="linalg", autocast=FLOAT32)
 
 
 def _triangular_solve_rule(a: TensorType, b: TensorType, *, left_side: bool, lower: bool,
@@ -69,7 +71,7 @@ def _triangular_solve_rule(a: TensorType, b: TensorType, *, left_side: bool, low
 # ``triangular_solve a b``: x with op(a) x = b (left_side) or x op(a) = b, op(a) = a, a^T or a^H as
 # ``transpose_a`` says; only the ``lower`` (or upper) triangle of a is read, its diagonal taken as ones
 # with ``unit_diagonal``.
-triangular_solve = declare("triangular_solve", _triangular_solve_rule, category="linalg")
+triangular_solve = declare("triangular_solve", _triangular_solve_rule, category="linalg", autocast=FLOAT32)
 
 
 def _qr_rule(a: TensorType, *, mode: str = "reduced") -> tuple[TensorType, TensorType]:
@@ -88,7 +90,7 @@ def _qr_rule(a: TensorType, *, mode: str = "reduced") -> tuple[TensorType, Tenso
 # shape (m, k), r (k, n), k = min(m, n), "complete" q (m, m), r (m, n). Whenever q is square, det(q) = 1
 # (the last row of r carries the sign). "raw" gives LAPACK's geqrf pair instead: r above the diagonal and
 # the Householder vectors below it, and the Householder scalars tau (no derivative).
-qr = declare("qr", _qr_rule, multiple_results=True, category="linalg")
+qr = declare("qr", _qr_rule, multiple_results=True, category="linalg", autocast=FLOAT32)
 
 
 def _eigh_rule(a: TensorType, *, lower: bool = True) -> tuple[TensorType, TensorType]:
@@ -98,4 +100,4 @@ def _eigh_rule(a: TensorType, *, lower: bool = True) -> tuple[TensorType, Tensor
 
 # ``eigh a``: (w, v), the eigenvalues of the Hermitian matrix a in ascending order and its orthonormal
 # eigenvectors (columns of v), a v = v diag(w). Only the ``lower`` (or upper) triangle of a is read.
-eigh = declare("eigh", _eigh_rule, multiple_results=True, category="linalg")
+eigh = declare("eigh", _eigh_rule, multiple_results=True, category="linalg", autocast=FLOAT32)

@@ -45,7 +45,8 @@ from collections import Counter
 
 import numpy as np
 
-from xlac.autocast import DEFAULT_POLICY, FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, PROMOTE
+from xlac.autocast import DEFAULT_POLICY
+from xlac.ir.autocast_classes import FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Node, Value
