@@ -36,6 +36,7 @@ from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
 from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
+from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 from xlac.trace.context import Trace, autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 
@@ -57,6 +58,9 @@ class Traced:
     captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
     timings: dict = field(default_factory=dict)   # seconds per stage: "trace", each pass, "lower", "xla_compile"
     rebound: Rebindings | None = None    # places outside the arguments the function rebinds: assigned per call
+    # What the program checks after the call (traced indices in bounds): its output after the results and
+    # the rebound values holds the status and the payload (see xlac.trace.checks).
+    checks: list = field(default_factory=list)
 
     @property
     def graph(self) -> Graph:
@@ -123,9 +127,10 @@ class Compiled:
         out_types = [v.type for v in graph.outputs]
         if graph.input_updates:
             self._run = _make_updating_runner(executable, traced.device, traced.in_specs, out_types,
-                                              traced.out_tree, graph.input_updates, traced.in_paths)
+                                              traced.out_tree, graph.input_updates, traced.in_paths, traced.checks)
         else:
-            self._run = _make_runner(executable, traced.device, traced.in_specs, out_types, traced.out_tree)
+            self._run = _make_runner(executable, traced.device, traced.in_specs, out_types, traced.out_tree,
+                                     traced.checks)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
@@ -190,30 +195,34 @@ class OutsideArrayChanged(Exception):
     """An array a compiled function reads from outside its arguments changed shape or dtype: trace again."""
 
 
-def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree):
+def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree, checks):
     """The cached call path as one closure over everything it needs: it runs on every call."""
     execute = executable.execute
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
+    n_results = len(out_types) - (1 if checks else 0)
 
     def run(leaves):
         buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
                    else to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, in_specs)]
         outputs = execute(buffers)
+        if checks:
+            _raise_if_check_failed(outputs, n_results, checks)
         if single_output:
             return wrap(outputs[0], out_type, device)
         return pytree.unflatten(out_tree, [wrap(b, t, device) for b, t in zip(outputs, out_types)])
     return run
 
 
-def _make_updating_runner(executable, device, in_specs, out_types, out_tree, input_updates, in_paths):
+def _make_updating_runner(executable, device, in_specs, out_types, out_tree, input_updates, in_paths, checks):
     """The call path of a program that writes to some of its arguments: afterwards each such argument
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
-    a NumPy array is copied into."""
+    a NumPy array is copied into. A call that fails a check writes what the program wrote before the
+    failing check, as NumPy would have, then raises."""
     execute = executable.execute
     wrap = Array._from_buffer
-    n_results = len(out_types) - len(input_updates)
+    n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
     donated = {i for i, _ in input_updates}
 
     def run(leaves):
@@ -228,9 +237,17 @@ def _make_updating_runner(executable, device, in_specs, out_types, out_tree, inp
                 leaf._buffer, leaf._device = outputs[j], device
             else:
                 np.copyto(leaf, runtime.to_numpy(outputs[j], out_types[j].dtype, out_types[j].shape))
+        if checks:
+            _raise_if_check_failed(outputs, n_results, checks)
         results = [wrap(b, t, device) for b, t in zip(outputs[:n_results], out_types)]
         return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
     return run
+
+
+def _raise_if_check_failed(outputs, at: int, checks) -> None:
+    """Read the checks' output (status and payload, at ``at``); raise the failed check's error."""
+    status, payload = runtime.to_numpy(outputs[at], INDEX_DTYPE, (2,)).tolist()
+    raise_if_failed(status, payload, checks)
 
 
 def _check_no_shared_memory(leaves, written, paths) -> None:
@@ -251,7 +268,7 @@ def _check_no_shared_memory(leaves, written, paths) -> None:
 
 
 def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
-                   mutabilities=None, *, statics=None, static_names=None) -> Traced:
+                   mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True) -> Traced:
     """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
     ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
     With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
@@ -259,13 +276,14 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     without, constants."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
-    with Trace(capture_outside_arrays=statics is not None) as trace:
+    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds) as trace:
         if statics is not None:
             trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
         try:
             trace.graph.outputs, out_tree = _run_traced(fn, name, trace, rebuild(tracers))
+            check_outputs = [trace.checks.output().value] if trace.checks.sources else []
         except BaseException:
             if trace.watch is not None:
                 trace.watch.finish(write_back=False, failed=True)    # no Tracer stays in a user's object
@@ -280,13 +298,14 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     if rebound:
         read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
         rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, read_per_call)
+    trace.graph.outputs.extend(check_outputs)
     if captures is not None:
         specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
         paths = list(paths) + captures.names
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
-                  rebound=rebindings)
+                  rebound=rebindings, checks=trace.checks.all_checks())
 
 
 def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
@@ -349,7 +368,7 @@ class CacheInfo:
 class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True):
         if not callable(fn):
             raise TypeError(f"xlac.compile expects a callable, got {type(fn).__name__}")
         # A callable object's attributes are its own state, not the wrapper's: copy only the names.
@@ -357,6 +376,7 @@ class CompiledFunction:
         self.__name__ = callable_name(fn)
         self._fn = fn
         self._dump_dir = dump_dir
+        self._check_bounds = check_bounds
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
@@ -478,7 +498,8 @@ class CompiledFunction:
             return self._merge(dyn_args, dyn_kwargs, statics)
         return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
                               [leaf_mutability(leaf) for leaf in leaves],
-                              statics=_unwrap_all(statics), static_names=self._static_names(statics))
+                              statics=_unwrap_all(statics), static_names=self._static_names(statics),
+                              check_bounds=self._check_bounds)
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -643,12 +664,18 @@ def _static_args(fn, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None):
+def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
     traced once and compiled once; later calls with it run the cached executable.
     ``dump_dir`` writes every stage of each compile there (see ``xlac.inspection``).
+
+    A traced index out of bounds raises ``IndexError`` after the call, as NumPy raises it (the program
+    computes a status next to its results; writes after the failing index are not made). With
+    ``check_bounds=False`` nothing is checked: a traced index out of bounds is clamped into the axis
+    for reads and for writes with a single traced index, as XLA does, and an out-of-bounds element of
+    an index array drops its write.
 
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")
@@ -659,5 +686,5 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     """
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 device=device, dump_dir=dump_dir)
-    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir)
+                                 device=device, dump_dir=dump_dir, check_bounds=check_bounds)
+    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds)

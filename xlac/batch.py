@@ -24,7 +24,7 @@ from xlac.ir.graph import Value
 from xlac.passes.batching import batch_graph, move_batch_axis
 from xlac.trace import pytree
 from xlac.trace.context import current_trace
-from xlac.trace.subgraph import leaf_type, trace_subgraph
+from xlac.trace.subgraph import adopt_checks, leaf_type, trace_subgraph
 from xlac.trace.tracer import Tracer
 
 __all__ = ["vmap"]
@@ -95,6 +95,7 @@ class Vmapped:
         inputs = [asarray(leaf) for leaf in leaves] + list(sub.lifted)
         in_dims = axes + [None] * len(sub.lifted)
         outs, out_dims = batch_graph(sub.graph, inputs, in_dims)
+        outs, out_dims = adopt_checks(sub, outs, out_dims), out_dims[:len(outs) - bool(sub.checks)]
         out_spec = _leaf_out_axes(self._out_axes, sub.out_tree)
         results = [_place_output(x, d, spec, size) for x, d, spec in zip(outs, out_dims, out_spec)]
         return pytree.unflatten(sub.out_tree, results)

@@ -24,7 +24,7 @@ from xlac.ir import primitives as P
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
 from xlac.trace import ops, pytree
 from xlac.trace.context import current_trace
-from xlac.trace.subgraph import trace_subgraph
+from xlac.trace.subgraph import adopt_checks, trace_subgraph
 from xlac.trace.tracer import Tracer
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "stop_gradient"]
@@ -96,6 +96,7 @@ class _Linearized:
 
     def run(self, wrt: list[int]):
         outputs, self.backward = linearize_reverse(self.sub.graph, self.inputs, wrt)
+        outputs = adopt_checks(self.sub, outputs)
         self.wrt = wrt
         self.outputs = outputs[:self.n_out]
         self.aux = pytree.unflatten(self.aux_tree, outputs[self.n_out:]) if self.has_aux else None
@@ -309,6 +310,8 @@ def _jvp_traced(f, primals, tangents):
             raise ValueError(located(f"jvp: a tangent of shape {t.shape} for a primal of shape {x.shape}"))
         tans.append(ops.convert(t, x.dtype) if is_differentiable(x.dtype) else None)
     outputs, out_tans = forward(sub.graph, inputs + list(sub.lifted), tans + [None] * len(sub.lifted))
+    outputs = adopt_checks(sub, outputs)
+    out_tans = out_tans[:len(outputs)]
     out_tans = [t if t is not None else _zeros_like(o) for t, o in zip(out_tans, outputs)]
     return pytree.unflatten(sub.out_tree, outputs), pytree.unflatten(sub.out_tree, out_tans)
 

@@ -76,9 +76,12 @@ def test_many_traced_duplicates_keep_the_last_value():
                    row_block)
 
 
-def test_traced_out_of_bounds_writes_are_dropped():
-    f = xlac.compile(lambda a, i, v: xnp.index_update(a, i, v))
-    assert_matches(f(np.zeros(4), np.array([0, 9, 0]), np.array([1.0, 2.0, 3.0])), np.array([3.0, 0, 0, 0]))
+def test_traced_out_of_bounds_writes_raise_or_are_dropped_without_checks():
+    args = np.zeros(4), np.array([0, 9, 0]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
+        xlac.compile(lambda a, i, v: xnp.index_update(a, i, v))(*args)
+    unchecked = xlac.compile(lambda a, i, v: xnp.index_update(a, i, v), check_bounds=False)
+    assert_matches(unchecked(*args), np.array([3.0, 0, 0, 0]))
 
 
 @pytest.mark.parametrize("mode, ufunc", [("add", np.add), ("multiply", np.multiply),

@@ -26,6 +26,7 @@ from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
+from xlac.trace.checks import require_index_in_bounds
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -52,6 +53,7 @@ class _Item:
     axis: int | None = None
     value: object = None
     normalized: bool = False      # "array" values already in [0, size)
+    source_axis: int | None = None   # the axis of the indexed array, as NumPy's messages number it
 
 
 def _classify(entry):
@@ -176,7 +178,7 @@ def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> _Item:
         raise IndexError(located(f"index is out of bounds for axis {axis} with size 0"))
     if kind == "slice":
         _check_slice(value)
-    return _Item(kind, work_axis, value)
+    return _Item(kind, work_axis, value, source_axis=axis)
 
 
 def _normalized_static(index: np.ndarray, axis: int, size: int) -> np.ndarray:
@@ -217,8 +219,11 @@ def _apply_slices(x: Tracer, items) -> Tracer:
     return ops.reverse(ops.slice(x, start, limit, strides), reversed_axes)
 
 
-def _normalized_traced(index: Tracer, size: int) -> Tracer:
-    """A traced index as int64 with negative values wrapped (out-of-range values are left to XLA's clamping)."""
+def _normalized_traced(index: Tracer, size: int, axis: int | None) -> Tracer:
+    """A traced index as int64 with negative values wrapped. Unless the trace's checks are off, the call
+    raises IndexError afterwards for an index outside ``[-size, size)`` (see :mod:`xlac.trace.checks`);
+    XLA clamps such an index meanwhile."""
+    require_index_in_bounds(index, size, axis)
     if dtypes.is_unsigned_int(index.dtype):
         return ops.convert(index, INDEX_DTYPE)
     index = ops.convert(index, INDEX_DTYPE)
@@ -232,7 +237,9 @@ def _basic(x: Tracer, items) -> Tracer:
     dynamic = {item.axis: item.value for item in items if item.kind == "dyn"}
     if dynamic:
         zero = ops.constant(0, INDEX_DTYPE)
-        starts = [_normalized_traced(dynamic[a], x.shape[a]) if a in dynamic else zero for a in range(x.ndim)]
+        axes = {item.axis: item.source_axis for item in items if item.kind == "dyn"}
+        starts = [_normalized_traced(dynamic[a], x.shape[a], axes[a]) if a in dynamic else zero
+                  for a in range(x.ndim)]
         x = ops.dynamic_slice(x, starts, [1 if a in dynamic else d for a, d in enumerate(x.shape)])
     shape = []
     for item in items:
@@ -253,14 +260,15 @@ def _broadcast_index_shape(arrays) -> tuple[int, ...]:
 
 
 def _index_tensor(arrays, sizes, batch_shape) -> Tracer:
-    """The gather indices: every index array broadcast to ``batch_shape``, stacked in a last axis."""
-    if not any(isinstance(a, Tracer) for a, _ in arrays):
-        stacked = np.stack([np.broadcast_to(a, batch_shape) for a, _ in arrays], axis=-1)
+    """The gather indices: every index array broadcast to ``batch_shape``, stacked in a last axis.
+    ``arrays``: (index array, already normalized, the axis it indexes) triples."""
+    if not any(isinstance(a, Tracer) for a, _, _ in arrays):
+        stacked = np.stack([np.broadcast_to(a, batch_shape) for a, _, _ in arrays], axis=-1)
         return ops.constant(stacked, INDEX_DTYPE)
     columns = []
-    for (array, normalized), size in zip(arrays, sizes):
+    for (array, normalized, axis), size in zip(arrays, sizes):
         if isinstance(array, Tracer):
-            column = array if normalized else _normalized_traced(array, size)
+            column = array if normalized else _normalized_traced(array, size, axis)
             column = ops.broadcast_to(ops.convert(column, INDEX_DTYPE), batch_shape)
         else:
             column = ops.constant(np.broadcast_to(array, batch_shape), INDEX_DTYPE)
@@ -285,7 +293,8 @@ def _advanced(x: Tracer, items) -> Tracer:
         raise IndexError(located("index is out of bounds for an axis of size 0"))
     if 0 in out_shape:
         return ops.full(out_shape, 0, x.dtype)
-    indices = _index_tensor([(a.value, a.normalized) for a in arrays], [x.shape[a] for a in axes], batch_shape)
+    indices = _index_tensor([(a.value, a.normalized, a.source_axis) for a in arrays], [x.shape[a] for a in axes],
+                            batch_shape)
     rank = len(batch_shape) + x.ndim - len(axes)
     gathered = ops.gather(
         x, indices,
@@ -568,11 +577,11 @@ def _as_advanced(items):
     out = []
     for item in items:
         if item.kind == "int":
-            item = _Item("array", item.axis, np.asarray(item.value, INDEX_DTYPE), True)
+            item = _Item("array", item.axis, np.asarray(item.value, INDEX_DTYPE), True, item.source_axis)
         elif item.kind == "dyn":
-            item = _Item("array", item.axis, item.value, False)
+            item = _Item("array", item.axis, item.value, False, item.source_axis)
         else:
-            item = _Item(item.kind, item.axis, item.value, item.normalized)
+            item = _Item(item.kind, item.axis, item.value, item.normalized, item.source_axis)
         out.append(item)
     return out
 
@@ -610,7 +619,8 @@ def _columns(items, work_shape, target, slice_dims, batch_at, batch_shape):
         elif item.kind == "array":
             value = item.value
             if isinstance(value, Tracer):
-                value = value if item.normalized else _normalized_traced(value, work_shape[item.axis])
+                value = value if item.normalized else _normalized_traced(value, work_shape[item.axis],
+                                                                         item.source_axis)
                 value = ops.broadcast_to(ops.convert(value, INDEX_DTYPE), batch_shape)
                 columns[item.axis] = ops.broadcast_in_dim(value, target, place_batch)
             else:
@@ -682,14 +692,23 @@ def _scatter_update(x: Tracer, items, work_shape, values: Tracer, mode: str, ded
         else:
             stacked = np.stack([np.broadcast_to(c, target).reshape(-1) for c in columns], axis=-1)
             indices, updates = ops.constant(stacked, INDEX_DTYPE), ops.reshape(values, (values.size,))
-        return _scatter_elements(x, indices, updates, mode)
+        return _scatter_elements(x, _dropped_after_failed_check(indices, work_shape), updates, mode)
     n = int(np.prod(target))
     stacked = [ops.reshape(ops.broadcast_to(c if isinstance(c, Tracer) else ops.constant(c, INDEX_DTYPE), target),
                            (n, 1)) for c in columns]
     indices = ops.concatenate(stacked, 1)
     if dedupe:
         indices = _traced_last_writers(indices, work_shape)
-    return _scatter_elements(x, indices, ops.reshape(values, (n,)), mode)
+    return _scatter_elements(x, _dropped_after_failed_check(indices, work_shape), ops.reshape(values, (n,)), mode)
+
+
+def _dropped_after_failed_check(indices: Tracer, work_shape) -> Tracer:
+    """Scatter ``indices`` sent out of bounds, so that XLA drops every update, where a check before the
+    write failed (NumPy would have raised before writing)."""
+    ok = current_trace().checks.ok
+    if ok is None:
+        return indices
+    return ops.select(ok, indices, ops.full_like(indices, work_shape[0]))
 
 
 def _slice_update(x: Tracer, items, values: Tracer) -> Tracer:
@@ -699,7 +718,7 @@ def _slice_update(x: Tracer, items, values: Tracer) -> Tracer:
         if item.kind in ("int", "dyn"):
             window.append(1)
             starts.append(ops.constant(item.value, INDEX_DTYPE) if item.kind == "int"
-                          else _normalized_traced(item.value, x.shape[item.axis]))
+                          else _normalized_traced(item.value, x.shape[item.axis], item.source_axis))
         elif item.kind == "slice":
             first, stop, step = item.value.indices(x.shape[item.axis])
             count = len(range(first, stop, step))
@@ -709,6 +728,9 @@ def _slice_update(x: Tracer, items, values: Tracer) -> Tracer:
             window.append(count)
             starts.append(ops.constant(first if count else 0, INDEX_DTYPE))
     update = ops.reverse(ops.reshape(values, window), reversed_axes)
+    ok = current_trace().checks.ok
+    if ok is not None:          # after a failed check the region keeps what it held
+        update = ops.select(ok, update, ops.dynamic_slice(x, starts, window))
     return ops.dynamic_update_slice(x, update, starts)
 
 
@@ -814,7 +836,7 @@ def _index_update(x, index, values, mode="set"):
         work = _slice_update(work, items, values)
     else:
         work = _scatter_update(work, items, work_shape, values, mode, dedupe=advanced and mode == "set")
-    return ops.reshape(work, x.shape)
+    return current_trace().checks.guarded(ops.reshape(work, x.shape))
 
 
 _index_update.__name__ = "index_update"
@@ -828,8 +850,8 @@ def index_update(x, index, values, mode="set"):
     ``values`` must fit any number of True elements: a scalar, or one row). ``values`` is broadcast to the
     shape of ``x[index]`` and cast to ``x.dtype`` as NumPy's assignment casts (floats into integers
     truncate; a Python NaN into an integer array raises ValueError). Duplicate positions keep the last
-    value, as in NumPy, on every backend. Traced indices cannot be checked: negatives wrap, out-of-bounds
-    writes are dropped (a traced scalar index with only slices is clamped, like :func:`getitem`).
+    value, as in NumPy, on every backend. Traced indices wrap negatives; one out of bounds raises
+    IndexError after the call (unless checks are off: ``xlac.compile(..., check_bounds=False)``).
 
     ``mode`` "add", "multiply", "minimum" or "maximum" combines ``values`` into ``x`` instead, with
     duplicates accumulating as in ``np.add.at(x, index, values)``.

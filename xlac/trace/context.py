@@ -23,6 +23,7 @@ from xlac.errors import TracerConversionError, located, user_location
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
+from xlac.trace.checks import Checks
 from xlac.trace.tracer import Tracer
 
 class _ThreadState(threading.local):
@@ -76,8 +77,13 @@ def autocast_scope(state):
 class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
-    def __init__(self, *, capture_outside_arrays: bool = False):
+    def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None):
         self.graph = Graph(inputs=[])
+        if check_bounds is None:            # a transform's trace checks as the trace it runs inside does
+            enclosing = current_trace()
+            check_bounds = enclosing.checks.enabled if enclosing is not None else True
+        # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
+        self.checks = Checks(check_bounds)
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
         # None where outside arrays are constants (eager calls).
         self.captured: dict[int, tuple] | None = {} if capture_outside_arrays else None

@@ -21,7 +21,9 @@ become trailing inputs of its graph (``SubGraph.lifted``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from xlac.ir.graph import Graph, Node
 from xlac.ir.interpreter import interpret
@@ -43,6 +45,9 @@ class SubGraph:
     in_tree: pytree.TreeDef
     out_tree: pytree.TreeDef
     lifted: list[Tracer]            # values of the enclosing trace, for the trailing inputs
+    # The function's after-call checks (see xlac.trace.checks): when there are any, the graph's last
+    # output holds their status and payload; adopt_checks hands it to the enclosing trace.
+    checks: list = field(default_factory=list)
 
     @property
     def n_args(self) -> int:
@@ -80,6 +85,8 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
             raise
         trace.watch.finish(write_back=False)
         outputs = [asarray(leaf).value for leaf in out_leaves]
+        if trace.checks.sources:
+            outputs.append(trace.checks.output().value)
     graph = trace.graph
     graph.outputs = outputs
     passes = dict(PASSES)
@@ -88,7 +95,27 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
     # A write to an argument stays inside the transformed function: its new value is not an output.
     graph.outputs = graph.outputs[:len(outputs)]
     graph.input_updates = []
-    return SubGraph(graph, in_tree, out_tree, [outer for outer, _ in trace.lifted.values()])
+    return SubGraph(graph, in_tree, out_tree, [outer for outer, _ in trace.lifted.values()],
+                    trace.checks.all_checks())
+
+
+def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list:
+    """``outputs`` of an evaluated ``sub.graph`` without its check outputs, which go to the current trace's
+    checks. ``dims``: the batch axis of each output (vmap), where a failure in any example fails the call."""
+    if not sub.checks:
+        return outputs
+    from xlac.trace import ops
+    both = outputs[-1]
+    if dims is not None and dims[-1] is not None:       # (examples, 2) after moving the batch axis first
+        both = ops.transpose(both, (1, 0)) if dims[-1] == 1 else both
+        failing = ops.convert(ops.compare(both, ops.full_like(both, 0), "NE"), np.int32)
+        example = ops.argmax(ops.reshape(ops.slice(failing, (0, 0), (both.shape[0], 1), (1, 1)), (both.shape[0],)),
+                             0, np.int64)
+        both = ops.reshape(ops.dynamic_slice(both, [example, ops.constant(0, np.int64)], [1, 2]), (2,))
+    status = ops.reshape(ops.slice(both, (0,), (1,), (1,)), ())
+    payload = ops.reshape(ops.slice(both, (1,), (2,), (1,)), ())
+    current_trace().checks.adopt(status, payload, sub.checks)
+    return outputs[:-1]
 
 
 def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:

@@ -122,4 +122,4 @@ class Tracer(ArrayOperators):
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
-        self._trace.bind(P.store, (self, new))
+        self._trace.bind(P.store, (self, self._trace.checks.guard_write(self, new)))

@@ -76,7 +76,7 @@ def put_along_axis(arr, indices, values, axis):
     other axes), in place, as NumPy's ``put_along_axis``: the inverse of :func:`take_along_axis`.
     Duplicate positions keep the last value.
 
-    Deviation: traced indices cannot be bounds-checked; out-of-bounds writes are dropped.
+    Traced indices out of bounds raise IndexError after the call (see ``xlac.compile``'s ``check_bounds``).
 
     >>> import xlac
     >>> a = xlac.asarray(np.zeros((2, 3))); xnp.put_along_axis(a, np.array([[2], [0]]), 1.0, axis=1); a

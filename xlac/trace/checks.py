@@ -1,0 +1,130 @@
+"""After-call checks: conditions a compiled program verifies on traced values and reports after the call.
+
+XLA cannot raise, so a program that indexes with a traced value computes, next to its results, one more
+int64[2] output: a status (0: every check held; k: the k-th check failed first) and a payload (the
+offending value).
+After the call xlac reads the status and raises the check's error, ``IndexError`` for an index, with
+NumPy's words and the user's line, as JAX's ``checkify`` does. Writes that come after a failed check in
+program order are not made, so the arrays a call writes to are left as NumPy leaves them when it raises.
+
+A trace collects checks in its :class:`Checks`. A transform (``grad``, ``vmap``, ...) traces its function
+into a graph of its own; that graph's checks become its last output, which the transform hands to the
+enclosing trace's :class:`Checks` (:func:`xlac.trace.subgraph.adopt_checks`).
+
+>>> import numpy as np, xlac
+>>> f = xlac.compile(lambda x, i: x[i])
+>>> f(np.arange(3.0), 10)
+Traceback (most recent call last):
+IndexError: index 10 is out of bounds for axis 0 with size 3
+  at <doctest ...>:1 (in <lambda>)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlac.errors import located, user_location
+from xlac.ir.graph import SourceLocation
+
+INDEX_DTYPE = np.dtype("int64")
+
+
+@dataclass(frozen=True)
+class Check:
+    """What one check says when it fails: the error type and a message with a ``{value}`` field for the
+    payload (the offending index), and the user's line."""
+
+    error: type
+    message: str
+    location: SourceLocation | None
+
+    def exception(self, value: int) -> Exception:
+        return self.error(located(self.message.format(value=value), self.location))
+
+
+class Checks:
+    """The checks of one trace: sources of (int64 code, int64 payload, the checks a code numbers from 1)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.sources: list[tuple] = []
+        self.ok = None          # bool Tracer: every check so far held (None: there were none)
+        self._guarded: set[int] = set()   # ids of values whose writes already take ``ok`` into account
+
+    def guard_write(self, old, new):
+        """The value a write of ``new`` over ``old`` leaves: ``old`` where a check before it failed (NumPy
+        would have raised before writing). Index updates guard their own region (:meth:`guarded`)."""
+        if self.ok is None or new.value.id in self._guarded:
+            return new
+        from xlac.trace import ops
+        return ops.select(self.ok, new, old)
+
+    def guarded(self, value):
+        """Note that ``value`` (an index update's result) already leaves its array unchanged where a check
+        before it failed; returns it."""
+        if self.ok is not None:
+            self._guarded.add(value.value.id)
+        return value
+
+    def require(self, holds, payload, check: Check) -> None:
+        """Check that ``holds`` (a 0-d bool Tracer) is true; else fail with ``check`` and ``payload``."""
+        from xlac.trace import ops
+        code = ops.select(holds, ops.constant(0, INDEX_DTYPE), ops.constant(1, INDEX_DTYPE))
+        self.adopt(code, ops.convert(payload, INDEX_DTYPE), [check])
+
+    def adopt(self, code, payload, checks: list[Check]) -> None:
+        """Take over the checks of another graph: ``code`` 0, or k for ``checks[k - 1]``."""
+        from xlac.trace import ops
+        self.sources.append((code, payload, list(checks)))
+        held = ops.compare(code, ops.constant(0, INDEX_DTYPE), "EQ")
+        self.ok = held if self.ok is None else ops.and_(self.ok, held)
+
+    def all_checks(self) -> list[Check]:
+        """Every check, numbered from 1 in the order of the status codes."""
+        return [check for _, _, checks in self.sources for check in checks]
+
+    def output(self):
+        """One int64[2] Tracer: the first failing check's number from 1 (0 if none), and its payload (one
+        output, so that reading it after the call is one transfer)."""
+        from xlac.trace import ops
+        status, payload = ops.constant(0, INDEX_DTYPE), ops.constant(0, INDEX_DTYPE)
+        offset = sum(len(checks) for _, _, checks in self.sources)
+        for code, value, checks in reversed(self.sources):
+            offset -= len(checks)
+            failed = ops.compare(code, ops.constant(0, INDEX_DTYPE), "NE")
+            status = ops.select(failed, ops.add(code, ops.constant(offset, INDEX_DTYPE)), status)
+            payload = ops.select(failed, value, payload)
+        return ops.concatenate([ops.reshape(status, (1,)), ops.reshape(payload, (1,))], 0)
+
+
+def raise_if_failed(status: int, payload: int, checks: list[Check]) -> None:
+    """After a call: raise the error of check number ``status`` (from 1), if any."""
+    if status:
+        raise checks[status - 1].exception(payload)
+
+
+def require_index_in_bounds(index, size: int, axis: int) -> None:
+    """Check in the current trace that every element of ``index`` (an integer Tracer, before negative
+    indices are wrapped) lies in ``[-size, size)``, NumPy's rule; the payload is the first one that does not."""
+    from xlac.trace import ops
+    from xlac.trace.context import current_trace
+    checks = current_trace().checks
+    if not checks.enabled:
+        return
+    wide = ops.convert(index, INDEX_DTYPE)
+    if index.dtype == np.dtype("uint64"):      # values past int64 wrap negative; catch them as out of range
+        wide = ops.select(ops.compare(index, ops.full_like(index, 2 ** 63), "GE"),
+                          ops.full_like(wide, -(2 ** 62)), wide)
+    lowest = ops.full_like(wide, -size)
+    limit = ops.full_like(wide, size)
+    inside = ops.and_(ops.compare(wide, lowest, "GE"), ops.compare(wide, limit, "LT"))
+    if wide.ndim:
+        flat_inside = ops.reshape(inside, (inside.size,))
+        first_bad = ops.argmax(ops.convert(ops.not_(flat_inside), np.int32), 0, INDEX_DTYPE)
+        payload = ops.reshape(ops.dynamic_slice(ops.reshape(wide, (wide.size,)), [first_bad], [1]), ())
+        inside = ops.reduce(inside, "and", tuple(range(inside.ndim)))
+    else:
+        payload = wide
+    message = f"index {{value}} is out of bounds for axis {axis} with size {size}"
+    checks.require(inside, payload, Check(IndexError, message, user_location(2)))
