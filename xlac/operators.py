@@ -132,7 +132,9 @@ class ArrayOperators:
             raise ValueError(located("assignment destination is read-only (a read-only array or view, such as "
                                      "broadcast_to's or a jax Array argument; copy it first)"))
         if self.mutability == "value":
-            raise TypeError(located("a Python or NumPy scalar argument does not support item assignment"))
+            raise TypeError(located(f"a NumPy scalar ({self.dtype}) does not support item assignment: a Python or "
+                                    "NumPy scalar argument, or an element read with an integer per axis "
+                                    "(`t = x[0, 1]`), which NumPy gives as a scalar copy, not a view"))
 
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""

@@ -20,7 +20,7 @@ from xlac.numpy._core import asarray, is_python_scalar, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
-from xlac.trace.views import mark_view, strides_of
+from xlac.trace.views import element, mark_view, strides_of
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
            "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "stack", "hstack",
@@ -516,6 +516,8 @@ def flip(m, axis=None):
            [4, 3]])
     """
     x = as_array(m)
+    if x.ndim == 0 and axis is None:
+        return element(x)                       # NumPy's m[()]: a scalar, not a view
     axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim, "flip")
     return ops.reverse(x, sorted(axes))
 

@@ -122,6 +122,15 @@ def copy(x: Tracer) -> Tracer:
     return x._trace.bind(P.copy, (x,), weak=x.weak)
 
 
+def element(x: Tracer) -> Tracer:
+    """``x`` (a 0-d read such as ``a[0, 1]``) as NumPy's element read gives it: a scalar, a copy of the
+    value that no later write to ``a`` reaches, and whose augmented assignment (``acc += 1``) rebinds
+    the name instead of writing to memory."""
+    scalar = copy(x)
+    scalar.mutability = "value"
+    return scalar
+
+
 def _tracers_in(args):
     for a in args:
         if isinstance(a, Tracer):
@@ -163,6 +172,9 @@ def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[in
 
 
 def _mark_view(trace, source: Tracer, result: Tracer, first_node: int, writable: bool) -> Tracer:
+    if source.mutability == "value":
+        # A NumPy scalar has no memory to share: NumPy's ``s[...]`` and ``s.reshape(1)`` are new arrays.
+        return copy(result) if result.value is source.value else result
     if result.value is source.value:
         if writable or source.mutability == "readonly":
             return result
