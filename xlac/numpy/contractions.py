@@ -400,8 +400,9 @@ _LETTERS = set(string.ascii_letters)
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``, implicit outputs, ``...`` and repeated indices.
 
-    One operand and no summed index (``"ij->ji"``, ``"ii->i"``) gives a view of it, as NumPy's does: a
-    transpose is written through, a diagonal is a read-only view (NumPy's can be written).
+    One operand and no summed index (``"ij->ji"``, ``"ii->i"``) gives a view of it, as NumPy's does.
+
+    Deviation: a view with a diagonal (``"ii->i"``) is read-only, as ``diagonal``'s; NumPy's can be written.
 
     Also the interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. ``optimize`` is accepted and
     ignored: operands are always contracted pairwise, the pair with the smallest result first.

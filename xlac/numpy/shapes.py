@@ -251,8 +251,10 @@ def broadcast_to(array, shape):
 @numpy_function(view="marked")
 def broadcast_arrays(*args):
     """The arguments broadcast against each other, as a tuple of views: the arguments themselves where all
-    have the common shape already, else read-only views (NumPy 2 still lets them be written,
-    with a FutureWarning that this will stop; xlac raises NumPy's read-only ValueError).
+    have the common shape already, else read-only views.
+
+    Deviation: writing to a broadcast view raises NumPy's read-only ValueError (NumPy 2 still writes, with
+    a FutureWarning that this will stop).
 
     >>> [np.asarray(r).shape for r in broadcast_arrays(np.zeros(3), np.zeros((2, 1)))]
     [(2, 3), (2, 3)]
