@@ -12,7 +12,6 @@ from hypothesis import given, settings, strategies as st
 import xlac
 import xlac.numpy as xnp
 
-jax.config.update("jax_enable_x64", True)
 
 
 def _check_like_numpy(fn, *args):
