@@ -34,7 +34,8 @@ class Array(ArrayOperators):
     Passing it back into a compiled function reuses the device buffer.
     """
 
-    __slots__ = ("_buffer", "_xlac_type", "_device", "__weakref__")
+    # mutability: "mutable", or "readonly" (the zeros of a real array's .imag, read-only as in NumPy)
+    __slots__ = ("_buffer", "_xlac_type", "_device", "mutability", "__weakref__")
     __array_ufunc__ = array_ufunc         # np.exp(x), np.add.reduce(x), ndarray + x: xlac.numpy
     __array_function__ = array_function   # np.sum(x), np.split(x, 3), np.linalg.norm(x): xlac.numpy
     __array_priority__ = 1000
@@ -48,6 +49,7 @@ class Array(ArrayOperators):
         self._buffer = buffer
         self._xlac_type = type
         self._device = device
+        self.mutability = "mutable"
         return self
 
     @property
@@ -76,8 +78,6 @@ class Array(ArrayOperators):
 
     def __dlpack_device__(self):
         return self._buffer.__dlpack_device__()
-
-    mutability = "mutable"
 
     def _store(self, new: "Array") -> None:
         """In-place update: this handle now refers to ``new``'s buffer (views of eager Arrays are copies).

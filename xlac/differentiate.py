@@ -24,7 +24,7 @@ from xlac.ir import primitives as P
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
 from xlac.trace import ops, pytree
 from xlac.trace.context import current_trace
-from xlac.trace.subgraph import adopt_checks, trace_subgraph
+from xlac.trace.subgraph import adopt_checks, inline, trace_subgraph
 from xlac.trace.tracer import Tracer
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "stop_gradient"]
@@ -54,6 +54,25 @@ def _eager(fn, **compile_kwargs):
             compiled = compile(fn, **compile_kwargs)
         return compiled(*args, **kwargs)
     return call
+
+
+def _pure_call(fn, args: tuple):
+    """``fn(*args)`` evaluated into the current trace, its writes to its arguments kept inside as every
+    transform keeps them: the caller's arrays hold afterwards what they held before.
+
+    >>> import numpy as np, xlac
+    >>> def zero_after_use(x):
+    ...     y = x * 2.0
+    ...     x[...] = 0.0
+    ...     return y
+    >>> x = np.ones(2)
+    >>> np.asarray(xlac.compile(lambda x: _pure_call(zero_after_use, (x,)))(x)).tolist(), x.tolist()
+    ([2.0, 2.0], [1.0, 1.0])
+    """
+    sub = trace_subgraph(fn, args, {})
+    leaves, _ = pytree.flatten((tuple(args), {}))
+    outputs = inline(sub.graph, [_asarray(leaf) for leaf in leaves] + list(sub.lifted))
+    return pytree.unflatten(sub.out_tree, outputs)
 
 
 def _argnums_tuple(argnums, n_args: int, who: str) -> tuple[int, ...]:
@@ -261,10 +280,7 @@ def _cotangent_leaves(lin: _Linearized, cotangents, batched: bool) -> list:
 def _eager_vjp(f, primals, has_aux):
     from xlac.api import compile
 
-    def forward_only(*args):
-        result = f(*args)
-        return result
-    out = compile(forward_only)(*primals)
+    out = compile(lambda *args: _pure_call(f, args))(*primals)
     aux = None
     if has_aux:
         out, aux = out
@@ -429,7 +445,7 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
             (out, aux), (t_out, _) = _jvp_traced(lambda *flat: call(*flat), tuple(primals), tuple(tans))
             return pytree.flatten(t_out)[0]
 
-        (out, aux) = call(*primals)
+        (out, aux) = _pure_call(call, tuple(primals))
         out_leaves, out_tree = pytree.flatten(out)
         from xlac.batch import vmap
         columns = vmap(pushforward)(*basis)            # each (n_in, *output shape)

@@ -72,9 +72,23 @@ class ArrayOperators:
     def real(self):
         return xnp.real(self)
 
+    @real.setter
+    def real(self, value):
+        self._set_complex_part("real", value)
+
     @property
     def imag(self):
         return xnp.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        self._set_complex_part("imag", value)
+
+    def _set_complex_part(self, part: str, value):
+        """``x.real = value`` / ``x.imag = value``: NumPy's assignment to a part of a complex array."""
+        from xlac.numpy.dtypes import with_complex_part
+        self._check_writable()
+        self._store(with_complex_part(self, part, value))
 
     # -- arithmetic
     def __add__(self, other): return xnp.add(self, other)
@@ -132,7 +146,9 @@ class ArrayOperators:
             raise ValueError(located("assignment destination is read-only (a read-only array or view, such as "
                                      "broadcast_to's or a jax Array argument; copy it first)"))
         if self.mutability == "value":
-            raise TypeError(located("a Python or NumPy scalar argument does not support item assignment"))
+            raise TypeError(located(f"a NumPy scalar ({self.dtype}) does not support item assignment: a Python or "
+                                    "NumPy scalar argument, or an element read with an integer per axis "
+                                    "(`t = x[0, 1]`), which NumPy gives as a scalar copy, not a view"))
 
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
@@ -200,7 +216,7 @@ class ArrayOperators:
     def swapaxes(self, axis1, axis2): return xnp.swapaxes(self, axis1, axis2)
     def squeeze(self, axis=None): return xnp.squeeze(self, axis)
     def ravel(self, order="C"): return xnp.ravel(self, order=order)
-    def flatten(self, order="C"): return xnp.ravel(self, order=order)
+    def flatten(self, order="C"): return xnp.copy(xnp.ravel(self, order=order))
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return xnp.astype(self, dtype, copy=copy)
     def sum(self, axis=None, dtype=None, keepdims=False): return xnp.sum(self, axis, dtype=dtype, keepdims=keepdims)

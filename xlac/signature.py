@@ -60,7 +60,7 @@ def leaf_mutability(leaf) -> str:
     if isinstance(leaf, np.ndarray):
         return "mutable" if leaf.flags.writeable else "readonly"
     if getattr(leaf, "_xlac_type", None) is not None:
-        return "mutable"
+        return leaf.mutability               # an xlac.Array: "readonly" for the zeros of a real array's .imag
     return "readonly"
 
 

@@ -28,7 +28,7 @@ from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.dtypes import conjugate
 from xlac.numpy.ufuncs import multiply
-from xlac.trace import ops
+from xlac.trace import ops, views
 from xlac.trace.tracer import Tracer
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot"]
@@ -396,9 +396,13 @@ def _vector_axis(axis, ndim: int) -> int:
 _LETTERS = set(string.ascii_letters)
 
 
-@numpy_function
+@numpy_function(view="marked")
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """Einstein summation: ``einsum("ij,jk->ik", a, b)``, implicit outputs, ``...`` and repeated indices.
+
+    One operand and no summed index (``"ij->ji"``, ``"ii->i"``) gives a view of it, as NumPy's does.
+
+    Deviation: a view with a diagonal (``"ii->i"``) is read-only, as ``diagonal``'s; NumPy's can be written.
 
     Also the interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. ``optimize`` is accepted and
     ignored: operands are always contracted pairwise, the pair with the smallest result first.
@@ -424,7 +428,26 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
                 raise TypeError(located(f"einsum: operand {k} dtype {x.dtype} could not be cast to {dtype} "
                                         f"according to the rule {casting!r}"))
     labels, out_labels = _parse_subscripts(subscripts, arrays)
+    raw = operands[1:] if isinstance(operands[0], str) else operands[0:1]
+    if (len(arrays) == 1 and isinstance(raw[0], Tracer) and set(labels[0]) == set(out_labels)
+            and dtype in (None, arrays[0].dtype)):
+        return _single_operand_view(raw[0], labels[0], out_labels)
     return _contract(arrays, labels, out_labels, "einsum", dtype)
+
+
+def _single_operand_view(x: Tracer, labels: list, out_labels: list) -> Tracer:
+    """``einsum`` of one operand that sums over nothing: diagonals of repeated labels, then a transpose."""
+    from xlac.numpy.shapes import diagonal, transpose
+    if x.ndim == 0:
+        return views.element(x)                # NumPy's einsum("->", a) is a scalar
+    labels = list(labels)
+    while len(set(labels)) < len(labels):
+        first = next(label for label in labels if labels.count(label) > 1)
+        i = labels.index(first)
+        j = labels.index(first, i + 1)
+        x = diagonal(x, 0, i, j)               # drops axes i and j, adds their diagonal last
+        labels = [label for k, label in enumerate(labels) if k not in (i, j)] + [first]
+    return transpose(x, [labels.index(label) for label in out_labels])
 
 
 def _interleaved(args):

@@ -205,9 +205,9 @@ def astype(x, dtype, copy=True):
     return ops.convert(asarray(x), _dtypes.canonical(dtype))
 
 
-@numpy_function
+@numpy_function(view="writable")
 def real(x):
-    """The real part of ``x`` (``x`` itself for real dtypes).
+    """The real part of ``x``: a view, written through by ``x.real[i] = v`` (``x`` itself for real dtypes).
 
     >>> np.asarray(real(np.array([1 + 2j])))
     array([1.])
@@ -216,15 +216,54 @@ def real(x):
     return ops.real(a) if a.dtype.kind == "c" else a
 
 
-@numpy_function
+def _imag(x):
+    a = asarray(x)
+    if a.dtype.kind == "c":
+        return ops.imag(a)
+    zeros = ops.full(a.shape, 0, a.dtype)
+    zeros.mutability = "readonly"
+    return zeros
+
+
+_imag.__name__ = "imag"                  # the origin traced nodes are recorded with
+_traced_imag = numpy_function(_imag, view="writable")
+
+
 def imag(x):
-    """The imaginary part of ``x`` (zeros for real dtypes).
+    """The imaginary part of ``x``: a view for complex dtypes; for real dtypes read-only zeros, as NumPy's
+    (eagerly too).
 
     >>> np.asarray(imag(np.array([1 + 2j])))
     array([2.])
+    >>> imag(np.array([1.0])).mutability
+    'readonly'
+    """
+    part = _traced_imag(x)
+    if np.result_type(x).kind != "c":
+        part.mutability = "readonly"
+    return part
+
+
+imag.__wrapped_numpy__ = _imag
+
+
+@numpy_function
+def with_complex_part(x, part: str, value):
+    """``x`` with its real or imaginary ``part`` replaced by ``value`` (broadcast and cast to the part's
+    dtype): what ``x.real = value`` and ``x.imag = value`` store. A real ``x`` has only a real part.
+
+    >>> np.asarray(with_complex_part(np.array([1 + 2j]), "imag", 5))
+    array([1.+5.j])
     """
     a = asarray(x)
-    return ops.imag(a) if a.dtype.kind == "c" else ops.full(a.shape, 0, a.dtype)
+    if a.dtype.kind != "c":
+        if part == "imag":
+            raise TypeError(located(f"array does not have imaginary part to set (a real {a.dtype} array; "
+                                    "NumPy's error for `x.imag = v` on a real array)"))
+        return ops.convert(ops.broadcast_to(asarray(value), a.shape), a.dtype)
+    real_part, imag_part = ops.real(a), ops.imag(a)
+    new = ops.convert(ops.broadcast_to(asarray(value), a.shape), real_part.dtype)
+    return ops.complex(new, imag_part) if part == "real" else ops.complex(real_part, new)
 
 
 @ufunc

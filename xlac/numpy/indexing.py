@@ -25,7 +25,7 @@ from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
-from xlac.trace import ops
+from xlac.trace import ops, views
 from xlac.trace.checks import require_index_in_bounds
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
@@ -376,7 +376,30 @@ def getitem(x, index):
         index = _concrete_index(index)
         _parse(np.shape(x), index)
         index = _masks_as_positions(index)
-    return _traced_getitem(x, index)
+        return _traced_getitem(x, index)
+    result = _traced_getitem(x, index)
+    return views.element(result) if reads_one_element(np.ndim(x), index) else result
+
+
+def reads_one_element(ndim: int, index) -> bool:
+    """NumPy's rule for when ``x[index]`` is a scalar (a copy) rather than a view: every axis is
+    removed by an integer (a Python or NumPy integer, or a 0-d integer array, traced or not).
+
+    >>> reads_one_element(2, (0, -1)), reads_one_element(2, (0, ...)), reads_one_element(0, ())
+    (True, False, True)
+    """
+    entries = index if isinstance(index, tuple) else (index,)
+    return len(entries) == ndim and all(_is_integer_scalar(e) for e in entries)
+
+
+def _is_integer_scalar(entry) -> bool:
+    if isinstance(entry, (bool, np.bool_)):
+        return False
+    if isinstance(entry, numbers.Integral):
+        return True
+    if isinstance(entry, (Tracer, np.ndarray)) or hasattr(entry, "__xlac_array__"):
+        return np.ndim(entry) == 0 and dtypes.is_int(entry.dtype)
+    return False
 
 
 getitem.__wrapped_numpy__ = _getitem

@@ -20,7 +20,7 @@ from xlac.numpy._core import asarray, is_python_scalar, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
-from xlac.trace.views import mark_view, strides_of
+from xlac.trace.views import copy, element, is_contiguous, mark_view, strides_of, view_of
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
            "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "stack", "hstack",
@@ -133,6 +133,8 @@ def ravel(a, order="C"):
     x = as_array(a)
     if order == "F":
         x = _reversed_axes(x)
+    if not is_contiguous(x):       # NumPy's ravel views only a C-contiguous array
+        return copy(ops.reshape(x, (x.size,)))
     return ops.reshape(x, (x.size,))
 
 
@@ -246,20 +248,32 @@ def broadcast_to(array, shape):
     return ops.broadcast_to(as_array(array), target)
 
 
-@numpy_function
+@numpy_function(view="marked")
 def broadcast_arrays(*args):
-    """The arguments broadcast against each other, as a tuple.
+    """The arguments broadcast against each other, as a tuple of views: the arguments themselves where all
+    have the common shape already, else read-only views.
+
+    Deviation: writing to a broadcast view raises NumPy's read-only ValueError (NumPy 2 still writes, with
+    a FutureWarning that this will stop).
 
     >>> [np.asarray(r).shape for r in broadcast_arrays(np.zeros(3), np.zeros((2, 1)))]
     [(2, 3), (2, 3)]
     """
-    xs = [as_array(a) for a in args]
-    target = ops.broadcast_shapes(*(x.shape for x in xs), op="broadcast_arrays")
-    return tuple(ops.broadcast_to(x, target) for x in xs)
+    target = ops.broadcast_shapes(*(np.shape(a) for a in args), op="broadcast_arrays")
+    if all(np.shape(a) == target for a in args):
+        return tuple(_view_or_new(a, lambda t: t) for a in args)
+    return tuple(_view_or_new(a, lambda t: ops.broadcast_to(t, target), writable=False) for a in args)
+
+
+def _view_or_new(a, make, writable: bool = True):
+    """``make(a)``: a view of ``a`` where ``a`` is a traced array of this trace, else a new array (from a
+    Python scalar, a list or a NumPy constant)."""
+    x = as_array(a)
+    return view_of(x, make, writable) if x is a else make(x)
 
 
 def _atleast(arys, ndim_fn):
-    results = tuple(ndim_fn(as_array(a)) for a in arys)
+    results = tuple(_view_or_new(a, ndim_fn) for a in arys)
     return results[0] if len(results) == 1 else results
 
 
@@ -281,7 +295,7 @@ def _at_least_3d(x):
     return x
 
 
-@numpy_function
+@numpy_function(view="marked")
 def atleast_1d(*arys):
     """Each argument viewed with at least one dimension; one array for one argument, else a tuple.
 
@@ -291,9 +305,9 @@ def atleast_1d(*arys):
     return _atleast(arys, _at_least_1d)
 
 
-@numpy_function
+@numpy_function(view="marked")
 def atleast_2d(*arys):
-    """Each argument with at least two dimensions (a 1-D array of n becomes shape (1, n)).
+    """Each argument viewed with at least two dimensions (a 1-D array of n becomes shape (1, n)).
 
     >>> np.asarray(atleast_2d(np.array([1, 2]))).shape
     (1, 2)
@@ -301,9 +315,9 @@ def atleast_2d(*arys):
     return _atleast(arys, _at_least_2d)
 
 
-@numpy_function
+@numpy_function(view="marked")
 def atleast_3d(*arys):
-    """Each argument with at least three dimensions: (n,) -> (1, n, 1), (m, n) -> (m, n, 1).
+    """Each argument viewed with at least three dimensions: (n,) -> (1, n, 1), (m, n) -> (m, n, 1).
 
     >>> np.asarray(atleast_3d(np.zeros((2, 3)))).shape
     (2, 3, 1)
@@ -516,6 +530,8 @@ def flip(m, axis=None):
            [4, 3]])
     """
     x = as_array(m)
+    if x.ndim == 0 and axis is None:
+        return element(x)                       # NumPy's m[()]: a scalar, not a view
     axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim, "flip")
     return ops.reverse(x, sorted(axes))
 

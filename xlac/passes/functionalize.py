@@ -7,7 +7,8 @@ array that owns memory (a graph input or a node result), its current pure value,
 and gives each read of a view the view of that current value. A store through a
 chain of views is written back into the owner one view at a time: a slice by
 ``dynamic_update_slice`` (or a pad and a select for strided slices), a transpose,
-reshape or reverse by its inverse. Arguments that were written to get extra
+reshape or reverse by its inverse, ``.real`` or ``.imag`` by a ``complex`` with the
+other part. Arguments that were written to get extra
 outputs, recorded in ``graph.input_updates`` so the runtime can write them back
 (and XLA can do the update in the argument's own buffer).
 
@@ -99,6 +100,10 @@ class _Functionalizer:
             return self.emit(P.transpose, (view,), permutation=inverse)
         if prim is P.reverse:
             return self.emit(P.reverse, (view,), dimensions=a["dimensions"])
+        if prim is P.real:
+            return self.emit(P.complex_, (view, self.emit(P.imag, (parent,))))
+        if prim is P.imag:
+            return self.emit(P.complex_, (self.emit(P.real, (parent,)), view))
         if prim is P.dynamic_slice:
             return self.emit(P.dynamic_update_slice, (parent, view, *extra))
         if prim is P.slice_:

@@ -19,7 +19,9 @@ from xlac.ir import primitives as P
 from xlac.trace.tracer import Tracer
 
 VIEW_KINDS = ("writable", "readonly", "alias", "marked")
-VIEW_PRIMITIVES = frozenset({P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim})
+VIEW_PRIMITIVES = frozenset({P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim,
+                             P.real, P.imag})
+COMPLEX_PARTS = (P.real, P.imag)
 
 
 def contiguous_strides(shape) -> tuple[int, ...]:
@@ -33,6 +35,19 @@ def contiguous_strides(shape) -> tuple[int, ...]:
 
 def strides_of(x: Tracer) -> tuple[int, ...]:
     return x.strides if x.strides is not None else contiguous_strides(x.shape)
+
+
+def is_contiguous(x: Tracer) -> bool:
+    """Whether ``x`` is C-contiguous as NumPy's flag says (axes of length 1 do not count): views made by
+    slicing with steps, transposing or ``.real`` are not, and ``ravel`` copies them.
+
+    >>> import numpy as np, xlac
+    >>> found = []
+    >>> _ = xlac.compile(lambda x: found.extend([is_contiguous(x[0]), is_contiguous(x.T)]))(np.zeros((2, 3)))
+    >>> found
+    [True, False]
+    """
+    return all(s == c for d, s, c in zip(x.shape, strides_of(x), contiguous_strides(x.shape)) if d != 1)
 
 
 def nocopy_reshape_strides(shape, strides, new_shape):
@@ -79,6 +94,9 @@ def _view_strides(node, strides):
         return tuple(strides[p] for p in a["permutation"])
     if prim is P.reshape:
         return nocopy_reshape_strides(node.operands[0].type.shape, strides, a["shape"])
+    if prim in COMPLEX_PARTS:
+        # one float of each complex element: strides in floats, twice the complex ones (not contiguous)
+        return tuple(2 * s for s in strides)
     if prim is P.broadcast_in_dim:
         out = [0] * len(a["shape"])
         for src, dst in enumerate(a["broadcast_dimensions"]):
@@ -122,6 +140,15 @@ def copy(x: Tracer) -> Tracer:
     return x._trace.bind(P.copy, (x,), weak=x.weak)
 
 
+def element(x: Tracer) -> Tracer:
+    """``x`` (a 0-d read such as ``a[0, 1]``) as NumPy's element read gives it: a scalar, a copy of the
+    value that no later write to ``a`` reaches, and whose augmented assignment (``acc += 1``) rebinds
+    the name instead of writing to memory."""
+    scalar = copy(x)
+    scalar.mutability = "value"
+    return scalar
+
+
 def _tracers_in(args):
     for a in args:
         if isinstance(a, Tracer):
@@ -162,7 +189,32 @@ def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[in
     return result
 
 
+def view_of(source, make, writable: bool = True):
+    """``make(source)`` marked as a view of ``source``, for functions whose results view several
+    arguments (``atleast_1d(a, b)``, ``broadcast_arrays``), where ``view="writable"`` would take the first
+    for the base of all. ``make`` binds view primitives only; a ``source`` that is not a traced array
+    (a Python scalar, a NumPy constant) gives a new array, as NumPy's ``atleast_1d(3.0)`` does.
+
+    >>> import numpy as np, xlac
+    >>> from xlac.trace import ops
+    >>> def f(x):
+    ...     row = view_of(x, lambda t: ops.reshape(t, (1, 2)))
+    ...     x[0] = 5.0
+    ...     return row
+    >>> np.asarray(xlac.compile(f)(np.zeros(2))).tolist()
+    [[5.0, 0.0]]
+    """
+    if not isinstance(source, Tracer):
+        return make(source)
+    trace = source._trace
+    first_node = len(trace.graph.nodes)
+    return _mark_view(trace, source, make(source), first_node, writable)
+
+
 def _mark_view(trace, source: Tracer, result: Tracer, first_node: int, writable: bool) -> Tracer:
+    if source.mutability == "value":
+        # A NumPy scalar has no memory to share: NumPy's ``s[...]`` and ``s.reshape(1)`` are new arrays.
+        return copy(result) if result.value is source.value else result
     if result.value is source.value:
         if writable or source.mutability == "readonly":
             return result
