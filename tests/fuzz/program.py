@@ -266,6 +266,8 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         return Statement(f"np.{f}.at({x}, {indices}, {y})", tags)
     if kind == "astype":
         dtype = draw(st.sampled_from(DTYPES))
+        if np.asarray(value).dtype.kind in "fc" and not _fits(value, dtype):   # C leaves such casts undefined
+            dtype = "float64"
         return Statement(f"{temp} = {x}.astype(np.{dtype if dtype != 'bool' else 'bool_'})", ("astype", dtype_tag))
     if kind == "where":
         y, z = draw(st.sampled_from(names)), draw(st.sampled_from(names))
@@ -280,6 +282,16 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         return Statement(f"if {len(shape)} > 1:\n    {temp} = {x} + {y}\nelse:\n    {temp} = {x} - {y}",
                          ("branch", dtype_tag))
     return Statement(f"{temp} = np.negative({x})", ("unary", "negative", dtype_tag))
+
+
+def _fits(value, dtype) -> bool:
+    """Whether every value of a float array lies in ``dtype``'s range (always for float and complex dtypes)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return True
+    info = np.iinfo(dtype)
+    real = np.real(np.asarray(value))
+    return bool(np.all((real > info.min - 1) & (real < info.max + 1)))
 
 
 def _is_complex(env, *names) -> bool:
