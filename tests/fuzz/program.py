@@ -192,7 +192,8 @@ def _statement(draw, env: dict, temp: str) -> Statement:
     dtype_tag = f"dtype:{np.asarray(value).dtype.name}"
     if kind == "unary":
         f = draw(st.sampled_from(UNARY))
-        return Statement(f"{temp} = np.{f}({x})", ("unary", f, dtype_tag))
+        complex_tag = (f"{f}_complex",) if np.iscomplexobj(value) else ()
+        return Statement(f"{temp} = np.{f}({x})", ("unary", f, dtype_tag) + complex_tag)
     if kind in ("binary", "operator_scalar"):
         if kind == "binary":
             y, y_tag = draw(st.sampled_from(names)), "array"
@@ -290,7 +291,7 @@ def _fits(value, dtype) -> bool:
     if dtype.kind not in "iu":
         return True
     info = np.iinfo(dtype)
-    real = np.real(np.asarray(value))
+    real = np.real(np.asarray(value)).astype(np.float64)
     return bool(np.all((real > info.min - 1) & (real < info.max + 1)))
 
 
