@@ -194,7 +194,7 @@ def _advanced_index(draw, name, shape):
 def _statement(draw, env: dict, temp: str) -> Statement:
     """One candidate statement over the arrays in ``env`` (name -> NumPy value), binding ``temp`` if it binds."""
     names = sorted(env)
-    x = draw(st.sampled_from(names))
+    x = draw(st.sampled_from([name for name in names if 0 not in np.shape(env[name])]))   # arguments qualify
     value = env[x]
     shape = np.shape(value)
     kind = draw(st.sampled_from(("unary", "binary", "binary", "operator_scalar", "reduction", "index", "advanced",
