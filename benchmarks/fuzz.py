@@ -33,6 +33,7 @@ def main() -> None:
     exclude = frozenset() if options.include_known else frozenset(BEING_FIXED) | frozenset(OPEN)
     counts = collections.Counter()
     groups = collections.defaultdict(list)
+    unsupported_reasons = collections.Counter()
     started = time.perf_counter()
 
     @seed(options.seed)
@@ -46,6 +47,9 @@ def main() -> None:
             outcomes = check_program(program)
         for outcome in outcomes:
             counts[outcome.mode, outcome.status] += 1
+            if outcome.status == "unsupported":
+                unsupported_reasons[outcome.mode, outcome.reason.split(":")[0] + ":" + outcome.reason.split(":")[1][:70]
+                            if ":" in outcome.reason else outcome.reason] += 1
             if outcome.status == "fail":
                 groups[outcome.mode, _kind(outcome.reason)].append((program, outcome))
 
@@ -58,6 +62,9 @@ def main() -> None:
         supported = passed + failed
         print(f"  {mode:9s} pass {passed}/{supported} supported = {100 * passed / max(supported, 1):.1f}%"
               f"  (unsupported {unsupported}, of all {100 * passed / max(supported + unsupported, 1):.1f}%)")
+    print("\nmost frequent unsupported reasons:")
+    for (mode, reason), count in unsupported_reasons.most_common(12):
+        print(f"  {mode:9s} {count:5d}  {reason}")
     for (mode, kind), cases in sorted(groups.items(), key=lambda item: -len(item[1])):
         print(f"\n== {mode}: {kind} ({len(cases)} programs)")
         for program, outcome in sorted(cases, key=lambda c: len(c[0].statements))[:options.reproducers]:
