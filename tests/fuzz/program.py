@@ -199,11 +199,11 @@ def _statement(draw, env: dict, temp: str) -> Statement:
     shape = np.shape(value)
     kind = draw(st.sampled_from(("unary", "binary", "binary", "operator_scalar", "reduction", "index", "advanced",
                                  "setitem", "augmented_slice", "augmented", "view", "ufunc_method", "at",
-                                 "astype", "where", "loop", "branch")))
+                                 "astype", "where", "loop", "branch", "real_imag")))
     dtype_tag = f"dtype:{np.asarray(value).dtype.name}"
     if kind == "unary":
         f = draw(st.sampled_from(UNARY))
-        complex_tag = (f"{f}_complex",) if np.iscomplexobj(value) else ()
+        complex_tag = ("rint_complex",) if f == "rint" and np.iscomplexobj(value) else ()
         return Statement(f"{temp} = np.{f}({x})", ("unary", f, dtype_tag) + complex_tag)
     if kind in ("binary", "operator_scalar"):
         if kind == "binary":
@@ -227,7 +227,10 @@ def _statement(draw, env: dict, temp: str) -> Statement:
             arguments.append(f"axis={draw(st.integers(-len(shape), len(shape) - 1))}")
         if f not in ("cumsum", "argmax", "argmin") and draw(st.booleans()):
             arguments.append("keepdims=True")
-        tags = ("reduction", f, dtype_tag) + (("complex_maxmin",) if f in ("max", "min", "argmax", "argmin")
+        initial = ("reduce_initial",) if f in ("sum", "prod", "max", "min") and draw(st.booleans()) else ()
+        if initial:
+            arguments.append(f"initial={draw(st.sampled_from(('0', '1', '-2', '2.5')))}")
+        tags = ("reduction", f, dtype_tag) + initial + (("complex_maxmin",) if f in ("max", "min", "argmax", "argmin")
                                              and np.iscomplexobj(value) else ())
         if draw(st.booleans()):
             return Statement(f"{temp} = {x}.{f}({', '.join(arguments[1:])})", tags + ("method",))
@@ -280,6 +283,9 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         y = draw(st.sampled_from(names)) if draw(st.booleans()) else _scalar(draw)[0]
         tags = ("ufunc_at", f, dtype_tag) + (("complex_maxmin",) if f == "maximum" and np.iscomplexobj(value) else ())
         return Statement(f"np.{f}.at({x}, {indices}, {y})", tags)
+    if kind == "real_imag":
+        part = draw(st.sampled_from(("real", "imag")))
+        return Statement(f"{temp} = {x}.{part}", ("real_imag", dtype_tag), f"{temp} = {x}.{part}.copy()")
     if kind == "astype":
         dtype = draw(st.sampled_from(DTYPES))
         if np.asarray(value).dtype.kind in "fc" and not _fits(value, dtype):   # C leaves such casts undefined

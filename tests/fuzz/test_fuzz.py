@@ -1,10 +1,12 @@
 """Differential fuzzing in CI: random NumPy programs give NumPy's values, dtypes and mutated arguments
 compiled, eagerly on xlac.Array and through xlac.numpy (a small example count; benchmarks/fuzz.py runs many)."""
+import inspect
 import warnings
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 
+from tests.fuzz import program as program_module
 from tests.fuzz.compare import check_program, mismatch, tolerance
 from tests.fuzz.program import BEING_FIXED, OPEN, Program, Statement, numpy_accepts, programs
 
@@ -24,9 +26,19 @@ def test_generated_programs_run_cleanly_in_numpy(program):
     assert numpy_accepts(program) is not None, program.source()
 
 
-def test_known_bug_lists_name_statement_tags():
+def test_known_bug_lists_name_generated_statement_tags():
+    """Each name is a tag some statement of the generator carries (its key plus at least one use)."""
     assert set(BEING_FIXED).isdisjoint(OPEN)
     assert all(isinstance(text, str) and text for text in list(BEING_FIXED.values()) + list(OPEN.values()))
+    source = inspect.getsource(program_module)
+    never_tagged = [name for name in list(BEING_FIXED) + list(OPEN) if source.count(f'"{name}') < 2]
+    assert not never_tagged, f"{never_tagged}: names no generated statement carries"
+
+
+@settings(max_examples=30, deadline=None, phases=[Phase.generate])
+@given(programs(max_statements=6))
+def test_excluded_families_are_not_generated(program):
+    assert not program.tags & (set(BEING_FIXED) | set(OPEN)), program.source()
 
 
 def test_comparison_catches_each_kind_of_difference():
