@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import sys
 import time
 import warnings
@@ -19,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
+from tests.fuzz import compare  # noqa: E402
 from tests.fuzz.compare import MODES, _kind, check_program, shrink  # noqa: E402
 from tests.fuzz.program import BEING_FIXED, OPEN, programs  # noqa: E402
 
@@ -28,8 +30,11 @@ def main() -> None:
     parser.add_argument("--programs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--include-known", action="store_true", help="also generate BEING_FIXED and OPEN families")
+    parser.add_argument("--ulps", type=int, default=compare.ULPS_PER_STATEMENT,
+                        help="float tolerance: ulps of the result's dtype per statement")
     parser.add_argument("--reproducers", type=int, default=1, help="reproducers shown per failure group")
     options = parser.parse_args()
+    compare.ULPS_PER_STATEMENT = options.ulps
     exclude = frozenset() if options.include_known else frozenset(BEING_FIXED) | frozenset(OPEN)
     counts = collections.Counter()
     groups = collections.defaultdict(list)
@@ -48,15 +53,15 @@ def main() -> None:
         for outcome in outcomes:
             counts[outcome.mode, outcome.status] += 1
             if outcome.status == "unsupported":
-                unsupported_reasons[outcome.mode, outcome.reason.split(":")[0] + ":" + outcome.reason.split(":")[1][:70]
-                            if ":" in outcome.reason else outcome.reason] += 1
+                unsupported_reasons[outcome.mode, re.sub(r"\w+\[[\d,]*\]", "T", outcome.reason)[:90]] += 1
             if outcome.status == "fail":
                 groups[outcome.mode, _kind(outcome.reason)].append((program, outcome))
 
     run()
     elapsed = time.perf_counter() - started
     print(f"{counts['programs']} programs, seed {options.seed}, "
-          f"{'all families' if options.include_known else 'known-bug families left out'}, {elapsed:.0f} s")
+          f"{'all families' if options.include_known else 'known-bug families left out'}, "
+          f"{options.ulps} ulps per statement, {elapsed:.0f} s")
     for mode in MODES:
         passed, failed, unsupported = (counts[mode, s] for s in ("pass", "fail", "unsupported"))
         supported = passed + failed
