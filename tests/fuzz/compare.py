@@ -87,6 +87,7 @@ def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]
     expected_outputs, expected_arguments = expected or run_numpy(program)
     statements = len(program.statements)
     outcomes = []
+    deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
     for mode in modes:
         if mode == "xnp" and program.tags & {"ufunc_method", "ufunc_at"}:
             outcomes.append(Outcome(mode, "unsupported", "xnp's ufuncs are functions, without .reduce/.at"))
@@ -97,7 +98,8 @@ def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]
             outcomes.append(Outcome(mode, "unsupported", f"{type(e).__name__}: {str(e).splitlines()[0]}"))
             continue
         except Exception as e:      # noqa: BLE001  (any other error is a failure to report)
-            limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(e)), None)
+            limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(e)),
+                         deviations[0] if deviations else None)
             if limit:
                 outcomes.append(Outcome(mode, "unsupported", f"documented: {limit}"))
                 continue
@@ -115,7 +117,6 @@ def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]
             if why:
                 reason, detail = f"argument {name} after the call: {why}", f"got {got!r}\nNumPy {want!r}"
                 break
-        deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
         if reason is not None and deviations:
             outcomes.append(Outcome(mode, "unsupported", f"documented: {deviations[0]}"))
             continue

@@ -43,6 +43,7 @@ OPEN = {
                                "for other dtypes: a = xlac.asarray(np.ones((3, 1), bool)); a[0, 0] = np.array([False])",
 }
 
+WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
 UNARY = ("negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "floor", "ceil", "sign",
          "logical_not", "invert", "conjugate", "reciprocal", "positive", "rint", "expm1", "log1p", "arctan")
 BINARY_OPERATORS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<", "<=", "==", "!=", ">", ">=")
@@ -244,7 +245,8 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         return Statement(f"{temp} = np.{f}({', '.join(arguments)})", tags)
     if kind == "index" and shape:
         index = _index(draw, shape)
-        return Statement(f"{temp} = {x}[{index}]", ("index",), f"{temp} = {x}[{index}].copy()")
+        element = ("element_read",) if _selects_element(value, index) else ()
+        return Statement(f"{temp} = {x}[{index}]", ("index",) + element, f"{temp} = {x}[{index}].copy()")
     if kind == "view" and shape:
         op = draw(st.sampled_from(("*=", "+=", "-=")))
         y, y_tag = _scalar(draw)
@@ -355,6 +357,8 @@ def programs(draw, exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_stateme
     for step in range(draw(st.integers(1, max_statements))):
         for _attempt in range(4):
             statement = _statement(draw, env, f"t{len(statements)}")
+            if set(statement.tags) & WRITES and any("element_read" in s.tags for s in statements):
+                statement = Statement(statement.code, statement.tags + ("element_view",), statement.copied_code)
             if set(statement.tags) & set(exclude):
                 continue
             candidate = program.with_statements(statements + [statement])
