@@ -11,7 +11,7 @@ from tests.fuzz.compare import check_program, mismatch, tolerance
 from tests.fuzz.program import BEING_FIXED, OPEN, Program, Statement, numpy_accepts, programs
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(programs(max_statements=5))
 def test_programs_match_numpy(program):
     with warnings.catch_warnings():
