@@ -145,7 +145,9 @@ def _outer(function, inputs, kwargs):
 
 
 def _reduce(reduction, array, axis=0, dtype=None, out=None, keepdims=False, **rest):
-    """``ufunc.reduce``: NumPy's default axis is 0 here, not None as for np.sum."""
+    """``ufunc.reduce``: NumPy's default axis is 0 here, not None as for np.sum; a 0-d array takes axis 0 or -1."""
+    if np.ndim(array) == 0 and axis in (0, -1):
+        axis = None
     if dtype is not None:
         rest["dtype"] = dtype
     if out is not None:

@@ -1,0 +1,83 @@
+"""Differential fuzzing at scale: N random NumPy programs against xlac.compile, eager xlac.Array and xlac.numpy.
+
+Run: python benchmarks/fuzz.py --programs 2000 --seed 0 [--include-known]
+Prints the pass rate per mode (over the programs xlac supports in that mode, and over all), then the failures
+grouped by mode and kind, each group with its count and a minimal reproducer (statements removed while it
+still fails the same way). ``--include-known`` also generates the statement families listed in
+``tests/fuzz/program.py``'s BEING_FIXED and OPEN.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import sys
+import time
+import warnings
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
+from tests.fuzz import compare  # noqa: E402
+from tests.fuzz.compare import MODES, _kind, check_program, shrink  # noqa: E402
+from tests.fuzz.program import BEING_FIXED, OPEN, programs  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--include-known", action="store_true", help="also generate BEING_FIXED and OPEN families")
+    parser.add_argument("--ulps", type=int, default=compare.ULPS_PER_STATEMENT,
+                        help="float tolerance: ulps of the result's dtype per statement")
+    parser.add_argument("--reproducers", type=int, default=1, help="reproducers shown per failure group")
+    options = parser.parse_args()
+    compare.ULPS_PER_STATEMENT = options.ulps
+    exclude = frozenset() if options.include_known else frozenset(BEING_FIXED) | frozenset(OPEN)
+    counts = collections.Counter()
+    groups = collections.defaultdict(list)
+    unsupported_reasons = collections.Counter()
+    started = time.perf_counter()
+
+    @seed(options.seed)
+    @settings(max_examples=options.programs, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(programs(exclude=exclude))
+    def run(program):
+        counts["programs"] += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcomes = check_program(program)
+        for outcome in outcomes:
+            counts[outcome.mode, outcome.status] += 1
+            if outcome.status == "unsupported":
+                unsupported_reasons[outcome.mode, re.sub(r"\w+\[[\d,]*\]", "T", outcome.reason)[:90]] += 1
+            if outcome.status == "fail":
+                groups[outcome.mode, _kind(outcome.reason)].append((program, outcome))
+
+    run()
+    elapsed = time.perf_counter() - started
+    print(f"{counts['programs']} programs, seed {options.seed}, "
+          f"{'all families' if options.include_known else 'known-bug families left out'}, "
+          f"{options.ulps} ulps per statement, {elapsed:.0f} s")
+    for mode in MODES:
+        passed, failed, unsupported = (counts[mode, s] for s in ("pass", "fail", "unsupported"))
+        supported = passed + failed
+        print(f"  {mode:9s} pass {passed}/{supported} supported = {100 * passed / max(supported, 1):.1f}%"
+              f"  (unsupported {unsupported}, of all {100 * passed / max(supported + unsupported, 1):.1f}%)")
+    print("\nmost frequent unsupported reasons:")
+    for (mode, reason), count in unsupported_reasons.most_common(12):
+        print(f"  {mode:9s} {count:5d}  {reason}")
+    for (mode, kind), cases in sorted(groups.items(), key=lambda item: -len(item[1])):
+        print(f"\n== {mode}: {kind} ({len(cases)} programs)")
+        for program, outcome in sorted(cases, key=lambda c: len(c[0].statements))[:options.reproducers]:
+            small = shrink(program, mode, outcome.reason)
+            small_outcome = check_program(small, (mode,))[0]
+            print(f"-- {small_outcome.reason or outcome.reason}\n# inputs: seed {small.seed}, "
+                  f"args {[(n, s, d) for n, s, d in small.args]}\n{small.source()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,164 @@
+"""Run a fuzz program under NumPy and under each xlac mode, and compare values, dtypes and mutated arguments.
+
+>>> from tests.fuzz.program import Program, Statement
+>>> program = Program((("a0", (3,), "float32"),), (Statement("t0 = a0 * 2"),), ("t0",), seed=0)
+>>> [outcome.status for outcome in check_program(program, modes=("compiled",))]
+['pass']
+"""
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+
+import xlac
+import xlac.numpy as xnp
+from tests.fuzz.program import Program, run_numpy
+
+MODES = ("compiled", "eager", "xnp")
+# Errors that say clearly that xlac does not do something NumPy does: "unsupported", not a failure.
+UNSUPPORTED_ERRORS = (xlac.UnsupportedError, xlac.TracerConversionError)
+# Clear errors for limits README.md documents: a fragment of the message -> the documented limit.
+DOCUMENTED_LIMITS = {"traced boolean mask": "Boolean-mask indexing needs the mask at trace time"}
+# Statement tags of deliberate deviations docs/numpy-coverage.md documents: a failure of a program carrying one
+# counts as unsupported.
+DOCUMENTED_DEVIATIONS = {"conjugate_bool": "conjugate: bool stays bool; NumPy, which has no bool loop, gives int8"}
+ULPS_PER_STATEMENT = 4
+
+
+@dataclass
+class Outcome:
+    """One mode's verdict on one program: "pass", "unsupported" or "fail" (with a one-line ``reason``)."""
+    mode: str
+    status: str
+    reason: str = ""
+    detail: str = ""
+
+
+def run_mode(program: Program, mode: str):
+    """``(outputs, arguments after the call)`` as NumPy arrays, running ``program`` in ``mode``."""
+    arguments = program.inputs()
+    if mode == "compiled":
+        outputs = xlac.compile(program.function(np))(*arguments)
+    elif mode == "eager":
+        arguments = [xlac.asarray(a) for a in arguments]
+        outputs = program.function(np)(*arguments)
+    elif mode == "xnp":
+        outputs = program.function(xnp)(*arguments)
+    else:
+        raise ValueError(f"unknown mode {mode!r}; modes: {MODES}")
+    return [np.asarray(o) for o in outputs], [np.asarray(a) for a in arguments]
+
+
+def tolerance(dtype, statements: int) -> float:
+    """Relative tolerance for a result of ``dtype`` after ``statements`` statements: a few ulps per statement."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "fc":
+        return 0.0
+    return ULPS_PER_STATEMENT * max(statements, 1) * float(np.finfo(dtype).eps)
+
+
+def mismatch(got, expected, statements: int) -> str | None:
+    """Why ``got`` differs from NumPy's ``expected`` (dtype, shape, nan/inf positions, values), or None."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.dtype != expected.dtype:
+        return f"dtype {got.dtype} != NumPy's {expected.dtype}"
+    if got.shape != expected.shape:
+        return f"shape {got.shape} != NumPy's {expected.shape}"
+    rtol = tolerance(expected.dtype, statements)
+    if rtol == 0.0:
+        return None if np.array_equal(got, expected) else "values differ (exact dtype)"
+    got64, expected64 = got.astype(np.complex128), expected.astype(np.complex128)
+    for part in (np.real, np.imag):
+        g, e = part(got64), part(expected64)
+        if not all(np.array_equal(where(g), where(e)) for where in (np.isnan, np.isposinf, np.isneginf)):
+            return "nan/inf positions differ"
+    finite = np.isfinite(expected64)
+    scale = np.max(np.abs(expected64[finite]), initial=0.0)     # cancellation is bounded by the array's scale
+    error = np.abs(got64[finite] - expected64[finite])
+    if np.any(error > rtol * (np.abs(expected64[finite]) + scale)):
+        return f"values differ beyond {rtol:.1e} relative"
+    return None
+
+
+def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]:
+    """Each mode's outcome against NumPy's run of ``program``."""
+    expected_outputs, expected_arguments = expected or run_numpy(program)
+    statements = len(program.statements)
+    outcomes = []
+    deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
+    for mode in modes:
+        if mode == "xnp" and program.tags & {"ufunc_method", "ufunc_at"}:
+            outcomes.append(Outcome(mode, "unsupported", "xnp's ufuncs are functions, without .reduce/.at"))
+            continue
+        try:
+            outputs, arguments = run_mode(program, mode)
+        except UNSUPPORTED_ERRORS as e:
+            outcomes.append(Outcome(mode, "unsupported", f"{type(e).__name__}: {str(e).splitlines()[0]}"))
+            continue
+        except Exception as e:      # noqa: BLE001  (any other error is a failure to report)
+            limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(e)),
+                         deviations[0] if deviations else None)
+            if limit:
+                outcomes.append(Outcome(mode, "unsupported", f"documented: {limit}"))
+                continue
+            outcomes.append(Outcome(mode, "fail", f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}",
+                                    traceback.format_exc(limit=-3)))
+            continue
+        reason = None
+        for i, (got, want) in enumerate(zip(outputs, expected_outputs)):
+            why = mismatch(got, want, statements)
+            if why:
+                reason, detail = f"output {program.outputs[i]}: {why}", f"got {got!r}\nNumPy {np.asarray(want)!r}"
+                break
+        for (name, _, _), got, want in zip(program.args, arguments, expected_arguments):
+            why = reason is None and mismatch(got, want, statements)
+            if why:
+                reason, detail = f"argument {name} after the call: {why}", f"got {got!r}\nNumPy {want!r}"
+                break
+        if reason is not None and deviations:
+            outcomes.append(Outcome(mode, "unsupported", f"documented: {deviations[0]}"))
+            continue
+        if reason is not None and mode != "compiled" and _depends_on_views(program, expected_outputs,
+                                                                             expected_arguments):
+            outcomes.append(Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view"))
+            continue
+        outcomes.append(Outcome(mode, "pass") if reason is None else Outcome(mode, "fail", reason, detail))
+    return outcomes
+
+
+def _depends_on_views(program: Program, expected_outputs, expected_arguments) -> bool:
+    """Whether NumPy's results change when the program's index reads are copies instead of views."""
+    try:
+        copied_outputs, copied_arguments = run_numpy(program, copied_views=True)
+    except Exception:       # noqa: BLE001  (a copy NumPy rejects differs too)
+        return True
+    pairs = list(zip(copied_outputs, expected_outputs)) + list(zip(copied_arguments, expected_arguments))
+    return any(mismatch(a, b, 0) for a, b in pairs)
+
+
+def shrink(program: Program, mode: str, reason: str) -> Program:
+    """A smaller program (fewer statements) that NumPy still accepts and that still fails in ``mode`` the same way."""
+    from tests.fuzz.program import numpy_accepts
+    statements = list(program.statements)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(statements)):
+            candidate = program.with_statements(statements[:i] + statements[i + 1:])
+            expected = numpy_accepts(candidate)
+            if expected is None:
+                continue
+            outcome = check_program(candidate, (mode,), expected)[0]
+            if outcome.status == "fail" and _kind(outcome.reason) == _kind(reason):
+                statements, program, changed = statements[:i] + statements[i + 1:], candidate, True
+                break
+    return program
+
+
+def _kind(reason: str) -> str:
+    """A failure's kind without the variable names: "raises TypeError", "dtype", "values differ"..."""
+    if reason.startswith("raises"):
+        return reason.split(":")[0]
+    return reason.split(": ", 1)[-1].split(" != ")[0].split(" beyond")[0]
