@@ -29,9 +29,8 @@ BEING_FIXED = {
     "complex_maxmin": "maximum/minimum/max/min/clip on complex values",
     "mask_inplace": "a[mask] += v",
     "reduce_initial": "reduction initial=",
-    "real_imag": ".real/.imag views",
-    "element_view": "an element read x[i, j] is a 0-d view in xlac but a scalar copy in NumPy, so a later "
-                    "t op= y writes back into x, and x[i] op= y casts with same_kind instead of NumPy's unsafe setitem",
+    "element_view": "eagerly, x[i] op= y on an xlac.Array casts with same_kind where NumPy's setitem casts "
+                    "unsafe (a0[0] += 0.5 on int64 raises); compiled element reads are fixed (scalar copies)",
     "complex_inverse_trig": "arctan (and arcsin etc.) of complex values raise ShapeError",
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
