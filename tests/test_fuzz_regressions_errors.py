@@ -1,0 +1,67 @@
+"""Regressions from the differential fuzzer (issue 13): arguments xlac must refuse or take strictly."""
+import numpy as np
+import pytest
+
+import xlac
+
+
+def _sum(x):
+    return x.sum()
+
+
+@pytest.mark.parametrize("subclass_value", [
+    np.ma.masked_array([1, 2, 3], mask=[0, 1, 0]),
+    np.matrix([[1.0, 2.0], [3.0, 4.0]]),
+    np.char.chararray((2,)),
+], ids=["masked", "matrix", "chararray"])
+def test_ndarray_subclass_argument_is_refused_naming_argument_and_class(subclass_value):
+    with pytest.raises(TypeError, match=r"argument x.*" + type(subclass_value).__qualname__):
+        xlac.compile(_sum)(subclass_value)
+
+
+def test_masked_array_refused_where_numpy_sum_differs():
+    masked = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])
+    assert masked.sum() == 4     # what a plain-array treatment would get wrong (6)
+    with pytest.raises(TypeError, match="masked"):
+        xlac.compile(_sum)(masked)
+
+
+def test_memmap_is_taken_as_a_plain_array(tmp_path):
+    mapped = np.memmap(tmp_path / "data.bin", dtype=np.float32, mode="w+", shape=(4,))
+    mapped[:] = [1.0, 2.0, 3.0, 4.5]
+    result = np.asarray(xlac.compile(_sum)(mapped))
+    expected = np.asarray(mapped).sum()
+    assert result.dtype == expected.dtype and result == expected
+
+
+def test_aot_compiled_for_python_float_refuses_numpy_float64():
+    def scale(x, s):
+        return x * s
+    x = np.ones(3, np.float32)
+    compiled = xlac.compile(scale).lower(x, 2.0).compile()
+    result = np.asarray(compiled(x, 3.0))
+    assert result.dtype == (x * 3.0).dtype and np.array_equal(result, x * 3.0)
+    with pytest.raises(TypeError, match=r"argument .*s.*Python scalar.*got f(loat)?64"):
+        compiled(x, np.float64(2.0))
+    # the jit path gives NumPy's promotion for the NumPy scalar
+    jit_result = np.asarray(xlac.compile(scale)(x, np.float64(2.0)))
+    assert jit_result.dtype == (x * np.float64(2.0)).dtype == np.float64
+
+
+def test_subclass_refused_by_eager_calls_and_operators_with_the_users_line():
+    import xlac.numpy as xnp
+    masked = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])
+    matrix = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError, match=r"xlac.numpy.sum: .*MaskedArray(.|\n)*test_fuzz_regressions_errors"):
+        xnp.sum(masked)
+    with pytest.raises(TypeError, match="matrix"):
+        xnp.ones((2, 2), np.float64) * matrix
+    with pytest.raises(TypeError, match="xlac.asarray: .*MaskedArray"):
+        xlac.asarray(masked)
+
+
+def test_subclass_captured_inside_a_trace_is_refused():
+    import xlac.numpy as xnp
+    masked = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])
+    with pytest.raises(TypeError, match="MaskedArray"):
+        xlac.compile(lambda a: (a * xnp.asarray(masked)).sum())(np.ones(3, np.int64))
