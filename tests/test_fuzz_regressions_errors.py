@@ -65,3 +65,29 @@ def test_subclass_captured_inside_a_trace_is_refused():
     masked = np.ma.masked_array([1, 2, 3], mask=[0, 1, 0])
     with pytest.raises(TypeError, match="MaskedArray"):
         xlac.compile(lambda a: (a * xnp.asarray(masked)).sum())(np.ones(3, np.int64))
+
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.ones(2**62),
+    lambda xp: xp.zeros((2**40, 2**40)),
+    lambda xp: xp.empty((2**31, 2**31, 4), np.uint8),
+], ids=["ones", "zeros-2d", "uint8-3d"])
+def test_shape_whose_size_overflows_raises_numpys_value_error(make):
+    import xlac.numpy as xnp
+    with pytest.raises(ValueError, match="array is too big"):
+        make(np)
+    with pytest.raises(ValueError, match=r"array is too big(.|\n)*test_fuzz_regressions_errors"):
+        make(xnp)
+
+
+def test_overflowing_broadcast_in_a_trace_raises_value_error_at_trace_time():
+    import xlac.numpy as xnp
+    with pytest.raises(ValueError):
+        np.broadcast_to(np.ones(1), (2**33, 2**33))    # NumPy refuses too ("iterator is too large")
+    with pytest.raises(ValueError, match=r"array is too big(.|\n)*test_fuzz_regressions_errors"):
+        xlac.compile(lambda x: xnp.broadcast_to(x, (2**33, 2**33)).sum())(np.ones(1))
+
+
+def test_largest_representable_shape_is_still_only_a_type():
+    from xlac.ir.types import TensorType
+    assert TensorType((2**62,), np.dtype(np.uint8)).size == 2**62
