@@ -91,3 +91,45 @@ def test_overflowing_broadcast_in_a_trace_raises_value_error_at_trace_time():
 def test_largest_representable_shape_is_still_only_a_type():
     from xlac.ir.types import TensorType
     assert TensorType((2**62,), np.dtype(np.uint8)).size == 2**62
+
+
+class _BufferWhoseAllocationFailed:
+    def block_until_ready(self):
+        raise RuntimeError("RESOURCE_EXHAUSTED: Out of memory allocating 35184372088832 bytes.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise AssertionError("read a buffer whose allocation failed (jaxlib aborts the process here)")
+
+
+def test_reading_a_buffer_whose_allocation_failed_raises_memory_error():
+    from xlac import runtime
+    with pytest.raises(MemoryError, match="out of memory"):
+        runtime.to_numpy(_BufferWhoseAllocationFailed(), np.dtype(np.uint8), (2**45,))
+
+
+def test_execution_out_of_memory_raises_memory_error_and_other_errors_pass_through():
+    from xlac.runtime.executable import _make_execute
+
+    def failing(message):
+        def execute_sharded(buffers):
+            raise RuntimeError(message)
+        return _make_execute(execute_sharded)
+    with pytest.raises(MemoryError, match="RESOURCE_EXHAUSTED"):
+        failing("RESOURCE_EXHAUSTED: Out of memory allocating 8 bytes.")([])
+    with pytest.raises(RuntimeError, match="INTERNAL"):
+        failing("INTERNAL: something else")([])
+
+
+def test_real_allocation_that_cannot_fit_raises_memory_error(tmp_path):
+    """32 TiB of ones under an 8 GB address-space limit: fails at once, in a child process."""
+    import resource
+    import subprocess
+    import sys
+    script = ("import numpy as np, xlac.numpy as xnp\n"
+              "try:\n    print(np.asarray(xnp.ones(2**45, np.uint8))[:1])\n"
+              "except MemoryError as e:\n    print('MemoryError', e)\n")
+    limit = 8 * 2**30
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                           preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.startswith("MemoryError"), child.stdout + child.stderr[-2000:]
