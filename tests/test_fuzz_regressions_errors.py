@@ -133,3 +133,42 @@ def test_real_allocation_that_cannot_fit_raises_memory_error(tmp_path):
                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
     assert child.returncode == 0, child.stderr[-2000:]
     assert child.stdout.startswith("MemoryError"), child.stdout + child.stderr[-2000:]
+
+
+def _numpy_method_parameters(name):
+    """Parameter names, in order, of ``np.ndarray.<name>`` from its docstring's first line
+    ("a.var(axis=None, dtype=None, out=None, ...)"); NumPy's C methods carry no signature."""
+    import re
+    first_line = getattr(np.ndarray, name).__doc__.strip().splitlines()[0]
+    inside = re.match(rf"a\.{name}\((.*)\)", first_line).group(1)
+    return [p.split("=")[0].strip() for p in inside.split(",") if p.strip() not in ("*", "/", "")]
+
+
+_METHODS_WITH_NUMPYS_ORDER = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "argmax",
+                              "argmin", "cumsum", "cumprod", "trace"]
+
+
+@pytest.mark.parametrize("name", _METHODS_WITH_NUMPYS_ORDER)
+def test_array_method_parameters_follow_numpys_order(name):
+    import inspect
+    from xlac.trace.tracer import Tracer
+    expected = _numpy_method_parameters(name)
+    for array_type in (xlac.Array, Tracer):
+        parameters = list(inspect.signature(getattr(array_type, name)).parameters)[1:]
+        # NumPy's order; xlac may take more at the end (var's correction is not in NumPy 2.4's docstring)
+        assert parameters[:len(expected)] == expected, (array_type.__name__, name, parameters, expected)
+
+
+def test_var_positional_ddof_and_reductions_with_initial():
+    x = np.arange(12.0).reshape(3, 4)
+    for result, expected in [
+        (xlac.asarray(x).var(1, None, None, 1), x.var(1, None, None, 1)),
+        (xlac.compile(lambda a: a.std(0, None, None, 1))(x), x.std(0, None, None, 1)),
+        (xlac.asarray(x).max(initial=100.0), x.max(initial=100.0)),
+        (xlac.compile(lambda a: a.min(1, None, False, -1.0))(x), x.min(1, None, False, -1.0)),
+        (xlac.compile(lambda a: a.sum(0, None, None, False, 5.0))(x), x.sum(0, None, None, False, 5.0)),
+        (xlac.asarray(x).prod(1, np.float32, None, True, 2.0), x.prod(1, np.float32, None, True, 2.0)),
+    ]:
+        result = np.asarray(result)
+        assert result.dtype == expected.dtype
+        np.testing.assert_allclose(result, expected, rtol=1e-6)
