@@ -172,3 +172,15 @@ def test_var_positional_ddof_and_reductions_with_initial():
         result = np.asarray(result)
         assert result.dtype == expected.dtype
         np.testing.assert_allclose(result, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("use", [lambda a: a.view(), lambda a: a.view(np.int64), lambda a: a.flat],
+                         ids=["view", "view-dtype", "flat"])
+def test_view_and_flat_raise_unsupported_error_naming_the_users_line(use):
+    x = np.arange(4.0)
+    use(x)                         # NumPy has them
+    pattern = r"ndarray\.(view\(.*\)|flat) is not supported(.|\n)*test_fuzz_regressions_errors"
+    with pytest.raises(xlac.UnsupportedError, match=pattern):
+        use(xlac.asarray(x))
+    with pytest.raises(xlac.UnsupportedError, match=pattern):
+        xlac.compile(lambda a: use(a))(x)

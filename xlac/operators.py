@@ -186,6 +186,20 @@ class ArrayOperators:
         from xlac.numpy.array_api import to_device
         return to_device(self, device)
 
+    # -- not supported: a clear error instead of a bare AttributeError
+    def view(self, dtype=None, type=None):
+        """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
+        from xlac.errors import UnsupportedError
+        raise UnsupportedError(located(f"ndarray.view(dtype={dtype!r}) is not supported by xlac; use "
+                                       "x.astype(dtype) for a converted copy, or x[...] for a view"))
+
+    @property
+    def flat(self):
+        """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
+        from xlac.errors import UnsupportedError
+        raise UnsupportedError(located("ndarray.flat is not supported by xlac; use x.ravel()[i] to read and "
+                                       "x[np.unravel_index(i, x.shape)] = v to write"))
+
     # -- methods
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
