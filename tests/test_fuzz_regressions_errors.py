@@ -129,7 +129,9 @@ def test_real_allocation_that_cannot_fit_raises_memory_error(tmp_path):
               "try:\n    print(np.asarray(xnp.ones(2**45, np.uint8))[:1])\n"
               "except MemoryError as e:\n    print('MemoryError', e)\n")
     limit = 8 * 2**30
-    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+    import os
+    env = dict(os.environ, JAX_PLATFORMS="cpu")     # a GPU runtime reserves more address space than the limit
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env,
                            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit)))
     assert child.returncode == 0, child.stderr[-2000:]
     assert child.stdout.startswith("MemoryError"), child.stdout + child.stderr[-2000:]
