@@ -23,6 +23,7 @@ from xlac.ir import dtypes
 from xlac.ir.types import TensorType
 from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
+from xlac.signature import refuse_array_subclass
 from xlac.trace import pytree
 from xlac.trace.context import autocast_state
 
@@ -154,6 +155,7 @@ def asarray(x, dtype=None, device=None) -> Array:
     """
     if isinstance(x, Array) and dtype is None and device is None:
         return x
+    refuse_array_subclass(x, "xlac.asarray")
     target = runtime.get_device(device)
     host = np.asarray(x, dtype=dtypes.canonical(dtype) if dtype is not None else None)
     if host.dtype not in dtypes.SUPPORTED:
@@ -254,6 +256,7 @@ def eager_call(fn, args, kwargs):
     dynamic_positions, specs, statics = [], [], []
     for i, leaf in enumerate(leaves):
         if _is_array_leaf(leaf):
+            refuse_array_subclass(leaf, f"xlac.numpy.{fn.__name__}")
             if isinstance(leaf, Array):
                 t = leaf._xlac_type
                 specs.append((t.shape, t.dtype, False))

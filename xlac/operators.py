@@ -202,6 +202,20 @@ class ArrayOperators:
         from xlac.numpy.array_api import to_device
         return to_device(self, device)
 
+    # -- not supported: a clear error instead of a bare AttributeError
+    def view(self, dtype=None, type=None):
+        """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
+        from xlac.errors import UnsupportedError
+        raise UnsupportedError(located(f"ndarray.view(dtype={dtype!r}) is not supported by xlac; use "
+                                       "x.astype(dtype) for a converted copy, or x[...] for a view"))
+
+    @property
+    def flat(self):
+        """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
+        from xlac.errors import UnsupportedError
+        raise UnsupportedError(located("ndarray.flat is not supported by xlac; use x.ravel()[i] to read and "
+                                       "x[np.unravel_index(i, x.shape)] = v to write"))
+
     # -- methods
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -219,19 +233,29 @@ class ArrayOperators:
     def flatten(self, order="C"): return xnp.copy(xnp.ravel(self, order=order))
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         return xnp.astype(self, dtype, copy=copy)
-    def sum(self, axis=None, dtype=None, keepdims=False): return xnp.sum(self, axis, dtype=dtype, keepdims=keepdims)
-    def prod(self, axis=None, dtype=None, keepdims=False): return xnp.prod(self, axis, dtype=dtype, keepdims=keepdims)
-    def mean(self, axis=None, dtype=None, keepdims=False): return xnp.mean(self, axis, dtype=dtype, keepdims=keepdims)
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return xnp.var(self, axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return xnp.std(self, axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    def max(self, axis=None, keepdims=False): return xnp.max(self, axis, keepdims=keepdims)
-    def min(self, axis=None, keepdims=False): return xnp.min(self, axis, keepdims=keepdims)
-    def all(self, axis=None, keepdims=False): return xnp.all(self, axis, keepdims=keepdims)
-    def any(self, axis=None, keepdims=False): return xnp.any(self, axis, keepdims=keepdims)
-    def argmax(self, axis=None, keepdims=False): return xnp.argmax(self, axis, keepdims=keepdims)
-    def argmin(self, axis=None, keepdims=False): return xnp.argmin(self, axis, keepdims=keepdims)
+    # Reductions take NumPy's positional order (tests/test_fuzz_regressions_errors.py checks it).
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return xnp.sum(self, axis, dtype, out, keepdims, initial, where)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+        return xnp.prod(self, axis, dtype, out, keepdims, initial, where)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+        return xnp.mean(self, axis, dtype, out, keepdims, where=where)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+            correction=None):
+        return xnp.var(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+            correction=None):
+        return xnp.std(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return xnp.max(self, axis, out, keepdims, initial, where)
+    def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+        return xnp.min(self, axis, out, keepdims, initial, where)
+    def all(self, axis=None, out=None, keepdims=False, *, where=None):
+        return xnp.all(self, axis, out, keepdims, where=where)
+    def any(self, axis=None, out=None, keepdims=False, *, where=None):
+        return xnp.any(self, axis, out, keepdims, where=where)
+    def argmax(self, axis=None, out=None, *, keepdims=False): return xnp.argmax(self, axis, out, keepdims=keepdims)
+    def argmin(self, axis=None, out=None, *, keepdims=False): return xnp.argmin(self, axis, out, keepdims=keepdims)
     def clip(self, min=None, max=None): return xnp.clip(self, min, max)
     def diagonal(self, offset=0, axis1=0, axis2=1): return xnp.diagonal(self, offset, axis1, axis2)
     def dot(self, other): return xnp.dot(self, other)
@@ -239,10 +263,11 @@ class ArrayOperators:
     def copy(self): return xnp.copy(self)
     def conjugate(self): return xnp.conjugate(self)
     def round(self, decimals=0): return xnp.round(self, decimals)
-    def cumsum(self, axis=None, dtype=None): return xnp.cumsum(self, axis, dtype=dtype)
-    def cumprod(self, axis=None, dtype=None): return xnp.cumprod(self, axis, dtype=dtype)
+    def cumsum(self, axis=None, dtype=None, out=None): return xnp.cumsum(self, axis, dtype, out)
+    def cumprod(self, axis=None, dtype=None, out=None): return xnp.cumprod(self, axis, dtype, out)
     def ptp(self, axis=None, keepdims=False): return xnp.ptp(self, axis, keepdims=keepdims)
-    def trace(self, offset=0, axis1=0, axis2=1, dtype=None): return xnp.trace(self, offset, axis1, axis2, dtype)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return xnp.trace(self, offset, axis1, axis2, dtype, out)
     def take(self, indices, axis=None, mode="raise"): return xnp.take(self, indices, axis, mode=mode)
     def repeat(self, repeats, axis=None): return xnp.repeat(self, repeats, axis)
     def compress(self, condition, axis=None): return xnp.compress(condition, self, axis)

@@ -15,10 +15,37 @@ from __future__ import annotations
 import numpy as np
 
 from xlac import runtime
+from xlac.errors import located
 from xlac.ir import dtypes
 
 _SCALAR_DTYPES = {bool: np.dtype("bool"), int: np.dtype("int64"), float: np.dtype("float64"),
                   complex: np.dtype("complex128")}
+
+
+# np.memmap only changes where the data lives, so it is taken as a plain array.
+_PLAIN_DATA_ARRAYS = (np.memmap,)
+
+
+def is_plain_array(leaf) -> bool:
+    """Whether ``leaf`` is a NumPy array without subclass behaviour xlac would lose.
+
+    >>> is_plain_array(np.zeros(2)), is_plain_array(np.ma.masked_array([1, 2], mask=[0, 1]))
+    (True, False)
+    """
+    return type(leaf) is np.ndarray or isinstance(leaf, _PLAIN_DATA_ARRAYS)
+
+
+def refuse_array_subclass(value, what: str) -> None:
+    """TypeError naming ``what`` and the class when ``value`` is a NumPy array subclass whose behaviour
+    (a mask, matrix products) xlac would silently drop.
+
+    >>> refuse_array_subclass(np.zeros(2), "argument x")     # a plain array passes
+    """
+    if isinstance(value, np.ndarray) and not is_plain_array(value):
+        kind = type(value)
+        raise TypeError(located(f"{what}: NumPy array subclass {kind.__module__}.{kind.__qualname__} is not supported "
+                        f"(xlac would drop its behaviour, e.g. a mask or matrix product); pass a plain array, "
+                        f"e.g. np.asarray(x), or x.filled(...) for a masked array"))
 
 
 def format_spec(spec) -> str:
@@ -73,6 +100,7 @@ def leaf_spec(leaf, path: str):
     xlac_type = getattr(leaf, "_xlac_type", None)
     if xlac_type is not None:
         return xlac_type.shape, xlac_type.dtype, False
+    refuse_array_subclass(leaf, f"argument {path}")
     if isinstance(leaf, (np.ndarray, np.generic)) or runtime.is_device_buffer(leaf):
         dtype = leaf.dtype
         if dtype not in dtypes.SUPPORTED:
@@ -84,9 +112,10 @@ def leaf_spec(leaf, path: str):
 
 
 def check_leaf(leaf, spec, path: str) -> None:
-    """TypeError unless ``leaf`` fits the compiled ``spec`` exactly."""
+    """TypeError unless ``leaf`` fits the compiled ``spec`` exactly: a NumPy scalar is not a Python scalar,
+    as NumPy promotes the two differently (the jit cache keys them apart too)."""
     given = leaf_spec(leaf, path)
-    if given != spec and not (spec[2] and given[:2] == spec[:2]):
+    if given != spec:
         raise TypeError(f"argument {path}: the compiled function expects {format_spec(spec)}, "
                         f"got {format_spec(given)}")
 

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from xlac.errors import located
+from xlac.signature import refuse_array_subclass
 from xlac.ir import dtypes
 from xlac.trace import ops
 from xlac.trace.context import current_trace
@@ -37,6 +38,7 @@ def asarray(x, dtype=None) -> Tracer:
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or isinstance(e, (list, tuple)) for e in x):
         from xlac.numpy.shapes import stack
         return stack([asarray(e) for e in x]) if dtype is None else stack([asarray(e, dtype) for e in x])
+    refuse_array_subclass(x, "xnp.asarray")
     if isinstance(x, np.ndarray) or hasattr(x, "__xlac_array__"):
         trace = current_trace()
         if trace is not None and (not isinstance(x, np.ndarray) or x.dtype in dtypes.SUPPORTED):

@@ -114,7 +114,9 @@ def coverage_markdown() -> str:
              "`np.<name>` through NumPy's dispatch protocols) and eagerly on `xlac.Array`, with NumPy's "
              "results and dtypes unless a deviation is noted. A NumPy function marked missing raises "
              "`xlac.UnsupportedError` naming it when called on a traced value, and runs in NumPy on host "
-             "copies when called on an `xlac.Array` outside a compiled function.", ""]
+             "copies when called on an `xlac.Array` outside a compiled function. NumPy array subclasses other "
+             "than `np.memmap` (masked arrays, `np.matrix`, ...) are refused with a `TypeError`, as xlac would "
+             "drop their behaviour.", ""]
     for namespace in NAMESPACES:
         mine = [r for r in rows if r.namespace == namespace]
         counts = {s: sum(r.status == s for r in mine) for s in ("implemented", "out of scope", "missing")}

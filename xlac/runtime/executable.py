@@ -14,6 +14,7 @@ array([2., 2.], dtype=float32)
 from __future__ import annotations
 
 from xlac.runtime.client import compile_options
+from xlac.runtime.memory import raising_memory_error
 
 
 class CompileError(RuntimeError):
@@ -49,7 +50,8 @@ class Executable:
 
 def _make_execute(execute_sharded):
     def execute(buffers: list) -> list:
-        return [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]
+        with raising_memory_error("running the compiled function"):
+            return [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]
     return execute
 
 
