@@ -28,6 +28,7 @@ from xlac.captures import Captures
 from xlac.captures import finish as finish_captures
 from xlac.errors import located
 from xlac.inspection import Signature, recompile_cause, record_compile
+from xlac.ir.exact import exact_key
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
@@ -421,7 +422,7 @@ class CompiledFunction:
             args.insert(key, _unwrap(value))
         for key, value in statics:
             if isinstance(key, str):
-                kwargs[key] = value
+                kwargs[key] = _unwrap(value)
         return args, kwargs
 
     def _signature(self, args, kwargs, bound: bool = False):
@@ -526,7 +527,7 @@ class CompiledFunction:
             return self._fn(*args, **kwargs)
         key, leaves = self._signature(args, kwargs, bound)
         compiled = self._compiled_for(key, leaves)
-        statics = _unwrap_all(key[2]) if bound else key[2]
+        statics = _unwrap_all(key[2])
         try:
             result = compiled.run(leaves, statics)
         except OutsideArrayChanged:
@@ -594,7 +595,7 @@ class _ByIdentity:
 
 
 def _unwrap(value):
-    return value.value if type(value) is _ByIdentity else value
+    return value.value if type(value) in (_ByIdentity, _ByExactValue) else value
 
 
 def _unwrap_all(statics: tuple) -> tuple:
@@ -622,13 +623,32 @@ def _is_callable_object(fn) -> bool:
     return not isinstance(fn, (types.FunctionType, types.MethodType, types.BuiltinFunctionType))
 
 
+class _ByExactValue:
+    """A static argument in a cache key, equal to another only with the same type and bits (``exact_key``):
+    ``2`` and ``2.0``, ``0.0`` and ``-0.0`` compile differently, as NumPy computes them differently."""
+
+    __slots__ = ("value", "key")
+
+    def __init__(self, value):
+        hash(value)                          # static arguments must be hashable, as in jax.jit
+        self.value, self.key = value, exact_key(value)
+
+    def __eq__(self, other):
+        return type(other) is _ByExactValue and self.key == other.key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __repr__(self):
+        return repr(self.value)
+
+
 def _hashable(value, what: str):
     try:
-        hash(value)
+        return _ByExactValue(value)
     except TypeError:
         raise TypeError(f"{what} must be hashable to be part of the compile cache key; "
                         f"got {type(value).__name__}") from None
-    return value
 
 
 def _parameter_names(fn) -> list[str]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from xlac import runtime
 from xlac.ir import dtypes
+from xlac.ir.exact import exact_key
 from xlac.ir.types import TensorType
 from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
@@ -211,10 +212,10 @@ def _is_array_leaf(leaf) -> bool:
 
 
 def _freeze(leaf):
+    """A static argument as a cache key: by type and bits (see ``exact_key``)."""
     if isinstance(leaf, slice):
-        return ("slice", leaf.start, leaf.stop, leaf.step)
-    hash(leaf)
-    return leaf
+        return ("slice", exact_key(leaf.start), exact_key(leaf.stop), exact_key(leaf.step))
+    return exact_key(leaf)
 
 
 _SCALAR_TYPES = (int, float, bool)
@@ -233,14 +234,14 @@ def _positional_key(fn, args, kwargs):
             t = arg._xlac_type
             key.append((t.shape, t.dtype, arg._device))
         elif kind in _SCALAR_TYPES:
-            key.append((kind, arg))
+            key.append(exact_key(arg))
         else:
             return None
     if kwargs:
         for name, value in kwargs.items():
             if type(value) not in _STATIC_KEYWORD_TYPES:
                 return None
-            key.append((name, type(value), value))
+            key.append((name, exact_key(value)))
     return tuple(key)
 
 

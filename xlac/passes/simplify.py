@@ -26,12 +26,11 @@ A kept node keeps its own source line. Dead nodes go last.
 from __future__ import annotations
 
 import dataclasses
-import struct
-
 import ml_dtypes
 import numpy as np
 
 from xlac.ir import primitives as P
+from xlac.ir.exact import exact_key
 from xlac.ir.graph import Graph, Node, Value
 
 
@@ -255,33 +254,12 @@ def _identity(node: Node) -> tuple | None:
     if node.subgraphs or node.view:
         return None
     try:
-        attrs = tuple((name, _exact(value)) for name, value in sorted(node.attrs.items()))
+        attrs = tuple((name, exact_key(value)) for name, value in sorted(node.attrs.items()))
         hash(attrs)
     except TypeError:
         return None
     return (node.primitive, tuple(v.id for v in node.operands), attrs,
             tuple(r.type for r in node.results))
-
-
-def _exact(value):
-    """A hashable stand-in for an attribute that tells apart what ``==`` confuses (0.0 and -0.0, 1 and True,
-    NaNs); raises TypeError for what it cannot compare."""
-    kind = type(value)
-    if kind in (int, bool, str, type(None)):
-        return (kind, value)
-    if kind in (tuple, list):
-        return (kind, tuple(_exact(v) for v in value))
-    if kind is float:
-        return (kind, struct.pack("<d", value))
-    if kind is complex:
-        return (kind, struct.pack("<dd", value.real, value.imag))
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.asarray(value)
-        return (np.ndarray, array.dtype.str, array.shape, array.tobytes())
-    if kind is dict:
-        return (kind, tuple(sorted((k, _exact(v)) for k, v in value.items())))
-    hash(value)                              # raises TypeError for what cannot be compared
-    return (kind, value)
 
 
 def converts_exactly(source: np.dtype, target: np.dtype) -> bool:

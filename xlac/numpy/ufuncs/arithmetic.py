@@ -261,12 +261,29 @@ def _minmax(name: str, larger: bool, x1, x2, propagate_nan: bool):
     a, b = promote(name, x1, x2)
     if a.dtype == BOOL:
         return ops.or_(a, b) if larger else ops.and_(a, b)
+    if a.dtype.kind == "c":
+        return _complex_minmax(a, b, larger, propagate_nan)
     out = ops.max(a, b) if larger else ops.min(a, b)
     if dtypes.is_inexact(a.dtype) and not propagate_nan:
         # fmax/fmin: a NaN loses to a number.
         a_nan, b_nan = ops.compare(a, a, "NE"), ops.compare(b, b, "NE")
         out = ops.select(a_nan, b, ops.select(b_nan, a, out))
     return out
+
+
+def _complex_minmax(a, b, larger: bool, propagate_nan: bool):
+    """NumPy orders complex numbers lexicographically: by real part, then by imaginary part. A value with
+    a NaN part is NaN: it wins for maximum/minimum and loses for fmax/fmin."""
+    ar, ai, br, bi = ops.real(a), ops.imag(a), ops.real(b), ops.imag(b)
+    strictly, or_equal = ("GT", "GE") if larger else ("LT", "LE")
+    a_wins = ops.or_(ops.compare(ar, br, strictly),
+                     ops.and_(ops.compare(ar, br, "EQ"), ops.compare(ai, bi, or_equal)))
+    out = ops.select(a_wins, a, b)
+    a_nan = ops.or_(ops.compare(ar, ar, "NE"), ops.compare(ai, ai, "NE"))
+    b_nan = ops.or_(ops.compare(br, br, "NE"), ops.compare(bi, bi, "NE"))
+    if propagate_nan:
+        return ops.select(a_nan, a, ops.select(b_nan, b, out))
+    return ops.select(a_nan, b, ops.select(b_nan, a, out))
 
 
 @ufunc
