@@ -169,16 +169,40 @@ def _at(name, array, indices, values=None):
     xnp = _xnp()
     if values is None:
         raise TypeError(located(f"numpy.{name}.at: xlac needs the values argument"))
-    if name == "subtract":
-        values = xnp.negative(values)
     if _inside_trace():
         from xlac.numpy._core import writable
         array = writable(array, f"numpy.{name}.at")
-    updated = xnp.index_update(array, indices, values, mode=_AT_MODES[name])
+    combined = getattr(xnp, name)(xnp.asarray(array)[indices], values)
+    if combined.dtype != np.result_type(array):
+        # NumPy computes in the promoted dtype, then casts into the array (unsafe): done here as one
+        # gather, the ufunc, and one write, which equals NumPy's only where no index repeats.
+        if not _unique_concrete_positions(np.shape(array), indices):
+            raise UnsupportedError(located(
+                f"numpy.{name}.at: values of dtype {combined.dtype} into a {np.result_type(array)} array with "
+                "repeated or traced indices: NumPy applies each one in turn, casting after each; xlac can "
+                "do that only for distinct constant indices. Cast the values to the array's dtype first"))
+        updated = xnp.index_update(array, indices, combined)
+    else:
+        if name == "subtract":
+            values = xnp.negative(values)
+        updated = xnp.index_update(array, indices, values, mode=_AT_MODES[name])
     if isinstance(array, np.ndarray):
         array[...] = np.asarray(updated)
     else:
         array[...] = updated
+
+
+def _unique_concrete_positions(shape, indices) -> bool:
+    """Whether ``indices`` are constants (no traced or device values) that select no element twice."""
+    from xlac.array import Array
+    from xlac.trace import pytree
+    from xlac.trace.tracer import Tracer
+    leaves, _ = pytree.flatten(indices)
+    if any(isinstance(leaf, (Tracer, Array)) for leaf in leaves):
+        return False
+    hits = np.zeros(shape, np.int64)
+    np.add.at(hits, indices, 1)
+    return hits.max(initial=0) <= 1
 
 
 def public_name(func) -> str:

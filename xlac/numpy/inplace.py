@@ -43,7 +43,14 @@ def copyto(dst, src, casting="same_kind", where=True):
     dst = _target(dst, "copyto")
     source_dtype = dtypes.result_type(src) if is_python_scalar(src) else np.dtype(getattr(src, "dtype", None)
                                                                                   or np.asarray(src).dtype)
-    if not is_python_scalar(src) and not np.can_cast(source_dtype, dst.dtype, casting):
+    if is_python_scalar(src):
+        # NEP 50: a Python scalar casts as the smallest dtype of its kind would
+        smallest = {bool: np.bool_, float: np.float16, complex: np.complex64}.get(
+            type(src), np.uint8 if type(src) is int and src >= 0 else np.int8)
+        if not np.can_cast(smallest, dst.dtype, casting):
+            raise TypeError(located(f"Cannot cast scalar from {source_dtype!r} to {dst.dtype!r} according to "
+                                    f"the rule {casting!r}"))
+    elif not np.can_cast(source_dtype, dst.dtype, casting):
         raise TypeError(located(f"Cannot cast array data from {source_dtype!r} to {dst.dtype!r} according to "
                                 f"the rule {casting!r}"))
     if where is True:

@@ -539,6 +539,9 @@ def putmask(a, mask, values):
     """
     xnp = _xnp()
     target = _core.writable(a, "putmask") if current_trace() is not None else a
+    if _core.is_python_scalar(values) or isinstance(values, (np.ndarray, np.generic)):
+        # NumPy converts constant values to the array's dtype first (a Python int out of its range raises)
+        values = np.asarray(values, dtype=np.result_type(target))
     values = xnp.asarray(values)
     if values.size == 0:
         return None

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.errors import located
+from xlac.errors import located, user_location
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
 from xlac.numpy.ufuncs.machinery import BOOL, ufunc
 from xlac.trace import ops
+from xlac.trace.checks import Check
+from xlac.trace.context import current_trace
+from xlac.trace.tracer import Tracer
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod", "fmod",
            "power", "negative", "positive", "absolute", "abs", "sign", "maximum", "minimum", "fmax", "fmin",
@@ -180,8 +183,8 @@ def fmod(x1, x2):
 
 @ufunc
 def power(x1, x2):
-    """``x1 ** x2``. NumPy refuses negative integer powers of integers; here they are an error
-    when the exponent is a constant, and give 0 (or ±1 for a base of ±1) when it is traced.
+    """``x1 ** x2``. NumPy refuses negative integer powers of integers: a constant exponent raises
+    ValueError at once, a traced one after the call (see :mod:`xlac.trace.checks`).
 
     >>> np.asarray(xnp.power(np.array([2, 3]), 2))
     array([4, 9])
@@ -191,11 +194,16 @@ def power(x1, x2):
     a, b = promote("power", x1, x2)
     if a.dtype == BOOL:
         a, b = ops.convert(a, np.int8), ops.convert(b, np.int8)
+    if dtypes.is_signed_int(b.dtype) and isinstance(x2, Tracer) and current_trace().checks.enabled:
+        negative = ops.compare(b, ops.full_like(b, 0), "LT")
+        current_trace().checks.require(ops.not_(ops.reduce(negative, "or", tuple(range(b.ndim)))),
+                                       ops.constant(0, np.int64),
+                                       Check(ValueError, "Integers to negative integer powers are not allowed.",
+                                             user_location()))
     return ops.pow(a, b)
 
 
 def _has_negative_constant(x) -> bool:
-    from xlac.trace.tracer import Tracer
     if isinstance(x, Tracer):
         return False
     arr = np.asarray(x)

@@ -19,6 +19,7 @@ from xlac.numpy import _out
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
 from xlac.trace.context import current_trace
+from xlac.trace.tracer import Tracer
 
 BOOL = np.dtype("bool")
 
@@ -94,11 +95,20 @@ def _split_outputs(name: str, args, out, nin: int, nout: int):
     return args, (out,) + (None,) * (nout - 1)
 
 
+def _weak_if_all_weak(inputs, results: tuple) -> tuple:
+    """Results of operands that are all weak (Python scalars, or traced values that stand for them) are weak
+    too, as Python arithmetic on Python numbers stays a Python number (``x * (n // 2)`` keeps x's dtype),
+    however many ops the ufunc is made of."""
+    if not all(is_python_scalar(x) or (isinstance(x, Tracer) and x.weak) for x in inputs):
+        return results
+    return tuple(Tracer(r.value, r._trace, True) if isinstance(r, Tracer) and not r.weak else r for r in results)
+
+
 def _loop_results(fn, name: str, inputs, dtype, casting: str) -> tuple:
     """``fn``'s results as a tuple; with ``dtype=``, computed from the inputs cast to it (NumPy's
     "signature" of that output dtype), and an error where no loop gives that dtype."""
     if dtype is None:
-        return _as_tuple(fn(*inputs))
+        return _weak_if_all_weak(inputs, _as_tuple(fn(*inputs)))
     target = dtypes.canonical(dtype)
     if target == BOOL:       # predicates: a bool output does not mean bool inputs
         results = _as_tuple(fn(*inputs))
