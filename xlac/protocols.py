@@ -165,15 +165,27 @@ _AT_MODES = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum":
 
 
 def _at(name, array, indices, values=None):
-    """``np.add.at(a, indices, values)``: unbuffered, so every repeated index applies; writes into ``a``."""
+    """``np.add.at(a, indices, values)``: unbuffered, so every repeated index applies; writes into ``a``.
+    Values of a wider float dtype than ``a``'s are applied in ``a``'s dtype (NumPy rounds through the wider
+    one: the last bit can differ); integer arrays with float values need distinct constant indices."""
     xnp = _xnp()
     if values is None:
         raise TypeError(located(f"numpy.{name}.at: xlac needs the values argument"))
     if _inside_trace():
         from xlac.numpy._core import writable
         array = writable(array, f"numpy.{name}.at")
+    if isinstance(values, (bool, int, float, complex)):
+        values = np.asarray(values)          # ufunc.at takes values as NumPy arrays: a Python int is int64
+    target = np.result_type(array)
     combined = getattr(xnp, name)(xnp.asarray(array)[indices], values)
-    if combined.dtype != np.result_type(array):
+    wraps = name in ("add", "subtract", "multiply") and target.kind in "iu" and combined.dtype.kind in "iu"
+    if combined.dtype != target and (wraps or target.kind == combined.dtype.kind == "f"
+                                     or target.kind == combined.dtype.kind == "c"):
+        # Integers: wrapping arithmetic, so casting after each step equals computing in the array's dtype.
+        # Floats: computed in the array's float dtype (NumPy rounds twice, through the wider dtype: the
+        # results can differ in the last bit).
+        values, combined = xnp.astype(values, target), xnp.astype(combined, target)
+    if combined.dtype != target:
         # NumPy computes in the promoted dtype, then casts into the array (unsafe): done here as one
         # gather, the ufunc, and one write, which equals NumPy's only where no index repeats.
         if not _unique_concrete_positions(np.shape(array), indices):

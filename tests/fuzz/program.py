@@ -24,11 +24,7 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 # Families of generated statements whose xlac bugs other work is fixing: name -> what is wrong.
 # The generator leaves out statements tagged with these names; the merger deletes an entry once its fix is in.
 BEING_FIXED = {
-    "floor_divide_mod": "weak Python scalars after // and %",
-    "ufunc_at": "ufunc.at casting of the written values",
-    "complex_maxmin": "maximum/minimum/max/min/clip on complex values",
     "mask_inplace": "a[mask] += v",
-    "reduce_initial": "reduction initial=",
     "element_view": "eagerly, x[i] op= y on an xlac.Array casts with same_kind where NumPy's setitem casts "
                     "unsafe (a0[0] += 0.5 on int64 raises); compiled element reads are fixed (scalar copies)",
     "complex_inverse_trig": "arctan (and arcsin etc.) of complex values raise ShapeError",

@@ -51,6 +51,9 @@ def test_the_eager_cache_tells_signed_zeros_apart():
     ("add", np.array([-4], np.int16), [0], 2.75),
     ("add", np.array([1.0, 2.0]), [0, 0, 1], 1.0),            # repeated indices, same dtype: all apply
     ("maximum", np.array([1, 7], np.int32), [1, 0], 3),
+    ("add", np.zeros(3, np.int32), [0, 0, 1], 1),             # a Python int is int64 here: wraps into int32
+    ("subtract", np.array([1, 2, 9], np.uint8), [2], -3),
+    ("add", np.ones(2, np.float32), [0, 0], 0.5),
 ])
 def test_ufunc_at_computes_in_the_promoted_dtype_then_casts(case):
     name, array, indices, values = case
