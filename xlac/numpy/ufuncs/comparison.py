@@ -13,6 +13,7 @@ from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
 from xlac.numpy.ufuncs.machinery import BOOL, ufunc
 from xlac.numpy.ufuncs.operands import _to_bool
+from xlac.numpy.ufuncs.python_ints import comparison_with_out_of_range
 from xlac.trace import ops
 
 __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
@@ -21,6 +22,9 @@ __all__ = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal
 
 def _comparison(name: str, direction: str):
     def fn(x1, x2):
+        by_value = comparison_with_out_of_range(direction, x1, x2)
+        if by_value is not None:
+            return by_value
         a, b = promote(name, x1, x2)
         return ops.compare(a, b, direction)
     fn.__name__ = fn.__qualname__ = name

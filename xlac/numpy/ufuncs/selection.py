@@ -11,6 +11,7 @@ from xlac.numpy._core import asarray, promote
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.ufuncs.arithmetic import maximum, minimum
 from xlac.numpy.ufuncs.operands import _to_bool
+from xlac.numpy.ufuncs.python_ints import clipped_bound, wrapped_into
 from xlac.trace import ops
 
 __all__ = ["where", "clip"]
@@ -27,6 +28,7 @@ def where(condition, x=None, y=None):
     if x is None or y is None:
         raise TypeError(located("xnp.where(condition) with one argument returns indices whose number depends on "
                                 "the data; xlac needs static shapes. Use xnp.where(condition, x, y)."))
+    x, y = wrapped_into(x, y), wrapped_into(y, x)
     a, b = promote("where", x, y)
     c = _to_bool(condition)
     shape = ops.broadcast_shapes(c.shape, a.shape, op="where")
@@ -43,6 +45,7 @@ def clip(a, a_min=None, a_max=None):
     if a_min is None and a_max is None:
         raise ValueError(located("clip: at least one of a_min and a_max must be given"))
     out = asarray(a)
+    a_min, a_max = clipped_bound(a_min, out, lower=True), clipped_bound(a_max, out, lower=False)
     if a_min is not None:
         out = maximum.__wrapped_numpy__(out, a_min)
     if a_max is not None:
