@@ -186,3 +186,54 @@ def test_view_and_flat_raise_unsupported_error_naming_the_users_line(use):
         use(xlac.asarray(x))
     with pytest.raises(xlac.UnsupportedError, match=pattern):
         xlac.compile(lambda a: use(a))(x)
+
+
+# ---------------------------------------------------------------- x[mask] op= v, element updates, complex into real
+
+
+def _masked_add(a):
+    a[a < 0] += 10
+    return a
+
+
+def _masked_scale_rows(a, m):
+    a[m] *= 2.0
+    return a
+
+
+def test_an_augmented_assignment_through_a_traced_mask_matches_numpy():
+    a = np.array([-1, 2, -3])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(_masked_add)(a.copy())), _masked_add(a.copy()))
+    b, m = np.arange(6.0).reshape(2, 3), np.array([True, False])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(_masked_scale_rows)(b.copy(), m)),
+                                  _masked_scale_rows(b.copy(), m))
+
+
+def test_a_traced_mask_selection_used_otherwise_raises_the_read_error():
+    with pytest.raises(xlac.TracerConversionError, match="traced mask"):
+        xlac.compile(lambda a: a[a > 0].sum())(np.arange(3.0))
+    with pytest.raises(TypeError, match="same_kind"):             # as NumPy: the selection is an int array
+        def f(a):
+            a[a < 0] += 1.5
+        xlac.compile(f)(np.array([-1, 2]))
+
+
+def test_an_element_update_casts_as_numpys_setitem_eagerly_and_compiled():
+    def f(a):
+        a[0] += 1.5
+        return a
+    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(np.array([1, 2]))), f(np.array([1, 2])))
+    x = xlac.asarray(np.array([1, 2]))
+    x[0] += 1.5
+    np.testing.assert_array_equal(np.asarray(x), [2, 2])
+    x = xlac.asarray(np.array([1.0, 2.0]))
+    t = x[1]
+    t += 5                   # an element read is a scalar: rebinding t leaves x alone
+    np.testing.assert_array_equal(np.asarray(x), [1.0, 2.0])
+
+
+def test_a_numpy_complex_scalar_into_a_real_array_warns_and_keeps_the_real_part():
+    x = xlac.asarray(np.array([1.0, 2.0]))
+    with pytest.warns(np.exceptions.ComplexWarning):
+        x[0] = np.complex64(3 + 1j)
+    np.testing.assert_array_equal(np.asarray(x), [3.0, 2.0])

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.errors import located
+from xlac.errors import TracerConversionError, located
 
 
 
@@ -137,7 +137,12 @@ class ArrayOperators:
     __hash__ = None  # type: ignore[assignment]
 
     # -- indexing
-    def __getitem__(self, index): return xnp.getitem(self, index)
+    def __getitem__(self, index):
+        try:
+            return xnp.getitem(self, index)
+        except TracerConversionError as error:   # a traced mask: allowed only for `x[mask] op= v`
+            from xlac.numpy.masked_selection import selection
+            return selection(self, index, error)
 
     # -- in-place updates: subclasses provide `mutability` and `_store(new)`, which makes the memory
     # this array refers to hold `new` (an array of the same shape and dtype).
@@ -153,6 +158,10 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
+        from xlac.numpy.masked_selection import MaskedSelection
+        if isinstance(value, MaskedSelection) and value.writes_back_to(self, index):
+            self._store(value.new_base_value())
+            return
         self._store(xnp.index_update(self, index, value))
 
     def _update_in_place(self, ufunc: str, other):

@@ -15,8 +15,8 @@ array([[ 8, 11],
 from __future__ import annotations
 
 import functools
-
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -360,8 +360,8 @@ def getitem(x, index):
 
     Integers, slices (any step), ``None``, ``...``, integer arrays (NumPy, lists or traced) and boolean
     masks known at trace time are supported, with NumPy's placement of advanced-index dimensions.
-    Static out-of-bounds indices raise NumPy's IndexError. Traced indices cannot be checked: negative ones
-    wrap as in NumPy, out-of-bounds ones are clamped into range (XLA's gather and dynamic_slice semantics).
+    Static out-of-bounds indices raise NumPy's IndexError at once, traced ones after the call (see
+    ``xlac.compile``'s ``check_bounds``); negative traced indices wrap as in NumPy.
     A traced boolean mask raises :class:`xlac.TracerConversionError`: the result's shape would depend on
     the data; use ``xnp.where(mask, x, 0)`` instead.
 
@@ -376,7 +376,11 @@ def getitem(x, index):
         index = _concrete_index(index)
         _parse(np.shape(x), index)
         index = _masks_as_positions(index)
-        return _traced_getitem(x, index)
+        element = reads_one_element(np.ndim(x), index)
+        result = _traced_getitem(x, index)
+        if element:                     # NumPy's element read is a scalar: `t += 1` rebinds t
+            result.mutability = "value"
+        return result
     result = _traced_getitem(x, index)
     return views.element(result) if reads_one_element(np.ndim(x), index) else result
 
@@ -555,6 +559,15 @@ _MASK_COMBINERS = {"add": ops.add, "mul": ops.mul, "min": ops.min, "max": ops.ma
 _BOOL_COMBINERS = {"add": ops.or_, "max": ops.or_, "mul": ops.and_, "min": ops.and_}
 
 
+def _real_part_if_complex(values, dtype):
+    """NumPy complex values written into a real array: their real part, with NumPy's ComplexWarning."""
+    if isinstance(values, (np.ndarray, np.generic)) and values.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
+                      stacklevel=4)
+        return values.real
+    return values
+
+
 def _update_values(values, dtype) -> Tracer:
     """``values`` cast to ``dtype`` as NumPy's setitem casts (unsafe; Python scalars checked like NumPy)."""
     if isinstance(values, Tracer):
@@ -563,6 +576,7 @@ def _update_values(values, dtype) -> Tracer:
         return ops.convert(values, dtype)
     if hasattr(values, "__xlac_array__"):
         values = values.__xlac_array__()
+    values = _real_part_if_complex(values, dtype)
     try:
         shape = np.shape(values)
         cast = np.empty(shape, dtype)
@@ -895,7 +909,7 @@ def index_update(x, index, values, mode="set"):
             _parse(np.shape(x), index)
             index = _masks_as_positions(index)
         if isinstance(values, np.generic):
-            values = values.item()
+            values = _real_part_if_complex(values, np.result_type(x)).item()
     return _traced_index_update(x, index, values, mode)
 
 
