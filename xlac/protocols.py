@@ -195,8 +195,8 @@ def _at(name, array, indices, values=None):
                 "do that only for distinct constant indices. Cast the values to the array's dtype first"))
         updated = xnp.index_update(array, indices, combined)
     else:
-        if name == "subtract":
-            values = xnp.negative(values)
+        if name == "subtract":        # in the array's dtype: wraps for integers, as the array's own arithmetic
+            values = xnp.negative(xnp.astype(values, target))
         updated = xnp.index_update(array, indices, values, mode=_AT_MODES[name])
     if isinstance(array, np.ndarray):
         array[...] = np.asarray(updated)

@@ -24,15 +24,9 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 # Families of generated statements whose xlac bugs other work is fixing: name -> what is wrong.
 # The generator leaves out statements tagged with these names; the merger deletes an entry once its fix is in.
 BEING_FIXED = {
-    "mask_inplace": "a[mask] += v",
-    "element_view": "eagerly, x[i] op= y on an xlac.Array casts with same_kind where NumPy's setitem casts "
-                    "unsafe (a0[0] += 0.5 on int64 raises); compiled element reads are fixed (scalar copies)",
-    "complex_inverse_trig": "arctan (and arcsin etc.) of complex values raise ShapeError",
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
 OPEN = {
-    "rint_complex": "xlac raises ShapeError 'round expects real float operands' where NumPy rounds both parts: "
-                    "xlac.compile(lambda a: np.rint(a))(np.array(1.5+2.5j)) (NumPy: (2+2j)); also eagerly and in xnp",
     "array_into_bool_element": "NumPy accepts a size-1 array stored into one element of a bool array (it calls "
                                "bool() on it), xlac raises 'setting an array element with a sequence' as NumPy does "
                                "for other dtypes: a = xlac.asarray(np.ones((3, 1), bool)); a[0, 0] = np.array([False])",

@@ -58,7 +58,14 @@ def _rounding(name: str, apply, doc_example: str):
 floor = _rounding("floor", ops.floor, ">>> np.asarray(xnp.floor(np.array([1.5, -1.5])))\narray([ 1., -2.])\n"
                   ">>> np.asarray(xnp.floor(np.array([3], np.int8)))\narray([3], dtype=int8)")
 ceil = _rounding("ceil", ops.ceil, ">>> np.asarray(xnp.ceil(np.array([1.5])))\narray([2.])")
-rint = _float_unary("rint", ops.round, ">>> np.asarray(xnp.rint(np.array([0.5, 1.5])))\narray([0., 2.])")
+def _round_parts(a):
+    """Round half to even; each part of a complex number on its own, as NumPy's rint."""
+    if a.dtype.kind == "c":
+        return ops.complex(ops.round(ops.real(a)), ops.round(ops.imag(a)))
+    return ops.round(a)
+
+
+rint = _float_unary("rint", _round_parts, ">>> np.asarray(xnp.rint(np.array([0.5, 1.5])))\narray([0., 2.])")
 
 
 def _float_unary_composite(name, body, doc_example):
@@ -91,22 +98,39 @@ sinh = _float_unary_composite(
 cosh = _float_unary_composite(
     "cosh", lambda a: ops.mul(_half(a), ops.add(ops.exp(a), ops.exp(ops.neg(a)))),
     ">>> np.asarray(xnp.cosh(np.zeros(1)))\narray([1.])")
-arctan = _float_unary_composite(
-    "arctan", lambda a: ops.atan2(a, ops.full(a.shape, 1, a.dtype)),
-    ">>> np.asarray(xnp.arctan(np.zeros(1)))\narray([0.])")
-
-
 def _one_minus_square_root(a):
     one = ops.full(a.shape, 1, a.dtype)
     return ops.sqrt(ops.mul(ops.sub(one, a), ops.add(one, a)))
 
 
-arcsin = _float_unary_composite(
-    "arcsin", lambda a: ops.atan2(a, _one_minus_square_root(a)),
-    ">>> np.asarray(xnp.arcsin(np.zeros(1)))\narray([0.])")
+def _through_hyperbolic(real_body, hyperbolic):
+    """``real_body`` for real arguments; for complex ``z``, C99's definition ``-i * hyperbolic(i * z)``
+    (casin(z) = -i casinh(iz), catan(z) = -i catanh(iz)), with the branch cuts that implies."""
+    def body(a):
+        if a.dtype.kind != "c":
+            return real_body(a)
+        w = hyperbolic(ops.complex(ops.neg(ops.imag(a)), ops.real(a)))
+        return ops.complex(ops.imag(w), ops.neg(ops.real(w)))
+    return body
+
+
+def _complex_arccos(a):
+    """pi/2 - arcsin(a); for complex ``a`` near 1 the result loses the digits the subtraction cancels."""
+    if a.dtype.kind != "c":
+        return ops.atan2(_one_minus_square_root(a), a)
+    s = _arcsin(a)
+    return ops.complex(ops.sub(ops.full_like(ops.real(s), np.pi / 2), ops.real(s)), ops.neg(ops.imag(s)))
+
+
+arctan = _float_unary_composite(
+    "arctan", _through_hyperbolic(lambda a: ops.atan2(a, ops.full(a.shape, 1, a.dtype)), lambda z: _atanh(z)),
+    ">>> np.asarray(xnp.arctan(np.zeros(1)))\narray([0.])")
+_arcsin = _through_hyperbolic(lambda a: ops.atan2(a, _one_minus_square_root(a)), lambda z: _asinh(z))
+arcsin = _float_unary_composite("arcsin", lambda a: _arcsin(a), ">>> np.asarray(xnp.arcsin(np.zeros(1)))\narray([0.])")
 arccos = _float_unary_composite(
-    "arccos", lambda a: ops.atan2(_one_minus_square_root(a), a),
-    ">>> np.asarray(xnp.arccos(np.ones(1)))\narray([0.])")
+    "arccos", _complex_arccos,
+    ">>> np.asarray(xnp.arccos(np.ones(1)))\narray([0.])\n\nDeviation: complex arguments near 1 lose the digits "
+    "that pi/2 - arcsin(z) cancels.")
 
 
 @ufunc
