@@ -142,21 +142,37 @@ def _numpy_method_parameters(name):
     ("a.var(axis=None, dtype=None, out=None, ...)"); NumPy's C methods carry no signature."""
     import re
     first_line = getattr(np.ndarray, name).__doc__.strip().splitlines()[0]
-    inside = re.match(rf"a\.{name}\((.*)\)", first_line).group(1)
-    return [p.split("=")[0].strip() for p in inside.split(",") if p.strip() not in ("*", "/", "")]
+    match = re.match(rf"a\.{name}\((.*)\)", first_line)
+    if match is None:
+        return None
+    parameters = [p.split("=")[0].strip() for p in match.group(1).split(",")]
+    return [p for p in parameters if p not in ("*", "/", "") and not p.startswith("*")]
 
 
-_METHODS_WITH_NUMPYS_ORDER = ["sum", "prod", "mean", "var", "std", "max", "min", "all", "any", "argmax",
-                              "argmin", "cumsum", "cumprod", "trace"]
+def _methods_numpy_documents():
+    """The public methods of ``np.ndarray`` whose docstring gives their parameters, and which xlac has
+    (view's "a.view([dtype][, type])" is not a parameter list; it has its own test below)."""
+    from xlac.trace.tracer import Tracer
+    names = [n for n in dir(np.ndarray) if not n.startswith("_") and callable(getattr(np.ndarray, n))]
+    return [n for n in names if n != "view" and _numpy_method_parameters(n) is not None
+            and callable(getattr(xlac.Array, n, None)) and callable(getattr(Tracer, n, None))]
 
 
-@pytest.mark.parametrize("name", _METHODS_WITH_NUMPYS_ORDER)
+def test_every_numpy_documented_method_is_compared():
+    assert len(_methods_numpy_documents()) >= 40
+    assert {"sum", "var", "take", "clip", "dot", "choose", "reshape"} <= set(_methods_numpy_documents())
+
+
+@pytest.mark.parametrize("name", _methods_numpy_documents())
 def test_array_method_parameters_follow_numpys_order(name):
     import inspect
     from xlac.trace.tracer import Tracer
     expected = _numpy_method_parameters(name)
     for array_type in (xlac.Array, Tracer):
-        parameters = list(inspect.signature(getattr(array_type, name)).parameters)[1:]
+        parameters = [p.name for p in list(inspect.signature(getattr(array_type, name)).parameters.values())[1:]
+                      if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if name == "reshape":        # NumPy documents "shape"; xlac takes *shape as NumPy accepts
+            parameters = [expected[0]] + parameters
         # NumPy's order; xlac may take more at the end (var's correction is not in NumPy 2.4's docstring)
         assert parameters[:len(expected)] == expected, (array_type.__name__, name, parameters, expected)
 
@@ -237,3 +253,34 @@ def test_a_numpy_complex_scalar_into_a_real_array_warns_and_keeps_the_real_part(
     with pytest.warns(np.exceptions.ComplexWarning):
         x[0] = np.complex64(3 + 1j)
     np.testing.assert_array_equal(np.asarray(x), [3.0, 2.0])
+
+
+def test_methods_take_out_in_numpys_position():
+    x = np.array([[1.0, -2.0], [3.5, 4.0]])
+    for method, args in [("clip", (0.0, 2.0)), ("dot", (np.eye(2),)), ("take", ([1, 0], 0)),
+                         ("compress", ([True, False], 0))]:
+        expected_out = np.zeros_like(getattr(x, method)(*args))
+        expected = getattr(x, method)(*args, expected_out)
+
+        def f(a, out):
+            getattr(a, method)(*args, out)
+            return out
+        out = np.zeros_like(expected_out)
+        np.testing.assert_array_equal(xlac.compile(f)(x, out), expected)
+        np.testing.assert_array_equal(out, expected_out)
+    with pytest.raises(TypeError, match="Cannot cast ufunc 'clip' output from dtype\\('float64'\\)"):
+        xlac.compile(lambda a, out: a.clip(0.5, 2, out))(np.arange(3), np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="dot: output array is not acceptable"):
+        xlac.compile(lambda a, out: a.dot(a, out))(x, np.zeros((2, 2), np.float32))
+
+
+def test_choose_checks_traced_indices_in_raise_mode():
+    choices = [np.array([1, 2, 3]), 10]
+    f = xlac.compile(lambda a: np.choose(a, choices))
+    np.testing.assert_array_equal(f(np.array([0, 1, 1])), np.choose(np.array([0, 1, 1]), choices))
+    with pytest.raises(ValueError, match="invalid entry in choice array"):
+        np.choose(np.array([0, 2, 1]), choices)
+    with pytest.raises(ValueError, match="invalid entry in choice array(.|\n)*test_fuzz_regressions_errors"):
+        f(np.array([0, 2, 1]))
+    unchecked = xlac.compile(lambda a: np.choose(a, choices), check_bounds=False)
+    np.testing.assert_array_equal(unchecked(np.array([0, 2, 1])), [1, 10, 10])

@@ -226,10 +226,10 @@ class ArrayOperators:
                                        "x[np.unravel_index(i, x.shape)] = v to write"))
 
     # -- methods
-    def reshape(self, *shape, order="C"):
+    def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return xnp.reshape(self, shape, order=order)
+        return xnp.reshape(self, shape, order=order, copy=copy)
 
     def transpose(self, *axes):
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
@@ -265,22 +265,22 @@ class ArrayOperators:
         return xnp.any(self, axis, out, keepdims, where=where)
     def argmax(self, axis=None, out=None, *, keepdims=False): return xnp.argmax(self, axis, out, keepdims=keepdims)
     def argmin(self, axis=None, out=None, *, keepdims=False): return xnp.argmin(self, axis, out, keepdims=keepdims)
-    def clip(self, min=None, max=None): return xnp.clip(self, min, max)
+    def clip(self, min=None, max=None, out=None): return xnp.clip(self, min, max, out)
     def diagonal(self, offset=0, axis1=0, axis2=1): return xnp.diagonal(self, offset, axis1, axis2)
-    def dot(self, other): return xnp.dot(self, other)
+    def dot(self, other, out=None): return xnp.dot(self, other, out)
     def conj(self): return xnp.conjugate(self)
-    def copy(self): return xnp.copy(self)
+    def copy(self, order="C"): return xnp.copy(self, order)
     def conjugate(self): return xnp.conjugate(self)
-    def round(self, decimals=0): return xnp.round(self, decimals)
+    def round(self, decimals=0, out=None): return xnp.round(self, decimals, out)
     def cumsum(self, axis=None, dtype=None, out=None): return xnp.cumsum(self, axis, dtype, out)
     def cumprod(self, axis=None, dtype=None, out=None): return xnp.cumprod(self, axis, dtype, out)
     def ptp(self, axis=None, keepdims=False): return xnp.ptp(self, axis, keepdims=keepdims)
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
         return xnp.trace(self, offset, axis1, axis2, dtype, out)
-    def take(self, indices, axis=None, mode="raise"): return xnp.take(self, indices, axis, mode=mode)
+    def take(self, indices, axis=None, out=None, mode="raise"): return xnp.take(self, indices, axis, out, mode)
     def repeat(self, repeats, axis=None): return xnp.repeat(self, repeats, axis)
-    def compress(self, condition, axis=None): return xnp.compress(condition, self, axis)
-    def choose(self, choices, mode="raise"): return xnp.choose(self, choices, mode=mode)
+    def compress(self, condition, axis=None, out=None): return xnp.compress(condition, self, axis, out)
+    def choose(self, choices, out=None, mode="raise"): return xnp.choose(self, choices, out, mode)
     def nonzero(self): return xnp.nonzero(self)
     def searchsorted(self, v, side="left", sorter=None): return xnp.searchsorted(self, v, side, sorter)
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None):

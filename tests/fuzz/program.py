@@ -199,8 +199,6 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         complex_tag = ()
         if np.iscomplexobj(value):
             complex_tag = {"rint": ("rint_complex",), "arctan": ("complex_inverse_trig",)}.get(f, ())
-        elif f == "conjugate" and value.dtype == np.bool_:
-            complex_tag = ("conjugate_bool",)
         return Statement(f"{temp} = np.{f}({x})", ("unary", f, dtype_tag) + complex_tag)
     if kind in ("binary", "operator_scalar"):
         if kind == "binary":

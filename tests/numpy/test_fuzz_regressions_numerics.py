@@ -162,3 +162,83 @@ def test_complex_rint_rounds_each_part_half_to_even():
     z = np.array([1.5 + 2.5j, -0.5 - 1.5j, 2.4 + 0.6j])
     _same(xlac.compile(lambda a: np.rint(a))(z), np.rint(z))
     _same(xnp.rint(xlac.asarray(z.astype(np.complex64))), np.rint(z.astype(np.complex64)))
+
+
+def _same_with_nans(got, expected, rtol=0.0):
+    """NaN where NumPy has NaN and the same infinities, part by part; finite parts within ``rtol`` of the
+    number's magnitude (a rounding error of the real part may show as a tiny imaginary part)."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype
+    with np.errstate(all="ignore"):
+        magnitude = np.abs(expected).astype(np.float64)
+    for part in (np.real, np.imag):
+        g, e = part(got), part(expected)
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(e))
+        finite = np.isfinite(e)
+        np.testing.assert_array_equal(np.where(finite, 0, g), np.where(finite, 0, e))
+        error = np.abs(g[finite].astype(np.float64) - e[finite])
+        close = (error == 0) | (error <= rtol * magnitude[finite])
+        assert np.all(close), (g[finite][~close], e[finite][~close])
+
+
+_SPECIAL_PARTS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -2.5, 1e-300, 1e300])
+_SPECIAL_COMPLEX = (_SPECIAL_PARTS[:, None] + 1j * _SPECIAL_PARTS[None, :]).ravel()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_division_is_numpys_smith_division_at_zero_inf_and_nan(dtype):
+    with np.errstate(all="ignore"):
+        a = np.repeat(_SPECIAL_COMPLEX, _SPECIAL_COMPLEX.size).astype(dtype)
+        b = np.tile(_SPECIAL_COMPLEX, _SPECIAL_COMPLEX.size).astype(dtype)
+        expected = a / b
+    # Finite parts may differ in the last bits where XLA fuses a multiply-add; the classes (nan, +-inf) may not.
+    _same_with_nans(xlac.compile(lambda x, y: x / y)(a, b), expected, rtol=1e-5 if dtype == np.complex64 else 1e-13)
+    with np.errstate(all="ignore"):
+        _same_with_nans(xlac.compile(lambda x: x / 0)(a[:3]), a[:3] / 0)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_reciprocal_follows_numpy_also_at_zero(dtype):
+    with np.errstate(all="ignore"):
+        a = _SPECIAL_COMPLEX.astype(dtype)
+        expected = np.reciprocal(a)
+    _same_with_nans(xlac.compile(np.reciprocal)(a), expected, rtol=1e-6)
+    _same_with_nans(xnp.reciprocal(a), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("exponent", [1 + 1j, 2, 0.5, 1e-300, -1 + 1j, 1j, -1, 0, -0.5])
+def test_complex_zero_to_a_power_is_numpys(exponent):
+    zeros = np.array([0j, -0.0 + 0j], np.complex128)
+    with np.errstate(all="ignore"):
+        expected = zeros ** np.complex128(exponent)
+    _same_with_nans(xlac.compile(lambda z, b: z ** b)(zeros, np.complex128(exponent)), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_constant_half_power_is_a_square_root_as_in_numpy(dtype):
+    x = np.array([-np.inf, -1.0, -0.0, 0.0, 4.0, np.inf, np.nan], dtype)
+    with np.errstate(invalid="ignore"):
+        for f in (lambda v: v ** 0.5, lambda v: np.power(v, 0.5)):
+            _same_with_nans(xlac.compile(f)(x), f(x))
+
+
+@pytest.mark.parametrize("name", ["log2", "log10", "log"])
+def test_complex_logarithms_of_zero_have_numpys_imaginary_part(name):
+    z = np.array([0j, -0.0 + 0j, -0.0 - 0.0j, 1 + 1j], np.complex128)
+    with np.errstate(divide="ignore"):
+        expected = getattr(np, name)(z)
+    _same_with_nans(xlac.compile(getattr(np, name))(z), expected, rtol=1e-15)
+
+
+def test_conjugate_of_booleans_is_int8_as_numpy():
+    b = np.array([True, False])
+    _same(xlac.compile(np.conjugate)(b), np.conjugate(b))
+    _same(xnp.conj(b), np.conj(b))
+
+
+@pytest.mark.parametrize("x1", [2, -3, 70000, 2.5, True])
+@pytest.mark.parametrize("x2", [np.array([1, 2], np.int32), np.array([1], np.int8), 3])
+def test_ldexp_of_a_python_int_follows_numpys_loop_search(x1, x2):
+    expected = np.ldexp(x1, x2)
+    _same(xlac.compile(lambda a, b: np.ldexp(a, b))(x1, x2), expected)
+    _same(xnp.ldexp(x1, x2), expected)

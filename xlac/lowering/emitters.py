@@ -112,16 +112,77 @@ def _integer_division(op_name: str):
     return emit
 
 
-P.div.register(emitter=_integer_division("stablehlo.divide"))
+def _division(w, node, operands):
+    if node.operands[0].type.dtype.kind == "c":
+        return [_smith_division(w, *operands, node.operands[0].type)]
+    return _divide_integers_or_floats(w, node, operands)
+
+
+def _smith_division(w: FunctionWriter, x: str, d: str, t: TensorType) -> str:
+    """NumPy's complex division (Smith's algorithm): scale by the larger part of the divisor, so that
+    ``x / 0`` is ``inf`` or ``nan`` per part as in NumPy, and no intermediate overflows needlessly."""
+    rt = t.with_dtype(np.dtype("float32") if t.dtype == np.complex64 else np.dtype("float64"))
+    bt = t.with_dtype(BOOL)
+
+    def op(name, *args):
+        return w.op(f"stablehlo.{name}", list(args), [rt] * len(args), [rt])[0]
+    ar, ai, br, bi = (w.op(f"stablehlo.{part}", [v], [t], [rt])[0] for v in (x, d) for part in ("real", "imag"))
+    abs_r, abs_i = op("abs", br), op("abs", bi)
+    by_real = emit_compare(w, abs_r, abs_i, rt, "GE")
+    zero = emit_zeros(w, rt)
+    both_zero = w.op("stablehlo.and", [emit_compare(w, abs_r, zero, rt, "EQ"), emit_compare(w, abs_i, zero, rt, "EQ")],
+                     [bt, bt], [bt])[0]
+    one = emit_full(w, rt, 1)
+    # |br| >= |bi|: rat = bi/br, scale = 1/(br + bi*rat), (ar + ai*rat, ai - ar*rat) * scale
+    rat1 = op("divide", bi, br)
+    scale1 = op("divide", one, op("add", br, op("multiply", bi, rat1)))
+    re1 = op("multiply", op("add", ar, op("multiply", ai, rat1)), scale1)
+    im1 = op("multiply", op("subtract", ai, op("multiply", ar, rat1)), scale1)
+    # |br| < |bi|: rat = br/bi, scale = 1/(bi + br*rat), (ar*rat + ai, ai*rat - ar) * scale
+    rat2 = op("divide", br, bi)
+    scale2 = op("divide", one, op("add", bi, op("multiply", br, rat2)))
+    re2 = op("multiply", op("add", op("multiply", ar, rat2), ai), scale2)
+    im2 = op("multiply", op("subtract", op("multiply", ai, rat2), ar), scale2)
+    # a zero divisor: each part divided by |0|, giving inf or nan as NumPy
+    re0, im0 = op("divide", ar, abs_r), op("divide", ai, abs_r)
+
+    def pick(c, a, b):
+        return w.op("stablehlo.select", [c, a, b], [bt, rt, rt], [rt])[0]
+    re = pick(both_zero, re0, pick(by_real, re1, re2))
+    im = pick(both_zero, im0, pick(by_real, im1, im2))
+    return w.op("stablehlo.complex", [re, im], [rt, rt], [t])[0]
+
+
+_divide_integers_or_floats = _integer_division("stablehlo.divide")
+P.div.register(emitter=_division)
 P.rem.register(emitter=_integer_division("stablehlo.remainder"))
 
 
 @_emits(P.pow_)
 def _pow(w, node, operands):
     t = node.operands[0].type
-    if not dtypes.is_int(t.dtype):
-        return _simple("stablehlo.power")(w, node, operands)
-    return [emit_integer_pow(w, *operands, t)]
+    if dtypes.is_int(t.dtype):
+        return [emit_integer_pow(w, *operands, t)]
+    power = _simple("stablehlo.power")(w, node, operands)
+    if t.dtype.kind != "c":
+        return power
+    return [_complex_zero_base(w, *operands, power[0], t)]
+
+
+def _complex_zero_base(w: FunctionWriter, base: str, exponent: str, power: str, t: TensorType) -> str:
+    """NumPy's complex ``0 ** b``: 1 for ``b == 0``, 0 when ``b``'s real part is positive, else nan+nanj
+    (XLA's ``exp(b * log 0)`` gives nan for every complex ``b``)."""
+    rt = t.with_dtype(np.dtype("float32") if t.dtype == np.complex64 else np.dtype("float64"))
+    bt = t.with_dtype(BOOL)
+    zero = emit_zeros(w, t)
+    base_zero, exponent_zero = (emit_compare(w, v, zero, t, "EQ") for v in (base, exponent))
+    real_exponent = w.op("stablehlo.real", [exponent], [t], [rt])[0]
+    positive = emit_compare(w, real_exponent, emit_zeros(w, rt), rt, "GT")
+
+    def pick(c, a, b):
+        return w.op("stablehlo.select", [c, a, b], [bt, t, t], [t])[0]
+    at_zero = pick(exponent_zero, emit_full(w, t, 1), pick(positive, zero, emit_full(w, t, complex(np.nan, np.nan))))
+    return pick(base_zero, at_zero, power)
 
 
 def emit_integer_pow(w: FunctionWriter, base: str, exponent: str, t: TensorType) -> str:

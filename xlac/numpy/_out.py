@@ -110,6 +110,20 @@ def store(dst: Tracer, value: Tracer, mask: Tracer | None = None) -> Itself:
     return Itself(dst)
 
 
+def store_whole_result(dst: Tracer | None, result: Tracer, op: str):
+    """``out=`` of the functions NumPy implements as ndarray methods (take, compress, choose): ``out`` must
+    have the result's shape and take its dtype under ``safe`` casting; returns ``result`` when there is none."""
+    if dst is None:
+        return result
+    if dst.shape != result.shape:
+        raise ValueError(located(f"{op}: output array does not match result of ndarray.{op} (out has shape "
+                                 f"{shape_text(dst.shape)}, the result {shape_text(result.shape)})"))
+    if not np.can_cast(result.dtype, dst.dtype, "safe"):
+        raise TypeError(located(f"{op}: Cannot cast array data from {result.dtype!r} to {dst.dtype!r} according "
+                                "to the rule 'safe'"))
+    return store(dst, result)
+
+
 def bool_mask(where, op: str) -> Tracer | None:
     """``where=`` as a bool tracer, None for True (everywhere)."""
     if where is True or where is None:

@@ -24,9 +24,9 @@ import numpy as np
 
 from xlac.errors import located
 from xlac.ir import dtypes
+from xlac.numpy import _out
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.dtypes import conjugate
 from xlac.numpy.ufuncs import multiply
 from xlac.trace import ops, views
 from xlac.trace.tracer import Tracer
@@ -239,23 +239,32 @@ def _not_aligned(a, b, axis_a: int, axis_b: int):
 
 
 @numpy_function
-def dot(a, b):
+def dot(a, b, out=None):
     """NumPy's dot: scalars multiply; otherwise the last axis of ``a`` meets the second-to-last of ``b``.
+    ``out=`` must have the result's exact dtype and shape, as NumPy requires.
 
     >>> import xlac.numpy as xnp
     >>> np.asarray(xnp.dot(np.ones((2, 3)), np.ones((4, 3, 5)))).shape
     (2, 4, 5)
     """
+    dst = _out.output_operand(out, "dot")
     a, b = _operand(a), _operand(b)
     if a.ndim == 0 or b.ndim == 0:
-        return multiply.__wrapped_numpy__(a, b)
-    k_b = 0 if b.ndim == 1 else b.ndim - 2
-    _not_aligned(a, b, a.ndim - 1, k_b)
-    la = [("a", d) for d in range(a.ndim - 1)] + ["k"]
-    lb = [("b", d) for d in range(b.ndim)]
-    lb[k_b] = "k"
-    out = la[:-1] + [name for name in lb if name != "k"]
-    return _contract([a, b], [la, lb], out, "dot")
+        result = multiply.__wrapped_numpy__(a, b)
+    else:
+        k_b = 0 if b.ndim == 1 else b.ndim - 2
+        _not_aligned(a, b, a.ndim - 1, k_b)
+        la = [("a", d) for d in range(a.ndim - 1)] + ["k"]
+        lb = [("b", d) for d in range(b.ndim)]
+        lb[k_b] = "k"
+        result = _contract([a, b], [la, lb], la[:-1] + [name for name in lb if name != "k"], "dot")
+    if dst is None:
+        return result
+    if dst.dtype != result.dtype or dst.shape != result.shape:
+        raise ValueError(located(f"dot: output array is not acceptable (must have the right datatype, number of "
+                                 f"dimensions, and be a C-Array): out is {dst.dtype}{list(dst.shape)}, the result "
+                                 f"{result.dtype}{list(result.shape)}"))
+    return _out.store(dst, result)
 
 
 @numpy_function
@@ -302,7 +311,7 @@ def vdot(a, b):
         raise ValueError(located(f"vdot: cannot reshape array of size {b.size} into shape ({a.size},): "
                                  f"operands of shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} "
                                  "must have the same size"))
-    a = conjugate.__wrapped_numpy__(a)
+    a = ops.conj(a)
     a, b = ops.reshape(a, (a.size,)), ops.reshape(b, (b.size,))
     return _contract([a, b], [["k"], ["k"]], [], "vdot")
 
@@ -374,7 +383,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     if a.shape[axis_a] != b.shape[axis_b]:
         raise ValueError(located(f"vecdot: the vector axes differ in size ({a.shape[axis_a]} != {b.shape[axis_b]}) "
                                  f"for shapes {_shape_str(a.shape)} and {_shape_str(b.shape)}"))
-    a = conjugate.__wrapped_numpy__(a)
+    a = ops.conj(a)
     a = ops.transpose(a, [d for d in range(a.ndim) if d != axis_a] + [axis_a])
     b = ops.transpose(b, [d for d in range(b.ndim) if d != axis_b] + [axis_b])
     batch = ops.broadcast_shapes(a.shape[:-1], b.shape[:-1], op="vecdot")

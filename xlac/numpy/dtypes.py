@@ -268,14 +268,16 @@ def with_complex_part(x, part: str, value):
 
 @ufunc
 def conjugate(x):
-    """The complex conjugate of ``x`` (``x`` itself for real dtypes).
-
-    Deviation: bool stays bool; NumPy, which has no bool loop, gives int8.
+    """The complex conjugate of ``x`` (``x`` itself for real dtypes; booleans as int8, as NumPy, which
+    has no bool loop).
 
     >>> np.asarray(conjugate(np.array([1 + 2j])))
     array([1.-2.j])
     """
-    return ops.conj(asarray(x))
+    a = asarray(x)
+    if a.dtype == np.bool_:
+        return ops.convert(a, np.int8)
+    return ops.conj(a)
 
 
 conj = conjugate

@@ -23,6 +23,7 @@ import numpy as np
 
 from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.ir import dtypes
+from xlac.numpy import _out
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops, views
@@ -479,8 +480,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     >>> np.asarray(xnp.take(np.arange(4), [5, -7], mode="wrap"))
     array([1, 1])
     """
-    if out is not None:
-        raise UnsupportedError(located("take: out= is not supported; use the returned array"))
+    dst = _out.output_operand(out, "take")
     if mode not in ("raise", "clip", "wrap"):
         raise ValueError(located(f"take: mode must be 'raise', 'clip' or 'wrap', got {mode!r}"))
     a = asarray(a)
@@ -503,7 +503,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     item_kind = scalar_kind if np.ndim(index) == 0 else "array"
     value = int(index) if item_kind == "int" else index
     items[axis] = _make_item(item_kind, value, axis, axis, size)
-    return _index(a, items, a.shape)
+    return _out.store_whole_result(dst, _index(a, items, a.shape), "take")
 
 
 def _static_mode(index: np.ndarray, size: int, mode: str) -> np.ndarray:

@@ -13,14 +13,16 @@ import operator
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import located, user_location
 from xlac.ir import dtypes
-from xlac.numpy import creation, indexing, inplace, shapes, ufuncs
+from xlac.numpy import _out, creation, indexing, inplace, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import INT64, BOOL, _host, _static_function, _not_traced, _take_static
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
+from xlac.trace.checks import Check
+from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["meshgrid", "indices", "put_along_axis", "diag", "diagflat", "tril_indices", "triu_indices",
@@ -322,13 +324,13 @@ def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]`` per element, ``a`` and the choices broadcast together; ``mode`` "wrap" and
     "clip" bring out-of-range indices into range.
 
-    Deviation: with mode="raise" a traced ``a`` cannot be checked; out-of-range entries are clipped.
+    With mode="raise", a traced ``a`` out of range raises NumPy's ValueError after the call (see
+    :mod:`xlac.trace.checks`); with ``compile(check_bounds=False)`` it is clipped.
 
     >>> np.asarray(choose(np.array([0, 1, 1]), [np.array([1, 2, 3]), 10]))
     array([ 1, 10, 10])
     """
-    if out is not None:
-        raise UnsupportedError(located("choose: out= is not supported; use the returned array"))
+    dst = _out.output_operand(out, "choose")
     _check_clip_mode(mode, "choose")
     _check_choose(a, choices, mode=mode)
     index = as_array(a)
@@ -345,11 +347,17 @@ def choose(a, choices, out=None, mode="raise"):
     index = ops.broadcast_to(ops.convert(index, INT64), shape)
     if mode == "wrap":
         index = ufuncs.remainder(index, count)
+    elif mode == "raise" and isinstance(index, Tracer) and current_trace().checks.enabled:
+        outside = ops.or_(ops.compare(index, ops.full_like(index, 0), "LT"),
+                          ops.compare(index, ops.full_like(index, count), "GE"))
+        current_trace().checks.require(ops.not_(ops.reduce(outside, "or", tuple(range(index.ndim)))),
+                                       ops.constant(0, INT64),
+                                       Check(ValueError, "invalid entry in choice array", user_location()))
     index = ops.clamp(ops.constant(0, INT64), index, ops.constant(count - 1, INT64))
     stacked = ops.concatenate([ops.reshape(ops.broadcast_to(ops.convert(c, dtype), shape), (1,) + shape)
                                for c in options], 0)
     picked = indexing.take_along_axis.__wrapped_numpy__(stacked, ops.reshape(index, (1,) + shape), 0)
-    return ops.reshape(picked, shape)
+    return _out.store_whole_result(dst, ops.reshape(picked, shape), "choose")
 
 
 @_static_function("compress", "condition", "axis")
@@ -357,14 +365,13 @@ def compress(condition, a, axis=None, out=None):
     """The slices of ``a`` along ``axis`` (the flattened array when None) where the static 1-D
     ``condition`` is true; a shorter condition counts as False past its end.
 
-    Deviation: ``condition`` must be static (it decides the result's shape); ``out=`` is not supported.
+    Deviation: ``condition`` must be static (it decides the result's shape).
 
     >>> np.asarray(compress([False, True, True], np.array([[1, 2], [3, 4], [5, 6]]), axis=0))
     array([[3, 4],
            [5, 6]])
     """
-    if out is not None:
-        raise UnsupportedError(located("compress: out= is not supported; use the returned array"))
+    dst = _out.output_operand(out, "compress")
     cond = np.asarray(_not_traced(condition, "compress", "condition", "Use xnp.where(condition, a, 0) to keep "
                                   "the shape."))
     if cond.ndim != 1:
@@ -377,7 +384,7 @@ def compress(condition, a, axis=None, out=None):
     if positions.size and positions[-1] >= x.shape[axis]:
         raise IndexError(located(f"compress: index {positions[-1]} is out of bounds for axis {axis} with size "
                                  f"{x.shape[axis]}"))
-    return _take_static(x, axis, positions)
+    return _out.store_whole_result(dst, _take_static(x, axis, positions), "compress")
 
 
 # ---------------------------------------------------------------- flat and multi-dimensional indices

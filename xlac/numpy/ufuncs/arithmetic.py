@@ -200,7 +200,13 @@ def power(x1, x2):
                                        ops.constant(0, np.int64),
                                        Check(ValueError, "Integers to negative integer powers are not allowed.",
                                              user_location()))
+    if _is_constant_half(x2) and a.dtype.kind == "f":
+        return ops.sqrt(a)      # as NumPy's: XLA would fold pow(x, 0.5) to a sqrt that gives (-inf) ** 0.5 = inf
     return ops.pow(a, b)
+
+
+def _is_constant_half(x) -> bool:
+    return not isinstance(x, Tracer) and np.ndim(x) == 0 and np.asarray(x).dtype.kind in "fc" and x == 0.5
 
 
 def _has_negative_constant(x) -> bool:
@@ -351,13 +357,33 @@ def square(x):
 def reciprocal(x):
     """``1 / x`` in ``x``'s dtype (integer reciprocals truncate, as in NumPy).
 
+    Deviation: the integer reciprocal of 0 is -1 (XLA's integer ``x / 0``); NumPy's is C's undefined
+    conversion of ``1.0 / 0`` to an integer, which depends on the platform (on x86-64 the dtype's minimum
+    for int32 and int64, 0 for int8 and int16).
+
     >>> np.asarray(xnp.reciprocal(np.array([2.0, 4.0])))
     array([0.5 , 0.25])
     """
     a = asarray(x)
     if a.dtype == BOOL:
         a = ops.convert(a, np.int8)
+    if a.dtype.kind == "c":
+        return _complex_reciprocal(a)
     return ops.div(ops.full(a.shape, 1, a.dtype), a)
+
+
+def _complex_reciprocal(a):
+    """NumPy's formula, which scales by the larger part but, unlike division, has no case for 0:
+    ``reciprocal(0j)`` is nan+nanj."""
+    re, im = ops.real(a), ops.imag(a)
+    by_real = ops.compare(ops.abs(im), ops.abs(re), "LE")
+    small, large = ops.select(by_real, im, re), ops.select(by_real, re, im)
+    ratio = ops.div(small, large)
+    denominator = ops.add(large, ops.mul(small, ratio))
+    one_over = ops.div(ops.full_like(re, 1), denominator)
+    ratio_over = ops.mul(ratio, one_over)     # not ratio / denominator: XLA rewrites (a / b) / c as a / (b * c)
+    return ops.complex(ops.select(by_real, one_over, ratio_over),
+                       ops.neg(ops.select(by_real, ratio_over, one_over)))
 
 
 @ufunc

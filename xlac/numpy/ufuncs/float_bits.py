@@ -238,6 +238,8 @@ def ldexp(x1, x2):
     array([6.], dtype=float32)
     """
     a, n = _real_float("ldexp", x1), asarray(x2)
+    if _is_python_int(x1) and not n.weak:
+        a = ops.convert(a, np.float16)      # NumPy's loop search takes 'ei->e' first for a Python int
     if not (dtypes.is_int(n.dtype) or n.dtype == BOOL) or n.dtype == np.uint64:
         raise _unsupported("ldexp", a.dtype, n.dtype)
     shape = ops.broadcast_shapes(a.shape, n.shape, op="ldexp")
@@ -288,3 +290,8 @@ def heaviside(x1, x2):
     a, b = _real_floats("heaviside", x1, x2)
     step = ops.select(_sign_set(a), ops.full_like(a, 0), ops.full_like(a, 1))
     return ops.select(_is_nan_exactly(a), a, ops.select(_is_zero(a), b, step))
+
+
+def _is_python_int(x) -> bool:
+    a = asarray(x)
+    return a.weak and dtypes.is_int(a.dtype)

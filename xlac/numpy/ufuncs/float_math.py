@@ -78,7 +78,16 @@ def _float_unary_composite(name, body, doc_example):
 
 
 def _scaled(apply, factor):
-    return lambda a: ops.mul(apply(a), ops.full(a.shape, factor, a.dtype))
+    """``apply(a) * factor``; a complex result scales each part by the real factor (a complex product
+    with ``factor + 0j`` would turn ``-inf + 0j`` into ``-inf + nanj``)."""
+    def scaled(a):
+        result = apply(a)
+        if result.dtype.kind != "c":
+            return ops.mul(result, ops.full(a.shape, factor, a.dtype))
+        re, im = ops.real(result), ops.imag(result)
+        by = ops.full(re.shape, factor, re.dtype)
+        return ops.complex(ops.mul(re, by), ops.mul(im, by))
+    return scaled
 
 
 log2 = _float_unary_composite("log2", _scaled(ops.log, 1 / np.log(2)), ">>> np.asarray(xnp.log2(np.array([8.0])))\narray([3.])")

@@ -7,6 +7,7 @@ array([0, 6])
 from __future__ import annotations
 
 from xlac.errors import located
+from xlac.numpy import _out
 from xlac.numpy._core import asarray, promote
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.ufuncs.arithmetic import maximum, minimum
@@ -36,18 +37,23 @@ def where(condition, x=None, y=None):
 
 
 @numpy_function
-def clip(a, a_min=None, a_max=None):
-    """``a`` limited to ``[a_min, a_max]``, with NumPy's promotion of the bounds.
+def clip(a, a_min=None, a_max=None, out=None):
+    """``a`` limited to ``[a_min, a_max]``, with NumPy's promotion of the bounds; ``out=`` casts as a
+    ufunc's (``same_kind``).
 
     >>> np.asarray(xnp.clip(np.array([-1, 5, 9]), 0, 6))
     array([0, 5, 6])
     """
     if a_min is None and a_max is None:
         raise ValueError(located("clip: at least one of a_min and a_max must be given"))
-    out = asarray(a)
-    a_min, a_max = clipped_bound(a_min, out, lower=True), clipped_bound(a_max, out, lower=False)
+    dst = _out.output_operand(out, "clip", ufunc=True)
+    result = asarray(a)
+    a_min, a_max = clipped_bound(a_min, result, lower=True), clipped_bound(a_max, result, lower=False)
     if a_min is not None:
-        out = maximum.__wrapped_numpy__(out, a_min)
+        result = maximum.__wrapped_numpy__(result, a_min)
     if a_max is not None:
-        out = minimum.__wrapped_numpy__(out, a_max)
-    return out
+        result = minimum.__wrapped_numpy__(result, a_max)
+    if dst is None:
+        return result
+    _out.check_output_casting("clip", result, dst, "same_kind")
+    return _out.store(dst, result)
