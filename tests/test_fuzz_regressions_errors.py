@@ -284,3 +284,24 @@ def test_choose_checks_traced_indices_in_raise_mode():
         f(np.array([0, 2, 1]))
     unchecked = xlac.compile(lambda a: np.choose(a, choices), check_bounds=False)
     np.testing.assert_array_equal(unchecked(np.array([0, 2, 1])), [1, 10, 10])
+
+
+@pytest.mark.parametrize("value", [np.array([False]), np.array([[2]]), [3], [], np.array(0), np.array([1, 2])],
+                         ids=["size1-false", "size1-2d", "list", "empty-list", "0d", "size2"])
+def test_one_element_of_a_bool_array_takes_the_truth_value_as_numpy(value):
+    def f(a):
+        a[0, 0] = value
+
+    def outcome(run, a):
+        try:
+            run(a)
+            return a
+        except ValueError as e:
+            return str(e).splitlines()[0]
+    expected = outcome(f, np.ones((3, 1), bool))
+    eager = xlac.asarray(np.ones((3, 1), bool))
+    for got in (outcome(xlac.compile(f), np.ones((3, 1), bool)), outcome(f, eager)):
+        if isinstance(expected, str):
+            assert got == expected
+        else:
+            np.testing.assert_array_equal(np.asarray(got), expected)

@@ -842,6 +842,16 @@ def _check_boolean_assign(shape, index, values) -> None:
                                  f"the {count} output values where the mask is true"))
 
 
+def _truth_value(value):
+    """What NumPy stores into one element of a bool array: ``bool(value)``, so a size-1 array gives its
+    element and a list whether it is empty."""
+    if isinstance(value, (list, tuple)):
+        return bool(value)
+    if np.ndim(value) == 0 or np.size(value) != 1:
+        return value            # a larger array: NumPy's "setting an array element with a sequence" below
+    return ops.reshape(asarray(value), ())
+
+
 def _is_full_slice(entry) -> bool:
     return isinstance(entry, slice) and entry == slice(None)
 
@@ -858,6 +868,8 @@ def _index_update(x, index, values, mode="set"):
         return _masked_update(x, entries, at, values, mode)
     items, work_shape = _parse(x.shape, index)
     advanced = any(item.kind == "array" for item in items)
+    if x.dtype == np.bool_ and mode == "set" and _is_full_integer_index(items, x.ndim):
+        values = _truth_value(values)
     values = _update_values(values, x.dtype)
     if values.ndim and _is_full_integer_index(items, x.ndim):
         raise ValueError(located("setting an array element with a sequence."))
