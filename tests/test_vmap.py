@@ -8,7 +8,7 @@ import pytest
 import xlac
 import xlac.numpy as xnp
 from benchmarks.models import make_mlp
-from xlac.batch import vmap
+from xlac.vectorize import vmap
 from tests.tolerance import assert_matches
 
 RNG = np.random.default_rng(0)

@@ -6,10 +6,10 @@
 12.0
 """
 from xlac import lowering as _lowering  # noqa: F401  (attaches the StableHLO emitters)
-from xlac.autocast import AutocastPolicy, autocast
+from xlac.autocast_policy import AutocastPolicy, autocast
 from xlac.api import Compiled, CompiledFunction, Lowered, Traced, compile
 from xlac.array import Array, asarray
-from xlac.batch import vmap
+from xlac.vectorize import vmap
 from xlac.config import config
 from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp
 from xlac.errors import RebindingError, TracerConversionError, UnsupportedError

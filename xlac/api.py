@@ -35,7 +35,7 @@ from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
-from xlac.signature import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
+from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 from xlac.trace.context import Trace, autocast_state, current_trace

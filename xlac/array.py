@@ -24,7 +24,7 @@ from xlac.ir.exact import exact_key
 from xlac.ir.types import TensorType
 from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
-from xlac.signature import refuse_array_subclass
+from xlac.argument_specs import refuse_array_subclass
 from xlac.trace import pytree
 from xlac.trace.context import autocast_state
 

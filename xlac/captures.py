@@ -43,7 +43,7 @@ from typing import Callable
 import numpy as np
 
 from xlac.callables import code_and_bound_values
-from xlac.signature import leaf_key
+from xlac.argument_specs import leaf_key
 
 _MAX_DEPTH = 3            # root.a.b.c
 _MAX_VISITED = 5000       # objects examined per search

@@ -243,7 +243,7 @@ class _VJPFunction:
                                        "(call vjp and vjp_fn inside one compiled function, or both eagerly)"))
         leaves = _cotangent_leaves(self.lin, cotangents, batched)
         if batched:
-            from xlac.batch import vmap
+            from xlac.vectorize import vmap
             flat = vmap(lambda *cts: tuple(self.lin.cotangents(list(cts))))(*leaves)
         else:
             flat = self.lin.cotangents(leaves)
@@ -391,7 +391,7 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         wrt = [i for n in nums for i in ranges[n]]
         _check_float_inputs(lin, wrt, "jacrev")
         lin.run(wrt)
-        from xlac.batch import vmap
+        from xlac.vectorize import vmap
         basis = _basis(lin.outputs)
         rows = vmap(lambda *cts: tuple(lin.cotangents(list(cts))))(*basis)   # each (n_out, *input shape)
         per_input = [_split_rows(r, lin.outputs, lin.inputs[i].shape) for r, i in zip(rows, wrt)]
@@ -447,7 +447,7 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
 
         (out, aux) = _pure_call(call, tuple(primals))
         out_leaves, out_tree = pytree.flatten(out)
-        from xlac.batch import vmap
+        from xlac.vectorize import vmap
         columns = vmap(pushforward)(*basis)            # each (n_in, *output shape)
         per_output = []
         for col, o in zip(columns, out_leaves):

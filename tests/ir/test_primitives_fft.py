@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from xlac.batch import vmap
+from xlac.vectorize import vmap
 from xlac.ir import ShapeError, TensorType
 from xlac.ir import primitives as P
 from xlac.trace import ops

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from xlac.batch import vmap
+from xlac.vectorize import vmap
 from xlac.ir import primitives as P
 from xlac.ir.primitive import CATALOG
 import xlac.passes.batching_rules  # noqa: F401  (attaches the rules)

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from xlac.errors import located
-from xlac.signature import refuse_array_subclass
+from xlac.argument_specs import refuse_array_subclass
 from xlac.ir import dtypes
 from xlac.trace import ops
 from xlac.trace.context import current_trace

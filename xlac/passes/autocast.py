@@ -45,7 +45,7 @@ from collections import Counter
 
 import numpy as np
 
-from xlac.autocast import DEFAULT_POLICY
+from xlac.autocast_policy import DEFAULT_POLICY
 from xlac.ir.autocast_classes import FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir import dtypes
 from xlac.ir import primitives as P

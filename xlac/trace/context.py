@@ -145,7 +145,7 @@ class Trace:
             return constant
         entry = self.captured.get(id(array))
         if entry is None:
-            from xlac.signature import leaf_mutability, leaf_spec
+            from xlac.argument_specs import leaf_mutability, leaf_spec
             name = f"<outside array {len(self.captured)}>"
             shape, dtype, _ = leaf_spec(array, name)
             tracer = self.add_input(TensorType(shape, dtype), name=name, mutability=leaf_mutability(array))

@@ -58,7 +58,7 @@ def leaf_type(leaf) -> tuple[TensorType, bool]:
     """The abstract type of an argument leaf (a Tracer, an array or a scalar), and whether it is weak."""
     if isinstance(leaf, Tracer):
         return leaf.value.type, leaf.weak
-    from xlac.signature import leaf_spec
+    from xlac.argument_specs import leaf_spec
     shape, dtype, weak = leaf_spec(leaf, "argument")
     return TensorType(shape, dtype), weak
 
