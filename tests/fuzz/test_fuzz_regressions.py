@@ -13,3 +13,32 @@ def test_ufunc_reduce_of_a_0d_array_takes_axis_0(axis):
     assert np.asarray(got).dtype == expected.dtype and np.asarray(got) == expected
     eager = np.add.reduce(xlac.asarray(a), axis=axis)
     assert np.asarray(eager).dtype == np.add.reduce(a, axis=axis).dtype and np.asarray(eager) == 3
+
+
+@pytest.mark.parametrize("write", ["augmented", "slice", "out"])
+def test_complex_values_into_a_bool_array_are_nonzero_tests(write):
+    """NumPy casts complex to bool as ``x != 0`` (either part), not by the real part."""
+    def f(a, v):
+        if write == "augmented":
+            a[0, -3] += 1j
+        elif write == "slice":
+            a[1, 1:] = v
+        else:
+            np.add(np.resize(v, a.shape), 0, out=a, casting="unsafe")
+    v = np.array([1j, 0])
+    expected = np.zeros((2, 3), bool)
+    f(expected, v)
+    compiled = np.zeros((2, 3), bool)
+    xlac.compile(f)(compiled, v)
+    eager = xlac.asarray(np.zeros((2, 3), bool))
+    f(eager, v)
+    np.testing.assert_array_equal(compiled, expected)
+    np.testing.assert_array_equal(np.asarray(eager), expected)
+
+
+def test_a_traced_mask_selection_in_a_function_raises_tracer_conversion_error():
+    def program(a):
+        t = a[a > 0]
+        return np.where(a > 0, t, t)
+    with pytest.raises(xlac.TracerConversionError, match="traced mask"):
+        xlac.compile(program)(np.ones((1, 3), np.uint8))

@@ -14,6 +14,7 @@ from xlac.numpy.reductions import *  # noqa: F401,F403
 from xlac.numpy.creation import *  # noqa: F401,F403
 from xlac.numpy.contractions import *  # noqa: F401,F403
 from xlac.numpy.indexing import *  # noqa: F401,F403
+from xlac.numpy.index_write import *  # noqa: F401,F403
 from xlac.numpy.inplace import *  # noqa: F401,F403
 from xlac.numpy.sorting import *  # noqa: F401,F403
 from xlac.numpy.manipulation import *  # noqa: F401,F403

@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from xlac.errors import located
+from xlac.errors import TracerConversionError, located
 from xlac.argument_specs import refuse_array_subclass
 from xlac.ir import dtypes
 from xlac.trace import ops
@@ -94,6 +94,8 @@ def promote(op: str, *xs, dtype=None) -> list[Tracer]:
 def _result_type_for(op: str, xs) -> np.dtype:
     try:
         return dtypes.result_type(*xs)
+    except TracerConversionError:
+        raise
     except TypeError as e:
         raise TypeError(located(f"{op}: no common dtype for the operands ({e})")) from None
 

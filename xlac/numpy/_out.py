@@ -94,8 +94,9 @@ def check_output_casting(op: str, result: Tracer, dst: Tracer, casting: str) -> 
 
 
 def cast(x: Tracer, dtype: np.dtype) -> Tracer:
-    """``x`` in ``dtype`` as NumPy's unsafe cast: complex to real keeps the real part."""
-    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+    """``x`` in ``dtype`` as NumPy's unsafe cast: complex to real keeps the real part, complex to bool is
+    ``x != 0`` (either part)."""
+    if x.dtype.kind == "c" and np.dtype(dtype).kind not in "cb":
         x = ops.real(x)
     return ops.convert(x, dtype)
 

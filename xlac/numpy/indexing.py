@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import functools
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from xlac.errors import TracerConversionError, UnsupportedError, located
+from xlac.errors import TracerConversionError, located
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, normalize_axis
@@ -31,7 +30,7 @@ from xlac.trace.checks import require_index_in_bounds
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["getitem", "index_update", "take", "take_along_axis"]
+__all__ = ["getitem", "take", "take_along_axis"]
 
 INDEX_DTYPE = np.dtype("int64")
 VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
@@ -42,7 +41,7 @@ VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (
 
 
 @dataclass
-class _Item:
+class IndexItem:
     """One entry of the expanded index.
 
     kind: "slice" | "int" (static) | "dyn" (traced 0-d integer) | "array" (integer array, static or traced)
@@ -123,7 +122,7 @@ def _consumed(kind: str, value) -> int:
     return 0
 
 
-def _parse(shape, index) -> tuple[list[_Item], tuple[int, ...]]:
+def parse_index(shape, index) -> tuple[list[IndexItem], tuple[int, ...]]:
     """The index as items with axes assigned, and the working shape (``shape`` with boolean scalars' axes)."""
     entries = [_classify(e) for e in (index if isinstance(index, tuple) else (index,))]
     if sum(kind == "ellipsis" for kind, _ in entries) > 1:
@@ -138,21 +137,21 @@ def _parse(shape, index) -> tuple[list[_Item], tuple[int, ...]]:
     for kind, value in entries:
         if kind in ("ellipsis", "end"):
             if kind == "ellipsis":
-                items.append(_Item("ellipsis"))
+                items.append(IndexItem("ellipsis"))
             for _ in range(len(shape) - indexed):
-                items.append(_Item("slice", len(work_shape), slice(None)))
+                items.append(IndexItem("slice", len(work_shape), slice(None)))
                 work_shape.append(shape[axis])
                 axis += 1
             indexed = len(shape)
         elif kind == "new":
-            items.append(_Item("new"))
+            items.append(IndexItem("new"))
         elif kind == "bool":
-            items.append(_Item("array", len(work_shape), np.zeros(1 if value else 0, INDEX_DTYPE), True))
+            items.append(IndexItem("array", len(work_shape), np.zeros(1 if value else 0, INDEX_DTYPE), True))
             work_shape.append(1)
         elif kind == "mask":
             _check_mask(value, shape, axis)
             for positions in np.nonzero(value):
-                items.append(_Item("array", len(work_shape), positions.astype(INDEX_DTYPE), True))
+                items.append(IndexItem("array", len(work_shape), positions.astype(INDEX_DTYPE), True))
                 work_shape.append(shape[axis])
                 axis += 1
         else:
@@ -170,16 +169,16 @@ def _check_mask(mask: np.ndarray, shape, axis: int) -> None:
                 f"{shape[axis + i]} but size of corresponding boolean axis is {size}"))
 
 
-def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> _Item:
+def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> IndexItem:
     if kind == "int":
-        return _Item("int", work_axis, _normalized_static(np.asarray(value), axis, size).item())
+        return IndexItem("int", work_axis, _normalized_static(np.asarray(value), axis, size).item())
     if kind == "array" and not isinstance(value, Tracer):
-        return _Item("array", work_axis, _normalized_static(value, axis, size), True)
+        return IndexItem("array", work_axis, _normalized_static(value, axis, size), True)
     if kind == "dyn" and size == 0:
         raise IndexError(located(f"index is out of bounds for axis {axis} with size 0"))
     if kind == "slice":
         _check_slice(value)
-    return _Item(kind, work_axis, value, source_axis=axis)
+    return IndexItem(kind, work_axis, value, source_axis=axis)
 
 
 def _normalized_static(index: np.ndarray, axis: int, size: int) -> np.ndarray:
@@ -220,7 +219,7 @@ def _apply_slices(x: Tracer, items) -> Tracer:
     return ops.reverse(ops.slice(x, start, limit, strides), reversed_axes)
 
 
-def _normalized_traced(index: Tracer, size: int, axis: int | None) -> Tracer:
+def normalized_traced_index(index: Tracer, size: int, axis: int | None) -> Tracer:
     """A traced index as int64 with negative values wrapped. Unless the trace's checks are off, the call
     raises IndexError afterwards for an index outside ``[-size, size)`` (see :mod:`xlac.trace.checks`);
     XLA clamps such an index meanwhile."""
@@ -239,7 +238,7 @@ def _basic(x: Tracer, items) -> Tracer:
     if dynamic:
         zero = ops.constant(0, INDEX_DTYPE)
         axes = {item.axis: item.source_axis for item in items if item.kind == "dyn"}
-        starts = [_normalized_traced(dynamic[a], x.shape[a], axes[a]) if a in dynamic else zero
+        starts = [normalized_traced_index(dynamic[a], x.shape[a], axes[a]) if a in dynamic else zero
                   for a in range(x.ndim)]
         x = ops.dynamic_slice(x, starts, [1 if a in dynamic else d for a, d in enumerate(x.shape)])
     shape = []
@@ -251,7 +250,7 @@ def _basic(x: Tracer, items) -> Tracer:
     return ops.reshape(x, shape)
 
 
-def _broadcast_index_shape(arrays) -> tuple[int, ...]:
+def broadcast_index_shape(arrays) -> tuple[int, ...]:
     shapes = [tuple(a.shape) for a in arrays]
     try:
         return tuple(np.broadcast_shapes(*shapes))
@@ -269,7 +268,7 @@ def _index_tensor(arrays, sizes, batch_shape) -> Tracer:
     columns = []
     for (array, normalized, axis), size in zip(arrays, sizes):
         if isinstance(array, Tracer):
-            column = array if normalized else _normalized_traced(array, size, axis)
+            column = array if normalized else normalized_traced_index(array, size, axis)
             column = ops.broadcast_to(ops.convert(column, INDEX_DTYPE), batch_shape)
         else:
             column = ops.constant(np.broadcast_to(array, batch_shape), INDEX_DTYPE)
@@ -285,7 +284,7 @@ def _advanced(x: Tracer, items) -> Tracer:
     x = _apply_slices(x, items)
     advanced = [i for i, item in enumerate(items) if item.kind == "array"]
     arrays = [items[i] for i in advanced]
-    batch_shape = _broadcast_index_shape([a.value for a in arrays])
+    batch_shape = broadcast_index_shape([a.value for a in arrays])
     adjacent = all(items[i].kind == "array" for i in range(advanced[0], advanced[-1] + 1))
     batch_at = sum(item.kind == "slice" for item in items[:advanced[0]]) if adjacent else 0
     out_shape = _advanced_shape(items, x.shape, batch_shape, adjacent)
@@ -331,7 +330,7 @@ def _index(x: Tracer, items, work_shape) -> Tracer:
 
 def _getitem(x, index):
     x = asarray(x)
-    items, work_shape = _parse(x.shape, index)
+    items, work_shape = parse_index(x.shape, index)
     return _index(x, items, work_shape)
 
 
@@ -339,7 +338,7 @@ _getitem.__name__ = "getitem"          # the origin traced nodes are recorded wi
 _traced_getitem = numpy_function(_getitem, view="writable")   # basic indexing gives views
 
 
-def _concrete_index(index):
+def concrete_index(index):
     """An eager call's index with every concrete entry in the form the eager cache keys on: NumPy integers
     as Python ints, masks, lists and ``xlac.Array`` as NumPy arrays (which travel as dynamic arguments)."""
     def entry(e):
@@ -374,9 +373,9 @@ def getitem(x, index):
     array([7., 8., 9.])
     """
     if current_trace() is None:         # check bounds and masks on the concrete index before compiling
-        index = _concrete_index(index)
-        _parse(np.shape(x), index)
-        index = _masks_as_positions(index)
+        index = concrete_index(index)
+        parse_index(np.shape(x), index)
+        index = masks_as_positions(index)
         element = reads_one_element(np.ndim(x), index)
         result = _traced_getitem(x, index)
         if element:                     # NumPy's element read is a scalar: `t += 1` rebinds t
@@ -410,7 +409,7 @@ def _is_integer_scalar(entry) -> bool:
 getitem.__wrapped_numpy__ = _getitem
 
 
-def _masks_as_positions(index):
+def masks_as_positions(index):
     """Boolean arrays as their ``nonzero()`` integer arrays (the same index), so eager masks stay concrete."""
     def expand(e):
         if isinstance(e, np.ndarray) and e.dtype == np.bool_ and e.ndim > 0:
@@ -498,7 +497,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
             raise IndexError(located("take: cannot do a non-empty take from an empty axes."))
         index = _static_mode(np.asarray(index), size, mode) if not isinstance(index, Tracer) \
             else _traced_mode(index, size, mode)
-    items = [_Item("slice", d, slice(None)) for d in range(a.ndim)]
+    items = [IndexItem("slice", d, slice(None)) for d in range(a.ndim)]
     scalar_kind = "int" if not isinstance(index, Tracer) else "dyn"
     item_kind = scalar_kind if np.ndim(index) == 0 else "array"
     value = int(index) if item_kind == "int" else index
@@ -548,381 +547,5 @@ def take_along_axis(arr, indices, axis=-1):
             items.append(_make_item(kind, index, d, d, size))
         else:
             grid_shape = tuple(size if k == d else 1 for k in range(arr.ndim))
-            items.append(_Item("array", d, ops.iota(grid_shape, INDEX_DTYPE, d), True))
+            items.append(IndexItem("array", d, ops.iota(grid_shape, INDEX_DTYPE, d), True))
     return _index(arr, items, arr.shape)
-
-
-# ---------------------------------------------------------------- writing: x[index] = values, functionally
-
-UPDATE_MODES = {"set": "set", "add": "add", "multiply": "mul", "minimum": "min", "maximum": "max"}
-_MASK_COMBINERS = {"add": ops.add, "mul": ops.mul, "min": ops.min, "max": ops.max}
-_BOOL_COMBINERS = {"add": ops.or_, "max": ops.or_, "mul": ops.and_, "min": ops.and_}
-
-
-def _real_part_if_complex(values, dtype):
-    """NumPy complex values written into a real array: their real part, with NumPy's ComplexWarning."""
-    if isinstance(values, (np.ndarray, np.generic)) and values.dtype.kind == "c" and np.dtype(dtype).kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning,
-                      stacklevel=4)
-        return values.real
-    return values
-
-
-def _update_values(values, dtype) -> Tracer:
-    """``values`` cast to ``dtype`` as NumPy's setitem casts (unsafe; Python scalars checked like NumPy)."""
-    if isinstance(values, Tracer):
-        if np.dtype(values.dtype).kind == "c" and np.dtype(dtype).kind != "c":
-            values = ops.real(values)
-        return ops.convert(values, dtype)
-    if hasattr(values, "__xlac_array__"):
-        values = values.__xlac_array__()
-    values = _real_part_if_complex(values, dtype)
-    try:
-        shape = np.shape(values)
-        cast = np.empty(shape, dtype)
-        if shape == ():
-            cast[()] = values           # NumPy's scalar path: NaN/inf into integers and overflow raise
-        else:
-            cast[...] = values
-    except (ValueError, TypeError, OverflowError) as e:
-        raise type(e)(located(str(e))) from None
-    return ops.constant(cast, dtype)
-
-
-def _broadcast_values(values: Tracer, target, advanced: bool) -> Tracer:
-    """``values`` broadcast to the indexed shape ``target`` (leading size-1 axes of ``values`` may be dropped)."""
-    shape = values.shape
-    while values.ndim > len(target) and values.shape[0] == 1:
-        values = ops.reshape(values, values.shape[1:])
-    lead = len(target) - values.ndim
-    if lead < 0 or any(d not in (1, target[lead + i]) for i, d in enumerate(values.shape)):
-        if advanced:
-            message = (f"shape mismatch: value array of shape {shape} could not be broadcast to indexing "
-                       f"result of shape {tuple(target)}")
-        else:
-            message = f"could not broadcast input array from shape {shape} into shape {tuple(target)}"
-        raise ValueError(located(message))
-    return ops.broadcast_to(values, tuple(target))
-
-
-def _is_full_integer_index(items, ndim: int) -> bool:
-    return len(items) == ndim and all(item.kind in ("int", "dyn") for item in items)
-
-
-def _as_advanced(items):
-    """Copies of the items with integers as 0-d index arrays (same target positions and result shape)."""
-    out = []
-    for item in items:
-        if item.kind == "int":
-            item = _Item("array", item.axis, np.asarray(item.value, INDEX_DTYPE), True, item.source_axis)
-        elif item.kind == "dyn":
-            item = _Item("array", item.axis, item.value, False, item.source_axis)
-        else:
-            item = _Item(item.kind, item.axis, item.value, item.normalized, item.source_axis)
-        out.append(item)
-    return out
-
-
-def _layout(items, work_shape):
-    """(target shape, {slice item position: target dim}, first batch dim, batch shape) of ``x[items]``."""
-    arrays = [item.value for item in items if item.kind == "array"]
-    batch_shape = _broadcast_index_shape(arrays) if arrays else ()
-    positions = [i for i, item in enumerate(items) if item.kind == "array"]
-    adjacent = not positions or all(items[i].kind == "array" for i in range(positions[0], positions[-1] + 1))
-    target, slice_dims, batch_at = ([] if adjacent else list(batch_shape)), {}, (None if adjacent else 0)
-    for i, item in enumerate(items):
-        if item.kind == "array" and batch_at is None:
-            batch_at = len(target)
-            target.extend(batch_shape)
-        elif item.kind == "slice":
-            slice_dims[i] = len(target)
-            target.append(len(range(*item.value.indices(work_shape[item.axis]))))
-        elif item.kind == "new":
-            target.append(1)
-    return tuple(target), slice_dims, batch_at or 0, batch_shape
-
-
-def _columns(items, work_shape, target, slice_dims, batch_at, batch_shape):
-    """Per axis of the working array, the position every element of ``x[items]`` writes to (broadcastable
-    to ``target``): NumPy arrays where the index is static, int64 tracers (negatives wrapped) otherwise."""
-    columns = [None] * len(work_shape)
-    place_batch = tuple(range(batch_at, batch_at + len(batch_shape)))
-    for i, item in enumerate(items):
-        if item.kind == "slice":
-            positions = np.arange(*item.value.indices(work_shape[item.axis]), dtype=INDEX_DTYPE)
-            shape = [1] * len(target)
-            shape[slice_dims[i]] = positions.size
-            columns[item.axis] = positions.reshape(shape)
-        elif item.kind == "array":
-            value = item.value
-            if isinstance(value, Tracer):
-                value = value if item.normalized else _normalized_traced(value, work_shape[item.axis],
-                                                                         item.source_axis)
-                value = ops.broadcast_to(ops.convert(value, INDEX_DTYPE), batch_shape)
-                columns[item.axis] = ops.broadcast_in_dim(value, target, place_batch)
-            else:
-                value = np.broadcast_to(value, batch_shape)
-                shape = [1] * len(target)
-                for d, size in zip(place_batch, batch_shape):
-                    shape[d] = size
-                columns[item.axis] = value.reshape(shape)
-    return columns
-
-
-def _scatter_elements(x: Tracer, indices: Tracer, updates: Tracer, mode: str) -> Tracer:
-    """``x`` with ``updates[j]`` combined into the element at ``indices[j]`` (an (n, x.ndim) int64 tensor)."""
-    return ops.scatter(x, indices, updates, update_window_dims=(), inserted_window_dims=tuple(range(x.ndim)),
-                       scatter_dims_to_operand_dims=tuple(range(x.ndim)), mode=mode)
-
-
-def _take_flat(values: Tracer, positions) -> Tracer:
-    positions = ops.constant(np.asarray(positions, INDEX_DTYPE).reshape(-1, 1), INDEX_DTYPE)
-    return ops.gather(values, positions, offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,),
-                      slice_sizes=(1,))
-
-
-def _static_last_writers(columns, work_shape, values: Tracer):
-    """Static indices with only the last update of each target element kept (NumPy's last-wins)."""
-    target = values.shape
-    stacked = np.stack([np.broadcast_to(c, target).reshape(-1) for c in columns], axis=-1)
-    flat_values = ops.reshape(values, (values.size,))
-    linear = np.ravel_multi_index(tuple(stacked.T), work_shape)
-    _, last_reversed = np.unique(linear[::-1], return_index=True)
-    keep = np.sort(linear.size - 1 - last_reversed)
-    if keep.size == linear.size:
-        return ops.constant(stacked, INDEX_DTYPE), flat_values
-    return ops.constant(stacked[keep], INDEX_DTYPE), _take_flat(flat_values, keep)
-
-
-def _traced_last_writers(indices: Tracer, work_shape) -> Tracer:
-    """``indices`` (n, ndim) with every update that is not the last writer of its element sent out of
-    bounds, so the scatter drops it: XLA applies duplicate scatter updates in an unspecified order."""
-    n, rank = indices.shape
-    strides = np.cumprod((work_shape[1:] + (1,))[::-1])[::-1]
-    flat_size = int(np.prod(work_shape))
-    strides = ops.broadcast_in_dim(ops.constant(strides.astype(INDEX_DTYPE), INDEX_DTYPE), indices.shape, (1,))
-    linear = ops.reduce(ops.mul(indices, strides), "sum", (1,))
-    zero, limits = ops.full(indices.shape, 0, INDEX_DTYPE), ops.constant(np.array(work_shape, INDEX_DTYPE))
-    in_bounds = ops.and_(ops.compare(indices, zero, "GE"),
-                           ops.compare(indices, ops.broadcast_in_dim(limits, indices.shape, (1,)), "LT"))
-    in_bounds = ops.reduce(in_bounds, "and", (1,))
-    linear = ops.select(in_bounds, linear, ops.full((n,), flat_size, INDEX_DTYPE))
-    order = ops.iota((n,), INDEX_DTYPE, 0)
-    winners = ops.scatter(ops.full((flat_size,), -1, INDEX_DTYPE), ops.reshape(linear, (n, 1)), order,
-                          update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
-                          mode="max")
-    winner = ops.gather(winners, ops.reshape(linear, (n, 1)), offset_dims=(), collapsed_slice_dims=(0,),
-                        start_index_map=(0,), slice_sizes=(1,))
-    keep = ops.and_(ops.compare(winner, order, "EQ"), in_bounds)
-    dropped = ops.full(indices.shape, work_shape[0], INDEX_DTYPE)
-    return ops.select(ops.broadcast_in_dim(keep, indices.shape, (0,)), indices, dropped)
-
-
-def _scatter_update(x: Tracer, items, work_shape, values: Tracer, mode: str, dedupe: bool) -> Tracer:
-    """The general write: one element-wise scatter (after deduplicating writes for ``mode="set"``)."""
-    items = _as_advanced(items)
-    target, slice_dims, batch_at, batch_shape = _layout(items, work_shape)
-    columns = _columns(items, work_shape, target, slice_dims, batch_at, batch_shape)
-    if not any(isinstance(c, Tracer) for c in columns):
-        if dedupe:
-            indices, updates = _static_last_writers(columns, work_shape, values)
-        else:
-            stacked = np.stack([np.broadcast_to(c, target).reshape(-1) for c in columns], axis=-1)
-            indices, updates = ops.constant(stacked, INDEX_DTYPE), ops.reshape(values, (values.size,))
-        return _scatter_elements(x, _dropped_after_failed_check(indices, work_shape), updates, mode)
-    n = int(np.prod(target))
-    stacked = [ops.reshape(ops.broadcast_to(c if isinstance(c, Tracer) else ops.constant(c, INDEX_DTYPE), target),
-                           (n, 1)) for c in columns]
-    indices = ops.concatenate(stacked, 1)
-    if dedupe:
-        indices = _traced_last_writers(indices, work_shape)
-    return _scatter_elements(x, _dropped_after_failed_check(indices, work_shape), ops.reshape(values, (n,)), mode)
-
-
-def _dropped_after_failed_check(indices: Tracer, work_shape) -> Tracer:
-    """Scatter ``indices`` sent out of bounds, so that XLA drops every update, where a check before the
-    write failed (NumPy would have raised before writing)."""
-    ok = current_trace().checks.ok
-    if ok is None:
-        return indices
-    return ops.select(ok, indices, ops.full_like(indices, work_shape[0]))
-
-
-def _slice_update(x: Tracer, items, values: Tracer) -> Tracer:
-    """Basic indexing with unit steps: one dynamic_update_slice (``values`` already has the target shape)."""
-    window, starts, reversed_axes = [], [], []
-    for item in items:
-        if item.kind in ("int", "dyn"):
-            window.append(1)
-            starts.append(ops.constant(item.value, INDEX_DTYPE) if item.kind == "int"
-                          else _normalized_traced(item.value, x.shape[item.axis], item.source_axis))
-        elif item.kind == "slice":
-            first, stop, step = item.value.indices(x.shape[item.axis])
-            count = len(range(first, stop, step))
-            if step < 0:
-                reversed_axes.append(item.axis)
-                first = first + (count - 1) * step
-            window.append(count)
-            starts.append(ops.constant(first if count else 0, INDEX_DTYPE))
-    update = ops.reverse(ops.reshape(values, window), reversed_axes)
-    ok = current_trace().checks.ok
-    if ok is not None:          # after a failed check the region keeps what it held
-        update = ops.select(ok, update, ops.dynamic_slice(x, starts, window))
-    return ops.dynamic_update_slice(x, update, starts)
-
-
-def _unit_steps(items, work_shape) -> bool:
-    for item in items:
-        if item.kind == "slice":
-            first, stop, step = item.value.indices(work_shape[item.axis])
-            if abs(step) != 1 and len(range(first, stop, step)) > 1:
-                return False
-    return True
-
-
-def _traced_mask_position(index):
-    entries = index if isinstance(index, tuple) else (index,)
-    found = [i for i, e in enumerate(entries) if isinstance(e, Tracer) and e.dtype == np.bool_]
-    return (entries, found[0]) if found else (entries, None)
-
-
-def _masked_update(x: Tracer, entries, at: int, values, mode: str) -> Tracer:
-    """``x[..., mask, ...] = values`` for a traced boolean ``mask``: a select, as the result keeps its shape."""
-    mask = entries[at]
-    others = entries[:at] + entries[at + 1:]
-    if len(entries) > 1 + sum(e is Ellipsis for e in others) + sum(_is_full_slice(e) for e in others) or \
-            sum(e is Ellipsis for e in others) > 1:
-        raise UnsupportedError(located(
-            "a traced boolean mask can be combined only with `:` and `...` in an assignment index; "
-            "index with the mask alone, e.g. x[mask] = v, or use xnp.where(mask, v, x)"))
-    after = sum(_is_full_slice(e) for e in entries[at + 1:])
-    before = sum(_is_full_slice(e) for e in entries[:at])
-    if mask.ndim + before + after > x.ndim:
-        raise IndexError(located(f"too many indices for array: array is {x.ndim}-dimensional, "
-                                 f"but {mask.ndim + before + after} were indexed"))
-    start = x.ndim - mask.ndim - after if any(e is Ellipsis for e in entries[:at]) else before
-    for i, size in enumerate(mask.shape):
-        if size != x.shape[start + i]:
-            raise IndexError(located(
-                f"boolean index did not match indexed array along axis {start + i}; size of axis is "
-                f"{x.shape[start + i]} but size of corresponding boolean axis is {size}"))
-    stop = start + mask.ndim
-    template = x.shape[:start] + (1,) + x.shape[stop:]
-    values = _update_values(values, x.dtype)
-    try:
-        values = _broadcast_values(values, template, advanced=True)
-    except ValueError:
-        raise ValueError(located(
-            f"assigning a {values.shape} array through a traced boolean mask: NumPy broadcasts the values to "
-            f"x[mask]'s shape {x.shape[:start]} + (number of True elements,) + {x.shape[stop:]}, which is known "
-            "only when the program runs. Assign a scalar (or values that fit every count, of shape "
-            f"{x.shape[stop:]}), or use xnp.where(mask, values_for_all_elements, x)")) from None
-    values = ops.broadcast_to(ops.reshape(values, x.shape[:start] + (1,) * mask.ndim + x.shape[stop:]), x.shape)
-    if mode != "set":
-        combiner = (_BOOL_COMBINERS if x.dtype == np.bool_ else _MASK_COMBINERS)[mode]
-        values = combiner(x, values)
-    pred = ops.broadcast_in_dim(mask, x.shape, tuple(range(start, stop)))
-    return ops.select(pred, values, x)
-
-
-def _check_boolean_assign(shape, index, values) -> None:
-    """NumPy's rules for ``x[mask] = values`` with one mask covering every axis: values of at most one
-    dimension, and (for a mask known at trace time) one value per True element or a single one."""
-    entries = index if isinstance(index, tuple) else (index,)
-    mask = entries[0] if len(entries) == 1 else None
-    if not (isinstance(mask, (np.ndarray, Tracer)) and mask.dtype == np.bool_ and mask.ndim == len(shape)):
-        return
-    ndim = np.ndim(values) if not isinstance(values, Tracer) else values.ndim
-    if ndim > 1:
-        raise TypeError(located("NumPy boolean array indexing assignment requires a 0 or 1-dimensional input, "
-                                f"input has {ndim} dimensions"))
-    size, count = int(np.prod(np.shape(values))), None if isinstance(mask, Tracer) else int(mask.sum())
-    if ndim == 1 and count is not None and size not in (1, count):
-        raise ValueError(located(f"NumPy boolean array indexing assignment cannot assign {size} input values to "
-                                 f"the {count} output values where the mask is true"))
-
-
-def _truth_value(value):
-    """What NumPy stores into one element of a bool array: ``bool(value)``, so a size-1 array gives its
-    element and a list whether it is empty."""
-    if isinstance(value, (list, tuple)):
-        return bool(value)
-    if np.ndim(value) == 0 or np.size(value) != 1:
-        return value            # a larger array: NumPy's "setting an array element with a sequence" below
-    return ops.reshape(asarray(value), ())
-
-
-def _is_full_slice(entry) -> bool:
-    return isinstance(entry, slice) and entry == slice(None)
-
-
-def _index_update(x, index, values, mode="set"):
-    x = asarray(x)
-    if mode not in UPDATE_MODES:
-        raise ValueError(located(f"index_update: mode must be one of {', '.join(map(repr, UPDATE_MODES))}, "
-                                 f"got {mode!r}"))
-    mode = UPDATE_MODES[mode]
-    _check_boolean_assign(x.shape, index, values)
-    entries, at = _traced_mask_position(index)
-    if at is not None:
-        return _masked_update(x, entries, at, values, mode)
-    items, work_shape = _parse(x.shape, index)
-    advanced = any(item.kind == "array" for item in items)
-    if x.dtype == np.bool_ and mode == "set" and _is_full_integer_index(items, x.ndim):
-        values = _truth_value(values)
-    values = _update_values(values, x.dtype)
-    if values.ndim and _is_full_integer_index(items, x.ndim):
-        raise ValueError(located("setting an array element with a sequence."))
-    target = _layout(_as_advanced(items), work_shape)[0]
-    if advanced and any(work_shape[i.axis] == 0 for i in items if i.kind == "array") \
-            and 0 not in _layout(items, work_shape)[3]:
-        raise IndexError(located("index is out of bounds for an axis of size 0"))
-    values = _broadcast_values(values, target, advanced)
-    if values.size == 0:
-        return x
-    work = ops.reshape(x, work_shape)
-    if not advanced and mode == "set" and _unit_steps(items, work_shape):
-        work = _slice_update(work, items, values)
-    else:
-        work = _scatter_update(work, items, work_shape, values, mode, dedupe=advanced and mode == "set")
-    return current_trace().checks.guarded(ops.reshape(work, x.shape))
-
-
-_index_update.__name__ = "index_update"
-_traced_index_update = numpy_function(_index_update)
-
-
-def index_update(x, index, values, mode="set"):
-    """A new array equal to ``x`` after NumPy's ``x[index] = values`` (``x`` itself is not changed).
-
-    ``index`` takes every form :func:`getitem` does, plus a traced boolean mask (written with a select, so
-    ``values`` must fit any number of True elements: a scalar, or one row). ``values`` is broadcast to the
-    shape of ``x[index]`` and cast to ``x.dtype`` as NumPy's assignment casts (floats into integers
-    truncate; a Python NaN into an integer array raises ValueError). Duplicate positions keep the last
-    value, as in NumPy, on every backend. Traced indices wrap negatives; one out of bounds raises
-    IndexError after the call (unless checks are off: ``xlac.compile(..., check_bounds=False)``).
-
-    ``mode`` "add", "multiply", "minimum" or "maximum" combines ``values`` into ``x`` instead, with
-    duplicates accumulating as in ``np.add.at(x, index, values)``.
-
-    >>> import xlac.numpy as xnp
-    >>> np.asarray(xnp.index_update(np.zeros(4), [0, 2, 0], [5.0, 6.0, 7.0]))
-    array([7., 0., 6., 0.])
-    >>> np.asarray(xnp.index_update(np.zeros(4, int), slice(None, None, 2), 1.9))
-    array([1, 0, 1, 0])
-    >>> np.asarray(xnp.index_update(np.zeros(3), [1, 1], 2.0, mode="add"))
-    array([0., 4., 0.])
-    """
-    if current_trace() is None:
-        index = _concrete_index(index)
-        entries, at = _traced_mask_position(index)
-        _check_boolean_assign(np.shape(x), index, values)
-        if at is None:
-            _parse(np.shape(x), index)
-            index = _masks_as_positions(index)
-        if isinstance(values, np.generic):
-            values = _real_part_if_complex(values, np.result_type(x)).item()
-    return _traced_index_update(x, index, values, mode)
-
-
-index_update.__wrapped_numpy__ = _index_update

@@ -14,7 +14,7 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import indexing, shapes, ufuncs
+from xlac.numpy import index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import is_python_scalar, writable
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
@@ -75,7 +75,7 @@ def put(a, ind, v, mode="raise"):
         indices = np.clip(indices, 0, a.size - 1)
     elif mode != "raise":
         raise ValueError(located(f"put: mode must be 'raise', 'wrap' or 'clip', got {mode!r}"))
-    flat = indexing.index_update(shapes.reshape(a, (-1,)), indices, values)
+    flat = index_write.index_update(shapes.reshape(a, (-1,)), indices, values)
     a[...] = shapes.reshape(flat, a.shape)
 
 
@@ -125,7 +125,7 @@ def fill_diagonal(a, val, wrap=False):
         values = indexing.getitem(shapes.reshape(val, (-1,)), np.arange(positions.size) % val.size)
     else:
         values = np.resize(np.asarray(val), positions.size)
-    flat = indexing.index_update(shapes.reshape(a, (-1,)), positions, values)
+    flat = index_write.index_update(shapes.reshape(a, (-1,)), positions, values)
     a[...] = shapes.reshape(flat, a.shape)
 
 

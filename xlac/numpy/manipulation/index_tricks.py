@@ -15,7 +15,7 @@ import numpy as np
 
 from xlac.errors import located, user_location
 from xlac.ir import dtypes
-from xlac.numpy import _out, creation, indexing, inplace, shapes, ufuncs
+from xlac.numpy import _out, creation, index_write, indexing, inplace, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import INT64, BOOL, _host, _static_function, _not_traced, _take_static
@@ -93,7 +93,7 @@ def put_along_axis(arr, indices, values, axis):
     if axis is None:
         if np.ndim(indices) != 1:
             raise ValueError(located("put_along_axis: when axis=None, `indices` must have a single dimension."))
-        flat = indexing.index_update(shapes.reshape(dst, (-1,)), indices, values)
+        flat = index_write.index_update(shapes.reshape(dst, (-1,)), indices, values)
         dst[...] = shapes.reshape(flat, dst.shape)
         return None
     if np.ndim(indices) != ndim:
@@ -101,7 +101,7 @@ def put_along_axis(arr, indices, values, axis):
     axis = normalize_axis(axis, ndim, "put_along_axis")
     index = tuple(indices if d == axis else np.arange(size).reshape([size if k == d else 1 for k in range(ndim)])
                   for d, size in enumerate(dst.shape))
-    dst[...] = indexing.index_update(dst, index, values)
+    dst[...] = index_write.index_update(dst, index, values)
     return None
 
 

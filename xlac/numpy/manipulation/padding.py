@@ -14,7 +14,7 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import creation, indexing, reductions, ufuncs
+from xlac.numpy import creation, index_write, reductions, ufuncs
 from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import INT64, _as_static, _host, _not_traced, _axis_slice, _take_static
@@ -180,7 +180,7 @@ def _fill_scalar(value, dtype) -> Tracer:
         return ops.convert(value, dtype)
     if np.ndim(value) != 0:
         raise ValueError(located(f"pad: each pad value must be a scalar, got shape {np.shape(value)}"))
-    return indexing._update_values(value, dtype)
+    return index_write.update_values(value, dtype)
 
 
 def _pad_linear_ramp(x: Tracer, axis: int, before: int, after: int, ends) -> Tracer:

@@ -16,7 +16,7 @@ import numpy as np
 
 from xlac.errors import TracerConversionError, located
 from xlac.ir import dtypes
-from xlac.numpy import creation, indexing, shapes, ufuncs
+from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import (
@@ -298,7 +298,7 @@ def insert(arr, obj, values, axis=None):
             positions = np.flatnonzero(positions)
         elif positions.ndim > 1:
             raise ValueError(located("insert: index array argument obj to insert must be one dimensional or scalar"))
-    values = indexing._update_values(values, x.dtype)
+    values = index_write.update_values(values, x.dtype)
     if positions.size == 1:
         index = positions.item()
         if not isinstance(index, numbers.Integral):
@@ -312,7 +312,7 @@ def insert(arr, obj, values, axis=None):
         if positions.ndim == 0:
             values = _moved_to(values, 0, axis)
         target = x.shape[:axis] + (values.shape[axis],) + x.shape[axis + 1:]
-        values = indexing._broadcast_values(values, target, advanced=False)
+        values = index_write.broadcast_values(values, target, advanced=False)
         return ops.concatenate([_axis_slice(x, axis, 0, index), values, _axis_slice(x, axis, index, n)], axis)
     if positions.size == 0 and not isinstance(obj, np.ndarray):
         positions = positions.astype(INT64)
@@ -331,7 +331,7 @@ def insert(arr, obj, values, axis=None):
     source[keep] = np.arange(n)
     source[positions] = n + np.arange(count)
     target = x.shape[:axis] + (count,) + x.shape[axis + 1:]
-    values = indexing._broadcast_values(values, target, advanced=True)
+    values = index_write.broadcast_values(values, target, advanced=True)
     return _take_static(ops.concatenate([x, values], axis), axis, source)
 
 
