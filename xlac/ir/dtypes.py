@@ -32,6 +32,9 @@ _SHORT_NAMES = {
 }
 _BY_SHORT_NAME = {short: np.dtype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
                   for name, short in _SHORT_NAMES.items()}
+# The same tables keyed by the dtype itself: hashing a dtype is far cheaper than computing its name.
+_SHORT_BY_DTYPE = {dtype: short for short, dtype in _BY_SHORT_NAME.items()}
+_MLIR_BY_DTYPE = {dtype: _MLIR_NAMES[dtype.name] for dtype in _BY_SHORT_NAME.values()}
 
 
 def canonical(dtype) -> np.dtype:
@@ -62,12 +65,12 @@ def canonical(dtype) -> np.dtype:
 
 def mlir_name(dtype: np.dtype) -> str:
     """StableHLO element type: ``mlir_name(np.dtype('float32')) == 'f32'``."""
-    return _MLIR_NAMES[dtype.name]
+    return _MLIR_BY_DTYPE.get(dtype) or _MLIR_NAMES[dtype.name]
 
 
 def short_name(dtype: np.dtype) -> str:
     """Short name used by the IR printer: ``short_name(np.dtype('float32')) == 'f32'``."""
-    return _SHORT_NAMES[dtype.name]
+    return _SHORT_BY_DTYPE.get(dtype) or _SHORT_NAMES[dtype.name]
 
 
 def from_short_name(name: str) -> np.dtype:
@@ -75,26 +78,33 @@ def from_short_name(name: str) -> np.dtype:
     return _BY_SHORT_NAME[name]
 
 
+def _kind(dtype) -> str:
+    """NumPy's kind letter ('b', 'i', 'u', 'f', 'c'; 'V' for ml_dtypes' types such as bfloat16): a cheap
+    test, where np.issubdtype walks the type hierarchy."""
+    return dtype.kind if isinstance(dtype, np.dtype) else np.dtype(dtype).kind
+
+
 def is_float(dtype) -> bool:
     """True for real floating dtypes, bfloat16 included."""
-    return dtype == bfloat16 or np.issubdtype(dtype, np.floating)
+    kind = _kind(dtype)
+    return kind == "f" or (kind == "V" and (dtype == bfloat16 or np.issubdtype(dtype, np.floating)))
 
 
 def is_inexact(dtype) -> bool:
     """True for floating and complex dtypes."""
-    return is_float(dtype) or np.issubdtype(dtype, np.complexfloating)
+    return _kind(dtype) == "c" or is_float(dtype)
 
 
 def is_signed_int(dtype) -> bool:
-    return np.issubdtype(dtype, np.signedinteger)
+    return _kind(dtype) == "i"
 
 
 def is_unsigned_int(dtype) -> bool:
-    return np.issubdtype(dtype, np.unsignedinteger)
+    return _kind(dtype) == "u"
 
 
 def is_int(dtype) -> bool:
-    return np.issubdtype(dtype, np.integer)
+    return _kind(dtype) in "iu"
 
 
 def is_bool(dtype) -> bool:

@@ -14,7 +14,7 @@ array([2., 2.], dtype=float32)
 from __future__ import annotations
 
 from xlac.runtime.client import compile_options
-from xlac.runtime.memory import raising_memory_error
+from xlac.runtime.memory import raise_if_out_of_memory
 
 
 class CompileError(RuntimeError):
@@ -50,8 +50,11 @@ class Executable:
 
 def _make_execute(execute_sharded):
     def execute(buffers: list) -> list:
-        with raising_memory_error("running the compiled function"):
+        try:
             return [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]
+        except Exception as error:
+            raise_if_out_of_memory(error, "running the compiled function")
+            raise
     return execute
 
 

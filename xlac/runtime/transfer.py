@@ -17,7 +17,7 @@ import jax
 import numpy as np
 
 from xlac.runtime.client import get_device  # noqa: F401  (used by the docstring example)
-from xlac.runtime.memory import raising_memory_error
+from xlac.runtime.memory import raise_if_out_of_memory, raising_memory_error
 
 _jax_array_type = jax.Array
 
@@ -33,13 +33,16 @@ def to_device(array: np.ndarray, device, *, copy: bool = False):
     With ``copy=False`` a CPU buffer may share memory with ``array`` (PJRT uses an
     aligned NumPy array in place), so callers that keep the buffer pass ``copy=True``.
     """
-    with raising_memory_error(f"moving an array of shape {array.shape} to the device"):
+    try:
         if _direct_put is not None:
             try:
                 return _direct_put(array, device, copy)
             except TypeError:
                 _disable_direct_put()
         return _put_as_bytes(array, device, copy)
+    except Exception as error:
+        raise_if_out_of_memory(error, lambda: f"moving an array of shape {array.shape} to the device")
+        raise
 
 
 def _put_as_bytes(array: np.ndarray, device, copy: bool):
@@ -93,7 +96,7 @@ def _disable_direct_put():
 def to_numpy(buffer, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     """The buffer's contents as a NumPy array of ``dtype`` and ``shape``; MemoryError for a buffer whose
     allocation failed (reading it would abort the process)."""
-    with raising_memory_error(f"reading an array of shape {shape}"):
+    with raising_memory_error(lambda: f"reading an array of shape {shape}"):
         buffer.block_until_ready()
     host = np.asarray(buffer)
     if host.dtype != dtype:
