@@ -18,6 +18,7 @@ from xlac.numpy.index_write import *  # noqa: F401,F403
 from xlac.numpy.inplace import *  # noqa: F401,F403
 from xlac.numpy.sorting import *  # noqa: F401,F403
 from xlac.numpy.manipulation import *  # noqa: F401,F403
-from xlac.numpy.misc import *  # noqa: F401,F403
+from xlac.numpy.windows import *  # noqa: F401,F403
+from xlac.numpy.statistics import *  # noqa: F401,F403
 from xlac.numpy.array_api import *  # noqa: F401,F403
 from xlac.numpy import fft, linalg  # noqa: F401,E402  (the xnp.fft and xnp.linalg namespaces)

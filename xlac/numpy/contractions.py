@@ -26,12 +26,13 @@ from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray
+from xlac.numpy.dtypes import dtype_of
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.ufuncs import multiply
 from xlac.trace import ops, views
 from xlac.trace.tracer import Tracer
 
-__all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot"]
+__all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot", "einsum_path"]
 
 BOOL = np.dtype("bool")
 MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
@@ -556,3 +557,14 @@ def _output_labels(output, parsed, broadcast) -> list:
                 "ellipsis provided to broadcast the extra dimensions"))
         return list(letters)
     return list(letters[:at]) + broadcast + list(letters[at:])
+
+
+def einsum_path(subscripts, *operands, optimize="greedy", einsum_call=False):
+    """NumPy's contraction-order report for these operands' shapes (xlac contracts greedily in pairs).
+
+    >>> einsum_path("ij,jk", np.ones((2, 3)), np.ones((3, 4)))[0]
+    ['einsum_path', (0, 1)]
+    """
+    stand_ins = [np.broadcast_to(np.zeros((), dtype_of(x)), np.shape(x) if not hasattr(x, "shape") else x.shape)
+                 for x in operands]
+    return np.einsum_path(subscripts, *stand_ins, optimize=optimize)

@@ -1,4 +1,5 @@
-"""Array creation: constants, ranges, identity and triangular matrices, and conversion to arrays.
+"""Array creation: constants, ranges (linear and logarithmic), identity and triangular matrices, and conversion
+to arrays (``asarray`` and its variants ``asanyarray``, ``ascontiguousarray``, ``require``, ...).
 
 Sizes, counts and offsets (``shape``, ``N``, ``k``, ``num``) are static Python ints; the
 default dtype is float64, as in NumPy.
@@ -18,7 +19,7 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import _core
+from xlac.numpy import _core, reductions, shapes, ufuncs
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy._dispatch import numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
@@ -27,7 +28,8 @@ from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange",
-           "linspace", "eye", "identity", "tri", "triu", "tril", "array", "asarray"]
+           "linspace", "eye", "identity", "tri", "triu", "tril", "array", "asarray", "asanyarray", "ascontiguousarray",
+           "asfortranarray", "asarray_chkfinite", "require", "logspace", "geomspace"]
 
 FLOAT64 = np.dtype("float64")
 INT64 = np.dtype("int64")
@@ -432,3 +434,98 @@ def _to_device(obj, dtype, ndmin: int):
 
 for _plain in (empty, empty_like, identity, arange, array, asarray):   # public functions that dispatch inside
     _plain.__wrapped_numpy__ = _plain
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    """``asarray``: xlac has no ndarray subclasses, so this is the same function.
+
+    >>> np.asarray(asanyarray([1, 2]))
+    array([1, 2])
+    """
+    return asarray(a, dtype=dtype)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``asarray`` with at least one dimension (xlac's arrays are always contiguous).
+
+    >>> ascontiguousarray(3.0).shape
+    (1,)
+    """
+    return shapes.atleast_1d(asarray(a, dtype=dtype))
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """``asarray`` with at least one dimension.
+
+    Deviation: memory order is XLA's to choose; the values are the same as NumPy's.
+
+    >>> asfortranarray([[1, 2]]).shape
+    (1, 2)
+    """
+    return ascontiguousarray(a, dtype=dtype)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """``asarray`` that raises ValueError when ``a`` holds inf or NaN.
+
+    Deviation: inside a compiled function the values are unknown at trace time, so this raises
+    xlac.UnsupportedError there instead of returning an unchecked array.
+
+    >>> asarray_chkfinite([1.0, np.inf])
+    Traceback (most recent call last):
+    ValueError: array must not contain infs or NaNs
+    """
+    if current_trace() is not None:
+        raise UnsupportedError(located("asarray_chkfinite: the check needs concrete values, which a compiled "
+                                       "function does not have; check with xnp.isfinite(x).all() outside it"))
+    result = asarray(a, dtype=dtype)
+    if result.dtype.kind in "fc" and not bool(reductions.all(ufuncs.isfinite(result))):
+        raise ValueError("array must not contain infs or NaNs")
+    return result
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """``asarray`` with ``dtype``; the memory requirements (C, F, A, W, O, E) always hold or are moot.
+
+    >>> require([1, 2], np.float32).dtype
+    dtype('float32')
+    """
+    return asarray(a, dtype=dtype)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)``.
+
+    >>> np.asarray(logspace(0, 2, 3))
+    array([  1.,  10., 100.])
+    """
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    base = asarray(base)
+    if base.ndim:
+        base = shapes.expand_dims(base, axis)
+    result = ufuncs.power(base, y)
+    return result if dtype is None else result.astype(dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Numbers spaced evenly on a log scale from ``start`` to ``stop`` (endpoints exact, as NumPy's).
+
+    >>> np.asarray(geomspace(1, 1000, 4))
+    array([   1.,   10.,  100., 1000.])
+    """
+    start, stop = asarray(start), asarray(stop)
+    kind = dtypes.result_type(start, stop, float(num))
+    start, stop = start.astype(kind), stop.astype(kind)
+    if kind.kind == "c":
+        raise UnsupportedError(located("geomspace: complex endpoints are not supported by xlac"))
+    sign = ufuncs.where(start < 0, -1.0, 1.0).astype(kind)
+    log_start, log_stop = ufuncs.log10(ufuncs.abs(start)), ufuncs.log10(ufuncs.abs(stop))
+    result = linspace(log_start, log_stop, num=num, endpoint=endpoint, axis=0)
+    result = ufuncs.power(asarray(10.0, kind), result) * sign
+    if num > 0:
+        result = shapes.concatenate([shapes.expand_dims(start, 0), result[1:]], axis=0)
+        if endpoint and num > 1:
+            result = shapes.concatenate([result[:-1], shapes.expand_dims(stop, 0)], axis=0)
+    if axis != 0:
+        result = shapes.moveaxis(result, 0, axis)
+    return result if dtype is None else result.astype(dtype)

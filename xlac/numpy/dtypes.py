@@ -1,4 +1,5 @@
-"""Dtype names, ``result_type``, ``astype`` and the dtype utilities of ``xlac.numpy``.
+"""Dtype names, ``result_type``, ``astype``, the dtype utilities of ``xlac.numpy`` and the predicates that read
+only a dtype or a type (``iscomplexobj``, ``isscalar``, ``common_type``, ``min_scalar_type``, ...).
 
 >>> import xlac.numpy as xnp
 >>> xnp.result_type(xnp.int8, 1.0)
@@ -11,17 +12,19 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from xlac.errors import located
+from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes as _dtypes
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.ufuncs import ufunc
 from xlac.trace import ops
+from xlac.trace.tracer import Tracer
 
-__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-           "bfloat16", "float32", "float64", "complex64", "complex128", "result_type", "astype", "dtype",
-           "finfo", "iinfo", "issubdtype", "isdtype", "can_cast", "promote_types", "real", "imag", "conjugate", "conj",
-           "newaxis", "pi", "e", "inf", "nan", "euler_gamma"]
+__all__ = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+           "float32", "float64", "complex64", "complex128", "result_type", "astype", "dtype", "finfo", "iinfo",
+           "issubdtype", "isdtype", "can_cast", "promote_types", "real", "imag", "conjugate", "conj", "newaxis", "pi",
+           "e", "inf", "nan", "euler_gamma", "iscomplexobj", "isrealobj", "isscalar", "iterable", "isfortran",
+           "common_type", "mintypecode", "min_scalar_type"]
 
 bool_ = np.bool_
 int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
@@ -38,7 +41,7 @@ FLOAT16 = np.dtype("float16")
 PYTHON_NUMBERS = (bool, int, float, complex)
 
 
-def _dtype_of(x) -> np.dtype:
+def dtype_of(x) -> np.dtype:
     """The dtype ``x`` names or has: a dtype, a scalar type, a name, a NumPy scalar or any array."""
     if isinstance(x, np.dtype):
         return x
@@ -87,7 +90,7 @@ def can_cast(from_, to, casting="safe") -> bool:
         raise TypeError(located("can_cast() does not support Python ints, floats, and complex because the result "
                                 "used to depend on the value.\nThis change was part of adopting NEP 50, we may "
                                 "explicitly allow them again in the future."))
-    src, dst = _dtype_of(from_), _dtypes.canonical(to)
+    src, dst = dtype_of(from_), _dtypes.canonical(to)
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError(located(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
                                  f"(got {casting!r})"))
@@ -111,7 +114,7 @@ def finfo(type):
     >>> float(finfo(np.float32).eps), float(finfo(bfloat16).eps)
     (1.1920928955078125e-07, 0.0078125)
     """
-    dt = _dtype_of(type)
+    dt = dtype_of(type)
     if dt == BF16:
         return ml_dtypes.finfo(BF16)
     return np.finfo(dt)
@@ -123,7 +126,7 @@ def iinfo(type):
     >>> int(iinfo(np.int8).min), int(iinfo("uint16").max)
     (-128, 65535)
     """
-    dt = _dtype_of(type)
+    dt = dtype_of(type)
     if dt == BF16:
         raise ValueError(located("Invalid integer data type 'bfloat16'."))
     return np.iinfo(dt)
@@ -147,7 +150,7 @@ def issubdtype(arg1, arg2) -> bool:
 
 def _is_bfloat16(x) -> bool:
     try:
-        return _dtype_of(x) == BF16
+        return dtype_of(x) == BF16
     except (TypeError, ValueError):
         return False
 
@@ -281,3 +284,85 @@ def conjugate(x):
 
 
 conj = conjugate
+
+
+def iscomplexobj(x) -> bool:
+    """Whether ``x`` has a complex dtype (a Python bool; only the dtype is read).
+
+    >>> iscomplexobj(np.ones(2, np.complex64))
+    True
+    """
+    return dtype_of(x).kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """Whether ``x`` has a non-complex dtype.
+
+    >>> isrealobj([1.0])
+    True
+    """
+    return not iscomplexobj(x)
+
+
+def isscalar(element) -> bool:
+    """NumPy's ``isscalar``: arrays, traced or not, are not scalars.
+
+    >>> isscalar(3.0), isscalar(np.ones(1))
+    (True, False)
+    """
+    if isinstance(element, Tracer) or hasattr(element, "__xlac_array__"):
+        return False
+    return bool(np.isscalar(element))
+
+
+def iterable(y) -> bool:
+    """Whether ``iter(y)`` works (a 0-d array is not iterable).
+
+    >>> iterable([1]), iterable(1)
+    (True, False)
+    """
+    if isinstance(y, Tracer) or hasattr(y, "__xlac_array__"):
+        return len(y.shape) > 0
+    return bool(np.iterable(y))
+
+
+def isfortran(a) -> bool:
+    """False: xlac arrays are C-ordered (or XLA's choice), never Fortran-ordered views.
+
+    >>> isfortran(np.ones((2, 2)))
+    False
+    """
+    return False
+
+
+def common_type(*arrays) -> type:
+    """The inexact scalar type common to ``arrays`` (integers count as float64), as NumPy's.
+
+    >>> common_type(np.ones(2, np.float32), np.ones(2, np.int8))
+    <class 'numpy.float64'>
+    """
+    return np.common_type(*(np.empty(0, dtype_of(a)) for a in arrays))
+
+
+def mintypecode(typechars, typeset="GDFgdf", default="d") -> str:
+    """NumPy's ``mintypecode`` (works on dtype characters and array dtypes only).
+
+    >>> mintypecode(['d', 'f'])
+    'd'
+    """
+    return np.mintypecode([t if isinstance(t, str) else dtype_of(t).char for t in typechars], typeset, default)
+
+
+def min_scalar_type(a) -> np.dtype:
+    """The smallest dtype that holds ``a``'s values.
+
+    Deviation: reads the values, so traced arrays raise xlac.UnsupportedError (their dtype is their own).
+
+    >>> min_scalar_type(10)
+    dtype('uint8')
+    """
+    if isinstance(a, Tracer):
+        raise UnsupportedError(located("min_scalar_type: the result depends on the values of a traced array"))
+    if hasattr(a, "__xlac_array__"):
+        a = a.__xlac_array__()
+    return np.min_scalar_type(a)

@@ -1,4 +1,5 @@
-"""NumPy's functions that write into an existing array: ``copyto``, ``put``, ``place``, ``fill_diagonal``.
+"""NumPy's functions that write into an existing array: ``copyto``, ``put``, ``place``, ``putmask``,
+``fill_diagonal``.
 
 Each writes through ``dst[...] = ...``, so inside a compiled function it becomes a store that the
 functionalization pass makes pure (and XLA does in place), and on an ``xlac.Array`` the handle is updated.
@@ -14,12 +15,12 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import index_write, indexing, shapes, ufuncs
+from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import is_python_scalar, writable
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["copyto", "put", "place", "fill_diagonal"]
+__all__ = ["copyto", "put", "place", "fill_diagonal", "putmask"]
 
 
 def _target(dst, op: str):
@@ -160,3 +161,23 @@ def inplace_update(x, val, *, keep_input_dtype: bool = False):
     new = device_array(np.array(val) if not _is_device_value(val) else val)
     x._store_retyped(new)
     return x
+
+
+def putmask(a, mask, values):
+    """``a[mask] = values`` with ``values`` repeated cyclically over the flat positions, in place.
+
+    >>> a = np.arange(4.0); x = __import__("xlac").asarray(a)
+    >>> putmask(x, a > 1, [10.0, 20.0]); np.asarray(x)
+    array([ 0.,  1., 10., 20.])
+    """
+    target = writable(a, "putmask") if current_trace() is not None else a
+    if is_python_scalar(values) or isinstance(values, (np.ndarray, np.generic)):
+        # NumPy converts constant values to the array's dtype first (a Python int out of its range raises)
+        values = np.asarray(values, dtype=np.result_type(target))
+    values = creation.asarray(values)
+    if values.size == 0:
+        return None
+    flat_values = indexing.getitem(shapes.ravel(values), np.arange(target.size) % values.size)   # cyclic
+    new = ufuncs.where(creation.asarray(mask), shapes.reshape(flat_values, target.shape), target)
+    target[...] = new
+    return None

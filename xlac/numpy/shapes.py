@@ -1,4 +1,5 @@
-"""Shape manipulation: reshape, transpose, broadcasting, joining and splitting, with NumPy 2's rules and errors.
+"""Shape manipulation: reshape, transpose (and rollaxis), broadcasting, joining (and row_stack) and splitting,
+with NumPy 2's rules and errors.
 
 Shape and axis arguments are static: Python ints (NumPy integers are accepted too).
 
@@ -25,7 +26,7 @@ from xlac.trace.views import copy, element, is_contiguous, mark_view, strides_of
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
            "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "stack", "hstack",
            "vstack", "dstack", "column_stack", "split", "array_split", "flip", "diagonal", "copy", "shape", "ndim",
-           "size"]
+           "size", "rollaxis", "row_stack"]
 
 ORDERS = ("C", "F", "A", "K")
 
@@ -623,3 +624,32 @@ def size(a, axis=None) -> int:
 
 for _query in (shape, ndim, size):     # answer from static shapes, in and out of a trace
     _query.__wrapped_numpy__ = _query
+
+
+def rollaxis(a, axis, start=0):
+    """Move ``axis`` to before position ``start`` (NumPy's older ``moveaxis``).
+
+    >>> rollaxis(np.ones((3, 4, 5)), 2).shape
+    (5, 3, 4)
+    """
+    n = np.ndim(a)
+    axis = normalize_axis(axis, n, "rollaxis")
+    if not -n <= start <= n:
+        raise np.exceptions.AxisError(located(f"rollaxis: start {start} out of range for {n} dimensions"))
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    axes = [i for i in range(n) if i != axis]
+    axes.insert(start, axis)
+    return transpose(a, axes)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    """NumPy's deprecated alias of ``vstack``.
+
+    >>> row_stack([np.ones(2), np.zeros(2)]).shape
+    (2, 2)
+    """
+    import warnings
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.", DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype, casting=casting)

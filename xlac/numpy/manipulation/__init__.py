@@ -11,11 +11,13 @@ array([3, 4, 0, 1, 2])
 >>> np.asarray(xnp.pad(np.array([1, 2, 3]), 2, mode="reflect"))
 array([3, 2, 1, 2, 3, 2, 1])
 """
-from xlac.numpy.manipulation import elementwise, index_tricks, numerics, padding, rearranging
+from xlac.numpy.manipulation import bit_packing, elementwise, index_tricks, numerics, padding, rearranging
+from xlac.numpy.manipulation.bit_packing import *  # noqa: F401,F403
 from xlac.numpy.manipulation.elementwise import *  # noqa: F401,F403
 from xlac.numpy.manipulation.index_tricks import *  # noqa: F401,F403
 from xlac.numpy.manipulation.numerics import *  # noqa: F401,F403
 from xlac.numpy.manipulation.padding import *  # noqa: F401,F403
 from xlac.numpy.manipulation.rearranging import *  # noqa: F401,F403
 
-__all__ = [*rearranging.__all__, *padding.__all__, *numerics.__all__, *elementwise.__all__, *index_tricks.__all__]
+__all__ = [*rearranging.__all__, *padding.__all__, *numerics.__all__, *elementwise.__all__, *index_tricks.__all__,
+           *bit_packing.__all__]

@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from xlac.errors import TracerConversionError, located
+from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy import indexing
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
@@ -159,3 +159,9 @@ def _take_static(x: Tracer, axis: int, index) -> Tracer:
 def _moved_last(x: Tracer, axis: int) -> Tracer:
     order = [d for d in range(x.ndim) if d != axis] + [axis]
     return ops.transpose(x, order)
+
+
+def _concrete_only(op: str, suggestion: str):
+    if current_trace() is not None:
+        raise UnsupportedError(located(f"{op}: the result's length depends on the values, which a compiled "
+                                       f"function does not know; {suggestion}"))

@@ -1,5 +1,6 @@
 """Comparing arrays and elementwise numerics: isclose, allclose, array_equal, array_equiv,
-nan_to_num, round/around, fix, sinc and i0, with NumPy 2's values, dtypes and errors.
+nan_to_num, round/around, fix, sinc, i0, angle, and the elementwise tests iscomplex, isreal, isneginf,
+isposinf and real_if_close, with NumPy 2's values, dtypes and errors.
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> np.asarray(xnp.isclose(np.array([1.0, 2.0]), np.array([1.0, 2.1])))
@@ -15,17 +16,19 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import inplace, reductions, ufuncs
+from xlac.numpy import _core, creation, inplace, reductions, ufuncs
 from xlac.numpy._core import asarray
-from xlac.numpy._dispatch import numpy_function
+from xlac.numpy.dtypes import dtype_of
+from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.manipulation._common import FLOAT64, BOOL, _static_function
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.numpy import dtypes as numpy_dtypes
 
 __all__ = ["isclose", "allclose", "array_equal", "array_equiv", "nan_to_num", "round", "around", "fix",
-           "sinc", "i0"]
+           "sinc", "i0", "angle", "iscomplex", "isreal", "isneginf", "isposinf", "real_if_close"]
 
 
 # ---------------------------------------------------------------- comparing
@@ -303,3 +306,90 @@ def i0(x):
     inner = ufuncs.exp(near) * _chebyshev(near / 2.0 - 2, I0_SMALL)
     outer = ufuncs.exp(far) * _chebyshev(32.0 / far - 2.0, I0_LARGE) / ufuncs.sqrt(far)
     return ops.convert(ufuncs.where(small, inner, outer), t.dtype)
+
+
+@numpy_function_with_static("deg")
+def angle(z, deg=False):
+    """The counterclockwise angle of each complex element from the positive real axis (radians).
+
+    >>> np.asarray(angle(np.array([1j, -1.0])))
+    array([1.57079633, 3.14159265])
+    """
+    z = _core.asarray(z)
+    if z.dtype.kind == "c":
+        a = ufuncs.arctan2(numpy_dtypes.imag(z), numpy_dtypes.real(z))
+    else:
+        a = ufuncs.arctan2(0, z)
+    return a * (180 / np.pi) if deg else a
+
+
+@numpy_function
+def iscomplex(x):
+    """Element-wise: a non-zero imaginary part.
+
+    >>> np.asarray(iscomplex(np.array([1 + 1j, 2])))
+    array([ True, False])
+    """
+    x = _core.asarray(x)
+    if x.dtype.kind != "c":
+        return creation.zeros(x.shape, bool)
+    return numpy_dtypes.imag(x) != 0
+
+
+@numpy_function
+def isreal(x):
+    """Element-wise: a zero imaginary part.
+
+    >>> np.asarray(isreal(np.array([1 + 1j, 2])))
+    array([False,  True])
+    """
+    x = _core.asarray(x)
+    if x.dtype.kind != "c":
+        return creation.ones(x.shape, bool)
+    return numpy_dtypes.imag(x) == 0
+
+
+@numpy_function
+def isneginf(x, out=None):
+    """Element-wise ``x == -inf``.
+
+    >>> np.asarray(isneginf(np.array([-np.inf, 0.0, np.inf])))
+    array([ True, False, False])
+    """
+    x = _core.asarray(x)
+    _reject_complex(x, "isneginf")
+    return ufuncs.isinf(x) & ufuncs.signbit(x) if x.dtype.kind == "f" else creation.zeros(x.shape, bool)
+
+
+@numpy_function
+def isposinf(x, out=None):
+    """Element-wise ``x == +inf``.
+
+    >>> np.asarray(isposinf(np.array([-np.inf, 0.0, np.inf])))
+    array([False, False,  True])
+    """
+    x = _core.asarray(x)
+    _reject_complex(x, "isposinf")
+    return ufuncs.isinf(x) & ~ufuncs.signbit(x) if x.dtype.kind == "f" else creation.zeros(x.shape, bool)
+
+
+def _reject_complex(x, op: str):
+    if x.dtype.kind == "c":
+        raise TypeError(located(f"This operation is not supported for complex values because it would be "
+                                f"ambiguous ({op})"))
+
+
+def real_if_close(a, tol=100):
+    """``a`` without its imaginary part when that part is within ``tol`` machine epsilons of zero.
+
+    Deviation: the result dtype depends on the values, so traced complex arrays raise xlac.UnsupportedError.
+
+    >>> np.asarray(real_if_close(np.array([1 + 1e-20j])))
+    array([1.])
+    """
+    if dtype_of(a).kind != "c":
+        return creation.asarray(a)
+    if isinstance(a, Tracer):
+        raise UnsupportedError(located("real_if_close: the result dtype depends on the values of a traced array; "
+                                       "use xnp.real(x) inside compiled functions"))
+    return creation.asarray(np.real_if_close(np.asarray(a), tol))

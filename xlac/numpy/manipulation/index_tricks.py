@@ -1,5 +1,6 @@
 """Index arrays and choosing elements: indices, meshgrid, put_along_axis, diag/diagflat, the
-tril/triu/diag index helpers, vander, select, choose, compress, unravel_index and ravel_multi_index.
+tril/triu/diag index helpers, vander, select, choose, compress, extract, unravel_index, ravel_multi_index,
+ix_, mask_indices and fromfunction.
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> [np.asarray(i).tolist() for i in xnp.unravel_index(5, (2, 3))]
@@ -13,12 +14,13 @@ import operator
 
 import numpy as np
 
-from xlac.errors import located, user_location
+from xlac.errors import UnsupportedError, located, user_location
 from xlac.ir import dtypes
-from xlac.numpy import _out, creation, index_write, indexing, inplace, shapes, ufuncs
+from xlac.numpy import creation, index_write, indexing, inplace, _out, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.manipulation._common import INT64, BOOL, _host, _static_function, _not_traced, _take_static
+from xlac.numpy.manipulation._common import (INT64, BOOL, _concrete_only, _host, _static_function, _not_traced,
+                                             _take_static)
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
 from xlac.trace.checks import Check
@@ -27,7 +29,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["meshgrid", "indices", "put_along_axis", "diag", "diagflat", "tril_indices", "triu_indices",
            "tril_indices_from", "triu_indices_from", "diag_indices", "diag_indices_from", "vander", "select",
-           "choose", "compress", "unravel_index", "ravel_multi_index"]
+           "choose", "compress", "unravel_index", "ravel_multi_index", "ix_", "fromfunction", "mask_indices", "extract"]
 
 
 @numpy_function
@@ -484,3 +486,61 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
             c = ops.clamp(ops.constant(0, INT64), c, ops.constant(builtins.max(size - 1, 0), INT64))
         total = ops.add(total, ops.mul(c, ops.full(shape, stride, INT64)))
     return total
+
+
+def ix_(*args):
+    """Open-mesh index arrays: ``x[ix_(rows, cols)]`` picks the cross product.
+
+    >>> [a.shape for a in ix_([0, 1], [2, 3, 4])]
+    [(2, 1), (1, 3)]
+    """
+    out = []
+    for k, seq in enumerate(args):
+        a = creation.asarray(seq)
+        if a.ndim != 1:
+            raise ValueError(located("ix_: cross index must be 1 dimensional"))
+        if a.dtype == np.bool_:
+            if isinstance(a, Tracer):
+                raise UnsupportedError(located("ix_: a traced boolean sequence has a data-dependent length"))
+            a = creation.asarray(np.nonzero(np.asarray(a))[0])
+        if a.size == 0 and a.dtype.kind == "f":
+            a = a.astype(np.intp)
+        out.append(shapes.reshape(a, (1,) * k + (a.size,) + (1,) * (len(args) - k - 1)))
+    return tuple(out)
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    """``function(*indices(shape))``: the function is called once, with one coordinate array per axis.
+
+    >>> np.asarray(fromfunction(lambda i, j: i + j, (2, 2)))
+    array([[0., 1.],
+           [1., 2.]])
+    """
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+def mask_indices(n, mask_func, k=0):
+    """The indices where ``mask_func(ones((n, n)), k)`` is non-zero (``n`` and ``k`` static).
+
+    >>> [np.asarray(i).tolist() for i in mask_indices(2, np.triu)]
+    [[0, 0, 1], [0, 1, 1]]
+    """
+    m = np.asarray(mask_func(np.ones((n, n), int), k))
+    rows, cols = np.nonzero(m)
+    return creation.asarray(rows), creation.asarray(cols)
+
+
+def extract(condition, arr):
+    """The elements of ``arr`` (flattened) where ``condition`` (flattened) is true.
+
+    Deviation: the result's length depends on the values, so inside a compiled function a traced condition
+    raises xlac.UnsupportedError (use ``xnp.where`` or ``xnp.nonzero(..., size=)``); a NumPy condition works.
+
+    >>> np.asarray(extract(np.array([True, False, True]), np.array([1, 2, 3])))
+    array([1, 3])
+    """
+    if isinstance(condition, Tracer):
+        _concrete_only("extract", "use xnp.where(condition, arr, fill) or xnp.nonzero(condition, size=n)")
+    positions = np.nonzero(np.ravel(np.asarray(condition)))[0]
+    positions = creation.asarray(positions) if current_trace() is None else positions
+    return indexing.take(shapes.ravel(creation.asarray(arr)), positions)

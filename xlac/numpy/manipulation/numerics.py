@@ -15,9 +15,9 @@ import numpy as np
 
 from xlac.errors import located
 from xlac.ir import dtypes
-from xlac.numpy import indexing, reductions, shapes, ufuncs
+from xlac.numpy import _core, creation, indexing, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
-from xlac.numpy._dispatch import numpy_function
+from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.manipulation._common import (
     INT64, FLOAT64, COMPLEX128, BOOL, _as_static, _host, _static_function, _not_traced, _axis_slice, _moved_last)
 from xlac.numpy.shapes import as_array, normalize_axis_tuple
@@ -26,7 +26,7 @@ from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["diff", "ediff1d", "gradient", "cross", "kron", "interp", "convolve", "correlate", "trapezoid",
-           "polyval"]
+           "polyval", "unwrap"]
 
 
 # ---------------------------------------------------------------- differences, gradients, products
@@ -502,3 +502,32 @@ def polyval(p, x):
     for i in range(coefficients.shape[0]):
         y = y * t + indexing.getitem(coefficients, i)
     return y
+
+
+@numpy_function_with_static("axis")
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """Unwrap phase jumps larger than ``discont`` by multiples of ``period`` along ``axis``.
+
+    >>> np.asarray(unwrap(np.array([0.0, 6.0]))).round(3)
+    array([ 0.   , -0.283])
+    """
+    p = _core.asarray(p)
+    axis = _core.normalize_axis(axis, p.ndim, "unwrap")
+    dtype = dtypes.result_type(p, period)
+    p = p.astype(dtype) if p.dtype != dtype else p
+    dd = diff(p, axis=axis)
+    discont = period / 2 if discont is None else discont
+    interval_high = period / 2
+    boundary_ambiguous = True
+    if dtypes.is_int(dtype):
+        interval_high, rem = divmod(period, 2)
+        boundary_ambiguous = rem == 0
+    interval_low = -interval_high
+    ddmod = ufuncs.mod(dd - interval_low, period) + interval_low
+    if boundary_ambiguous:
+        ddmod = ufuncs.where((ddmod == interval_low) & (dd > 0), interval_high, ddmod)
+    correction = ddmod - dd
+    correction = ufuncs.where(ufuncs.abs(dd) < discont, creation.zeros_like(correction), correction)
+    head = indexing.take(p, creation.arange(1), axis=axis)
+    tail = indexing.take(p, creation.arange(1, p.shape[axis]), axis=axis) + reductions.cumsum(correction, axis=axis)
+    return shapes.concatenate([head, tail.astype(dtype)], axis=axis)

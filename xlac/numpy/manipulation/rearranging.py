@@ -20,13 +20,13 @@ from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import (
-    INT64, BOOL, _host, _static_function, _not_traced, _plain, _axis_slice, _take_static, _moved_last)
+    INT64, BOOL, _concrete_only, _host, _static_function, _not_traced, _plain, _axis_slice, _take_static, _moved_last)
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
-__all__ = ["roll", "rot90", "fliplr", "flipud", "tile", "repeat", "append", "insert", "delete", "resize",
-           "block", "broadcast_shapes", "hsplit", "vsplit", "dsplit", "apply_along_axis", "apply_over_axes"]
+__all__ = ["roll", "rot90", "fliplr", "flipud", "tile", "repeat", "append", "insert", "delete", "resize", "block",
+           "broadcast_shapes", "hsplit", "vsplit", "dsplit", "apply_along_axis", "apply_over_axes", "trim_zeros"]
 
 
 # ---------------------------------------------------------------- rearranging
@@ -568,3 +568,20 @@ def apply_over_axes(func, a, axes):
                                          "shape"))
         value = result
     return value
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """``filt`` without its leading (``"f"``) and/or trailing (``"b"``) zeros.
+
+    Deviation: the result's length depends on the values, so inside a compiled function this raises
+    xlac.UnsupportedError; it works eagerly.
+
+    >>> np.asarray(trim_zeros(np.array([0, 1, 2, 0])))
+    array([1, 2])
+    """
+    _concrete_only("trim_zeros", "slice with static bounds instead")
+    host = np.asarray(filt)
+    kept = np.trim_zeros(host, trim) if axis is None else np.trim_zeros(host, trim, axis=axis)
+    if kept.size == host.size:
+        return creation.asarray(filt)
+    return creation.asarray(kept)

@@ -1,4 +1,5 @@
-"""xlac.numpy.misc against NumPy: predicates, conversions, windows, log ranges, cov/corrcoef, helpers."""
+"""NumPy's smaller functions against NumPy: predicates, conversions, windows, log ranges, cov/corrcoef,
+bit packing, helpers."""
 from __future__ import annotations
 
 import hypothesis.extra.numpy as hnp
