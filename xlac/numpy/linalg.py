@@ -34,8 +34,8 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import _out
-from xlac.numpy._core import asarray, normalize_axis
+from xlac.numpy import _out, contractions, reductions, shapes, ufuncs
+from xlac.numpy._core import asarray, normalize_axis, promote
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
@@ -492,7 +492,6 @@ def matrix_power(a, n):
     array([[1, 3],
            [0, 1]])
     """
-    from xlac.numpy.contractions import matmul as _matmul
     x = asarray(a)
     _check_matrices(x, "matrix_power", square=True)
     if isinstance(n, Tracer):
@@ -509,11 +508,11 @@ def matrix_power(a, n):
     result, square = None, x
     while True:
         if n & 1:
-            result = square if result is None else _matmul(result, square)
+            result = square if result is None else contractions.matmul(result, square)
         n >>= 1
         if not n:
             return result
-        square = _matmul(square, square)
+        square = contractions.matmul(square, square)
 
 
 # ---------------------------------------------------------------- rank, pseudo-inverse, least squares
@@ -704,8 +703,7 @@ def _norm_input(x) -> Tracer:
 
 
 def _sum_abs_power(a: Tracer, axes, ord_) -> Tracer:
-    from xlac import numpy as xnp
-    return xnp.sum(xnp.power(xnp.abs(a), ord_), axis=axes)
+    return reductions.sum(ufuncs.power(ufuncs.abs(a), ord_), axis=axes)
 
 
 def _norm(a: Tracer, ord_, axes: tuple, keepdims: bool) -> Tracer:
@@ -722,22 +720,21 @@ def _norm(a: Tracer, ord_, axes: tuple, keepdims: bool) -> Tracer:
 
 
 def _vector_norm_along(a: Tracer, ord_, axes) -> Tracer:
-    from xlac import numpy as xnp
     if isinstance(ord_, str):
         raise ValueError(located(f"norm: Invalid norm order '{ord_}' for vectors"))
     if ord_ == np.inf:
-        return xnp.max(xnp.abs(a), axis=axes, initial=0)
+        return reductions.max(ufuncs.abs(a), axis=axes, initial=0)
     if ord_ == -np.inf:
-        return xnp.min(xnp.abs(a), axis=axes)
+        return reductions.min(ufuncs.abs(a), axis=axes)
     if ord_ == 0:
         nonzero = ops.compare(a, ops.full(a.shape, 0, a.dtype), "NE")
-        return xnp.sum(ops.convert(nonzero, _real_dtype(a.dtype)), axis=axes)
+        return reductions.sum(ops.convert(nonzero, _real_dtype(a.dtype)), axis=axes)
     if ord_ == 1:
-        return xnp.sum(xnp.abs(a), axis=axes)
+        return reductions.sum(ufuncs.abs(a), axis=axes)
     if ord_ is None or ord_ == 2:
-        return xnp.sqrt(xnp.sum(_abs_squared(a), axis=axes))
+        return ufuncs.sqrt(reductions.sum(_abs_squared(a), axis=axes))
     summed = _sum_abs_power(a, axes, ord_)
-    return xnp.power(summed, ops.constant(1 / ord_, summed.dtype))
+    return ufuncs.power(summed, ops.constant(1 / ord_, summed.dtype))
 
 
 def _abs_squared(a: Tracer) -> Tracer:
@@ -748,10 +745,9 @@ def _abs_squared(a: Tracer) -> Tracer:
 
 
 def _matrix_norm_along(a: Tracer, ord_, axes) -> Tracer:
-    from xlac import numpy as xnp
     row, col = axes
     if ord_ in (2, -2, "nuc"):
-        moved = xnp.moveaxis(a, (row, col), (-2, -1))
+        moved = shapes.moveaxis(a, (row, col), (-2, -1))
         s = _singular_values(_matrix(moved, "norm"))
         if ord_ == 2:
             return _max_last(s)
@@ -759,15 +755,15 @@ def _matrix_norm_along(a: Tracer, ord_, axes) -> Tracer:
             return ops.reduce(s, "min", (s.ndim - 1,))
         return ops.reduce(s, "sum", (s.ndim - 1,))
     if ord_ in (1, -1):
-        sums = xnp.sum(xnp.abs(a), axis=row)
+        sums = reductions.sum(ufuncs.abs(a), axis=row)
         col = col - 1 if col > row else col
-        return xnp.max(sums, axis=col, initial=0) if ord_ == 1 else xnp.min(sums, axis=col)
+        return reductions.max(sums, axis=col, initial=0) if ord_ == 1 else reductions.min(sums, axis=col)
     if ord_ in (np.inf, -np.inf):
-        sums = xnp.sum(xnp.abs(a), axis=col)
+        sums = reductions.sum(ufuncs.abs(a), axis=col)
         row = row - 1 if row > col else row
-        return xnp.max(sums, axis=row, initial=0) if ord_ == np.inf else xnp.min(sums, axis=row)
+        return reductions.max(sums, axis=row, initial=0) if ord_ == np.inf else reductions.min(sums, axis=row)
     if ord_ in (None, "fro", "f"):
-        return xnp.sqrt(xnp.sum(_abs_squared(a), axis=axes))
+        return ufuncs.sqrt(reductions.sum(_abs_squared(a), axis=axes))
     raise ValueError(located(f"norm: Invalid norm order {ord_!r} for matrices."))
 
 
@@ -860,11 +856,10 @@ def _chain_order(shapes) -> list:
 
 
 def _chain_product(arrays, split, i: int, j: int):
-    from xlac.numpy.contractions import dot
     if i == j:
         return arrays[i]
     k = split[i][j]
-    return dot(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
+    return contractions.dot(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
 
 
 @numpy_function
@@ -875,12 +870,11 @@ def multi_dot(arrays, *, out=None):
     >>> np.asarray(multi_dot([np.ones(2), np.eye(2), np.ones(2)]))
     array(2.)
     """
-    from xlac.numpy.contractions import dot
     arrays = [asarray(x) for x in arrays]
     if len(arrays) < 2:
         raise ValueError(located("multi_dot: Expecting at least two arrays."))
     if len(arrays) == 2:
-        result = dot(arrays[0], arrays[1])
+        result = contractions.dot(arrays[0], arrays[1])
     else:
         first_1d, last_1d = arrays[0].ndim == 1, arrays[-1].ndim == 1
         if first_1d:
@@ -978,8 +972,7 @@ def diagonal(x, /, *, offset=0):
     >>> np.asarray(diagonal(np.array([[1, 2], [3, 4]])))
     array([1, 4])
     """
-    from xlac.numpy.shapes import diagonal as _diagonal
-    return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return shapes.diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 @numpy_function_with_static("offset")
@@ -990,8 +983,7 @@ def trace(x, /, *, offset=0, dtype=None):
     >>> int(trace(np.array([[1, 2], [3, 4]])))
     5
     """
-    from xlac.numpy.reductions import trace as _trace
-    return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return reductions.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 @numpy_function
@@ -1003,11 +995,10 @@ def outer(x1, x2, /):
     array([[ 1, 10],
            [ 2, 20]])
     """
-    from xlac.numpy.contractions import outer as _outer
     a, b = asarray(x1), asarray(x2)
     if a.ndim != 1 or b.ndim != 1:
         raise ValueError(located(f"outer: Input arrays must be one-dimensional, got shapes {a.shape} and {b.shape}"))
-    return _outer(a, b)
+    return contractions.outer(a, b)
 
 
 @numpy_function_with_static("axis")
@@ -1018,7 +1009,6 @@ def cross(x1, x2, /, *, axis=-1):
     >>> np.asarray(cross(np.array([1, 0, 0]), np.array([0, 1, 0])))
     array([0, 0, 1])
     """
-    from xlac.numpy._core import promote
     a, b = asarray(x1), asarray(x2)
     for v in (a, b):
         if v.ndim == 0 or v.shape[normalize_axis(axis, v.ndim, "cross")] != 3:
@@ -1053,8 +1043,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     >>> np.asarray(vecdot(np.array([1, 2]), np.array([3, 4])))
     array(11)
     """
-    from xlac.numpy.contractions import vecdot as _vecdot
-    return _vecdot(x1, x2, axis=axis)
+    return contractions.vecdot(x1, x2, axis=axis)
 
 
 @numpy_function
@@ -1065,8 +1054,7 @@ def matmul(x1, x2, /):
     >>> np.asarray(matmul(np.eye(2), np.array([1.0, 2.0])))
     array([1., 2.])
     """
-    from xlac.numpy.contractions import matmul as _matmul
-    return _matmul(x1, x2)
+    return contractions.matmul(x1, x2)
 
 
 @numpy_function_with_static("axes")
@@ -1077,5 +1065,4 @@ def tensordot(x1, x2, /, *, axes=2):
     >>> np.asarray(tensordot(np.ones((2, 3)), np.ones((3, 2)), axes=1)).shape
     (2, 2)
     """
-    from xlac.numpy.contractions import tensordot as _tensordot
-    return _tensordot(x1, x2, axes=axes)
+    return contractions.tensordot(x1, x2, axes=axes)
