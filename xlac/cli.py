@@ -21,6 +21,10 @@ import sys
 import time
 
 import numpy as np
+from xlac.callables import callable_name
+from xlac.inspection import explain, format_summary, record_compile, Signature, summarize
+from xlac.ir import dtypes
+import xlac
 
 __all__ = ["main", "parse_arg_spec"]
 
@@ -44,7 +48,6 @@ one line per compile with its cause and time per stage.
 
 def parse_arg_spec(text: str) -> tuple[tuple[int, ...], np.dtype]:
     """``"f32[8,128]"`` -> ``((8, 128), float32)``; ValueError if malformed or an unknown dtype."""
-    from xlac.ir import dtypes
 
     match = _SPEC.match(text)
     if match is None:
@@ -141,7 +144,6 @@ def _parsed_inputs(parser, options):
 def _autocast_scope(parser, dtype: str | None):
     if dtype is None:
         return contextlib.nullcontext()
-    import xlac
 
     if not hasattr(xlac, "autocast"):
         parser.error("--autocast: this version of xlac has no xlac.autocast")
@@ -150,8 +152,6 @@ def _autocast_scope(parser, dtype: str | None):
 
 def _compile_stages(fn, arrays, statics, options, parser):
     """(name, traced, compiled or None, timings); compiled only for ``dump`` or an explicit --out."""
-    import xlac
-    from xlac.callables import callable_name
 
     static_names = set(statics)
     if isinstance(fn, xlac.CompiledFunction):
@@ -175,7 +175,6 @@ def _compile_stages(fn, arrays, statics, options, parser):
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status (argparse exits with 2 on a usage error)."""
-    from xlac.inspection import Signature, explain, format_summary, record_compile, summarize
 
     parser = _build_parser()
     options = parser.parse_args(argv)

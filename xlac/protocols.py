@@ -23,7 +23,8 @@ import sys
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import located, UnsupportedError
+from xlac.trace import pytree
 
 # ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
@@ -207,7 +208,6 @@ def _at(name, array, indices, values=None):
 def _unique_concrete_positions(shape, indices) -> bool:
     """Whether ``indices`` are constants (no traced or device values) that select no element twice."""
     from xlac.array import Array
-    from xlac.trace import pytree
     from xlac.trace.tracer import Tracer
     leaves, _ = pytree.flatten(indices)
     if any(isinstance(leaf, (Tracer, Array)) for leaf in leaves):
@@ -246,7 +246,6 @@ def public_name(func) -> str:
 def _on_host(func, args, kwargs):
     """Outside a trace: call NumPy with every xlac.Array converted to a NumPy array."""
     from xlac.array import Array
-    from xlac.trace import pytree
     leaves, tree = pytree.flatten((args, kwargs))
     leaves = [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves]
     args, kwargs = pytree.unflatten(tree, leaves)

@@ -26,6 +26,7 @@ import re
 import warnings
 
 from xlac import runtime
+from xlac.inspection.summary import format_summary
 
 __all__ = ["dump_files", "dump_folder_name", "write_dump"]
 
@@ -54,7 +55,6 @@ def _unoptimized_hlo(stablehlo: str) -> str:
 
 def dump_files(compiled, summary: dict) -> dict[str, str]:
     """File name -> content of a dump folder, in pipeline order."""
-    from xlac.inspection.summary import format_summary
 
     stages = compiled.lowered.traced.stages
     files = {f"{i:02d}-{stage}.xir": _stage_text(stage, graph) for i, (stage, graph) in enumerate(stages)}

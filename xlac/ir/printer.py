@@ -17,6 +17,7 @@ import string
 
 import numpy as np
 
+from xlac.ir.dtypes import short_name
 from xlac.ir.graph import Graph, Node, Value
 
 _LETTERS = string.ascii_lowercase
@@ -50,7 +51,6 @@ def format_attr(value) -> str:
             return np.array2string(value, separator=",").replace("\n", "")
         return f"<{value.dtype}{list(value.shape)}>"
     if isinstance(value, np.dtype):
-        from xlac.ir.dtypes import short_name
         return short_name(value)
     if isinstance(value, tuple):
         return "(" + ",".join(format_attr(v) for v in value) + ("," if len(value) == 1 else "") + ")"

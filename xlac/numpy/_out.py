@@ -19,6 +19,7 @@ import numpy as np
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar, writable
+from xlac.numpy.shapes import copy
 from xlac.trace import ops
 from xlac.trace.context import current_trace
 from xlac.trace.tracer import Tracer
@@ -154,7 +155,6 @@ def _separate(x, target):
         return x
     if isinstance(x, np.ndarray):
         return x.copy()
-    from xlac.numpy.shapes import copy
     return copy(x)
 
 

@@ -26,8 +26,9 @@ from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray
-from xlac.numpy.dtypes import dtype_of
 from xlac.numpy._dispatch import numpy_function
+from xlac.numpy.dtypes import dtype_of
+from xlac.numpy.shapes import diagonal, transpose
 from xlac.numpy.ufuncs import multiply
 from xlac.trace import ops, views
 from xlac.trace.tracer import Tracer
@@ -447,7 +448,6 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
 
 def _single_operand_view(x: Tracer, labels: list, out_labels: list) -> Tracer:
     """``einsum`` of one operand that sums over nothing: diagonals of repeated labels, then a transpose."""
-    from xlac.numpy.shapes import diagonal, transpose
     if x.ndim == 0:
         return views.element(x)                # NumPy's einsum("->", a) is a scalar
     labels = list(labels)

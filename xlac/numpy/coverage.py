@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
+import xlac.numpy as xnp
+import xlac.random
 
 NAMESPACES = ("numpy", "numpy.linalg", "numpy.fft")
 
@@ -68,7 +70,6 @@ def numpy_functions(namespace: str) -> list[str]:
 
 
 def _xlac_namespace(namespace: str):
-    import xlac.numpy as xnp
     return {"numpy": xnp, "numpy.linalg": getattr(xnp, "linalg", None), "numpy.fft": getattr(xnp, "fft", None)}[
         namespace]
 
@@ -136,7 +137,6 @@ def coverage_markdown() -> str:
 
 def _random_section() -> list[str]:
     """``xlac.random``: JAX's functional API (NumPy's ``numpy.random`` is stateful, so not mirrored)."""
-    import xlac.random
     lines = ["## `xlac.random`", "",
              "Functional, key-based random numbers (Threefry-2x32, as `jax.random`); NumPy's stateful "
              "`numpy.random` is not mirrored.", "", "| function | summary | deviations / notes |", "|---|---|---|"]

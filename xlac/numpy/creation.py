@@ -17,11 +17,10 @@ import warnings
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _core, reductions, shapes, ufuncs
-from xlac.numpy._dispatch import numpy_function
-from xlac.numpy._dispatch import numpy_function_with_static, static_value
+from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops, views
 from xlac.trace.context import current_trace
@@ -418,8 +417,7 @@ def _new_array(result, source):
     if isinstance(source, Tracer):
         return views.copy(result) if result.value is source.value else result
     if result is source:
-        from xlac.numpy.shapes import copy
-        return copy(result)
+        return shapes.copy(result)
     return result
 
 

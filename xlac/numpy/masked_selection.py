@@ -17,7 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from xlac.errors import located
+from xlac.numpy import ufuncs
+from xlac.trace import ops
 from xlac.trace.tracer import Tracer
+import xlac.numpy as xnp
 
 _IN_PLACE = {"__iadd__": "add", "__isub__": "subtract", "__imul__": "multiply", "__itruediv__": "true_divide",
              "__ifloordiv__": "floor_divide", "__imod__": "remainder", "__ipow__": "power", "__iand__": "bitwise_and",
@@ -36,13 +39,10 @@ class MaskedSelection:
 
     def new_base_value(self) -> Tracer:
         """``x`` with the selected elements replaced by this selection's values."""
-        from xlac.numpy import ufuncs
-        from xlac.trace import ops
         mask = ops.broadcast_in_dim(self._mask, self._base.shape, tuple(range(self._mask.ndim)))
         return ufuncs.where(mask, self._values, self._base)
 
     def _in_place(self, ufunc: str, other):
-        import xlac.numpy as xnp
         if np.ndim(other) != 0:
             raise TypeError(located(f"x[mask] {ufunc} with a traced mask takes a scalar (its number of elements is "
                                     "known only when the program runs); use xnp.where(mask, ..., x)"))

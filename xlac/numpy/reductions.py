@@ -14,11 +14,13 @@ import math
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, normalize_axes, normalize_axis
 from xlac.numpy._dispatch import numpy_function
+from xlac.numpy.shapes import diagonal
+from xlac.numpy.ufuncs import multiply, subtract
 from xlac.trace import ops
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
@@ -775,7 +777,6 @@ def ptp(a, axis=None, out=None, keepdims=False):
     >>> np.asarray(xnp.ptp(np.array([[4, 9, 2], [3, 3, 3]]), axis=1))
     array([7, 0])
     """
-    from xlac.numpy.ufuncs import subtract
     dst = _output(out, "ptp")
     highest = _extremum("max", a, axis, None, keepdims, None, None)
     lowest = _extremum("min", a, axis, None, keepdims, None, None)
@@ -819,7 +820,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     >>> float(xnp.average(np.array([1.0, 2.0, 4.0]), weights=np.array([1, 1, 2])))
     2.75
     """
-    from xlac.numpy.ufuncs import multiply
     x = asarray(a)
     axes = _ordered_axes(axis, x.ndim, "average")
     reduced = None if axes is None else tuple(sorted(axes))
@@ -875,7 +875,6 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     >>> np.asarray(xnp.trace(np.ones((2, 3, 4)), 1, 1, 2))
     array([3., 3.])
     """
-    from xlac.numpy.shapes import diagonal
     return sum.__wrapped_numpy__(diagonal(a, offset, axis1, axis2), -1, dtype, out)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from xlac.errors import located
 from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
+from xlac.trace import ops
 from xlac.trace.context import current_trace
 from xlac.trace.subgraph import bind_node
 from xlac.trace.tracer import Tracer
@@ -60,7 +61,6 @@ def _apply_rule(node, tracers, dims):
 
 def move_batch_axis(x: Tracer, dim: int | None, to: int, size: int) -> Tracer:
     """``x`` with its batch axis (``dim``; ``None``: unbatched, then broadcast to ``size``) at axis ``to``."""
-    from xlac.trace import ops
     if dim is None:
         shape = x.shape[:to] + (size,) + x.shape[to:]
         return ops.broadcast_in_dim(x, shape, [a if a < to else a + 1 for a in range(x.ndim)])

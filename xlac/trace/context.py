@@ -19,7 +19,8 @@ import threading
 
 import numpy as np
 
-from xlac.errors import TracerConversionError, located, user_location
+from xlac.argument_specs import leaf_mutability, leaf_spec
+from xlac.errors import located, TracerConversionError, user_location
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
@@ -145,7 +146,6 @@ class Trace:
             return constant
         entry = self.captured.get(id(array))
         if entry is None:
-            from xlac.argument_specs import leaf_mutability, leaf_spec
             name = f"<outside array {len(self.captured)}>"
             shape, dtype, _ = leaf_spec(array, name)
             tracer = self.add_input(TensorType(shape, dtype), name=name, mutability=leaf_mutability(array))

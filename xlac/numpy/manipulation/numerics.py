@@ -18,6 +18,7 @@ from xlac.ir import dtypes
 from xlac.numpy import _core, creation, indexing, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
+from xlac.numpy.contractions import _compute_dtype, _to_result
 from xlac.numpy.manipulation._common import (
     INT64, FLOAT64, COMPLEX128, BOOL, _as_static, _host, _static_function, _not_traced, _axis_slice, _moved_last)
 from xlac.numpy.shapes import as_array, normalize_axis_tuple
@@ -401,7 +402,6 @@ def _sliding_dot(signal: Tracer, kernel: Tracer) -> Tracer:
     """``out[k] = sum_n kernel[n] * signal_padded[n + k]`` for every overlap (length ``len(signal) +
     len(kernel) - 1``), the signal zero-padded by ``len(kernel) - 1`` on both sides. The windows are a
     broadcast read with a row stride one longer than the padded signal: no gather."""
-    from xlac.numpy.contractions import _compute_dtype, _to_result
     dtype = signal.dtype
     compute = _compute_dtype(dtype)
     signal, kernel = ops.convert(signal, compute), ops.convert(kernel, compute)

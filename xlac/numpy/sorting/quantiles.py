@@ -10,12 +10,13 @@ import math
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, is_python_scalar, normalize_axes
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.sorting._common import BOOL, FLOAT32, FLOAT64, INT64, _checked, _concrete
+from xlac.numpy.indexing import take_along_axis
+from xlac.numpy.sorting._common import BOOL, _checked, _concrete, FLOAT32, FLOAT64, INT64
 from xlac.numpy.sorting.order import _is_complex, _isnan, _sorted
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
@@ -48,7 +49,6 @@ def _valid_counts(xs: Tracer, skip_nan: bool):
 
 def _take_last(xs: Tracer, index: Tracer) -> Tracer:
     """``xs[..., index]`` row by row: ``index`` has ``xs``'s leading shape plus one trailing axis."""
-    from xlac.numpy.indexing import take_along_axis
     return take_along_axis.__wrapped_numpy__(xs, index, axis=-1)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlac.numpy._core import asarray, is_python_scalar
+from xlac.trace import ops
 
 __all__ = ["out_of_range", "comparison_with_out_of_range", "clipped_bound", "wrapped_into"]
 
@@ -28,7 +29,6 @@ def out_of_range(value, other) -> bool:
 def comparison_with_out_of_range(direction: str, x1, x2):
     """``x1 <direction> x2`` when one side is a Python int out of the other's range: every element compares
     the same way, by value (``u8 == -1`` is all False, ``i8 < 1000`` all True). None when neither is."""
-    from xlac.trace import ops
     if out_of_range(x2, x1):
         array, value, flipped = asarray(x1), x2, False
     elif out_of_range(x1, x2):
