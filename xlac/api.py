@@ -38,8 +38,10 @@ from xlac.rebinding import Rebindings, StateWatch
 from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
-from xlac.trace.context import Trace, autocast_state, current_trace
+from xlac.trace.context import Trace
+from xlac.trace.state import autocast_state, current_trace
 from xlac.trace.tracer import Tracer
+from xlac.numpy._core import asarray
 
 
 # ---------------------------------------------------------------- stages
@@ -346,7 +348,6 @@ def _read_through_rebound_places(graph: Graph, captures: Captures | None, reboun
 def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
     """Run ``fn`` on tracers; its outputs as graph values, and their tree. (A function of its own so that
     arrays the function made die when it returns: see ``xlac.captures.is_temporary``.)"""
-    from xlac.numpy._core import asarray
     args, kwargs = args_and_kwargs
     out_leaves, out_tree = pytree.flatten(fn(*args, **kwargs))
     outputs = []

@@ -26,7 +26,7 @@ from xlac.operators import ArrayOperators
 from xlac.protocols import array_function, array_ufunc
 from xlac.argument_specs import refuse_array_subclass
 from xlac.trace import pytree
-from xlac.trace.context import autocast_state
+from xlac.trace.state import autocast_state
 
 
 class Array(ArrayOperators):

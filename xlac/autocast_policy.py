@@ -32,7 +32,8 @@ from xlac.ir import dtypes
 from xlac.ir import primitives_fft, primitives_linalg  # noqa: F401  (their primitives declare classes too)
 from xlac.ir.autocast_classes import CLASSES, FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, MEANING, PROMOTE
 from xlac.ir.primitive import CATALOG
-from xlac.trace.context import autocast_scope
+from xlac.trace.state import autocast_scope
+import xlac.numpy as xnp
 
 __all__ = ["autocast", "AutocastPolicy", "AutocastState", "DEFAULT_POLICY", "CLASSES"]
 
@@ -75,7 +76,6 @@ def _check_primitive(name: str) -> str:
 
 
 def _check_function(name: str, known) -> str:
-    import xlac.numpy as xnp
     if name not in known and not hasattr(getattr(xnp, name, None), "__wrapped_numpy__"):
         raise ValueError(f"autocast policy: {name!r} is not an xlac.numpy function")
     return name

@@ -44,6 +44,8 @@ import numpy as np
 
 from xlac.callables import code_and_bound_values
 from xlac.argument_specs import leaf_key
+from xlac.ir import primitives as P
+from xlac.ir.graph import Node
 
 _MAX_DEPTH = 3            # root.a.b.c
 _MAX_VISITED = 5000       # objects examined per search
@@ -233,8 +235,6 @@ def _owner(array):
 
 
 def _make_constant(graph, array, tracer) -> None:
-    from xlac.ir import primitives as P
-    from xlac.ir.graph import Node
     value = tracer.value
     index = graph.inputs.index(value)
     del graph.inputs[index], graph.input_names[index]

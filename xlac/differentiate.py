@@ -23,7 +23,7 @@ from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
 from xlac.trace import ops, pytree
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.subgraph import adopt_checks, inline, trace_subgraph
 from xlac.trace.tracer import Tracer
 

@@ -10,8 +10,20 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 
-from xlac.ir.graph import SourceLocation
+
+@dataclass(frozen=True, slots=True)
+class SourceLocation:
+    """Where the user's code called into xlac."""
+
+    file: str
+    line: int
+    function: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NUMPY_DIR = os.path.dirname(os.path.abspath(__import__("numpy").__file__)) + os.sep   # NumPy's dispatch code

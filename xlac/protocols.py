@@ -25,6 +25,8 @@ import numpy as np
 
 from xlac.errors import located, UnsupportedError
 from xlac.trace import pytree
+import xlac.numpy
+from xlac.trace.state import current_trace
 
 # ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
@@ -37,12 +39,10 @@ _RENAMED = {"numpy.round_": "round", "numpy.product": "prod", "numpy.cumproduct"
 
 
 def _xnp():
-    import xlac.numpy
     return xlac.numpy
 
 
 def _inside_trace() -> bool:
-    from xlac.trace.context import current_trace
     return current_trace() is not None
 
 

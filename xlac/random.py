@@ -34,7 +34,7 @@ from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function_with_static
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint", "permutation",

@@ -23,7 +23,7 @@ from xlac.errors import located
 from xlac.ir.graph import Value
 from xlac.passes.batching import batch_graph, move_batch_axis
 from xlac.trace import pytree
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.subgraph import adopt_checks, leaf_type, trace_subgraph
 from xlac.trace.tracer import Tracer
 

@@ -18,6 +18,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from xlac.errors import SourceLocation
+from xlac.ir.printer import format_graph
 from xlac.ir.types import TensorType
 
 if TYPE_CHECKING:
@@ -37,18 +39,6 @@ class Value:
 
     def __repr__(self) -> str:
         return f"%{self.id}:{self.type}"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceLocation:
-    """Where the user's code called into xlac."""
-
-    file: str
-    line: int
-    function: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
 
 
 @dataclass(slots=True, eq=False)
@@ -84,7 +74,6 @@ class Graph:
     report: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
-        from xlac.ir.printer import format_graph
         return format_graph(self)
 
     def op_counts(self) -> dict[str, int]:

@@ -14,11 +14,14 @@
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xlac.ir.dtypes import short_name
-from xlac.ir.graph import Graph, Node, Value
+
+if TYPE_CHECKING:      # the printer is part of the graph (Graph.__str__ calls it), so it does not import it
+    from xlac.ir.graph import Graph, Node, Value
 
 _LETTERS = string.ascii_lowercase
 
@@ -72,7 +75,7 @@ def format_node(node: Node, name: Namer) -> str:
 def format_location(node: Node) -> str:
     """Where a node came from: ``file.py:LINE origin`` (the user's line and the xlac.numpy function).
 
-    >>> from xlac.ir.graph import SourceLocation
+    >>> from xlac.ir.graph import Node, SourceLocation, Value
     >>> from xlac.ir.types import TensorType
     >>> from xlac.ir import primitives as P
     >>> x = Value(TensorType((3,), np.dtype("float32")))

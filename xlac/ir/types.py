@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xlac.errors import located, user_location
 from xlac.ir import dtypes
 
 _MAX_BYTES = np.iinfo(np.intp).max
@@ -25,7 +26,6 @@ class TensorType:
     def __post_init__(self):
         # XLA aborts the process on an element count that overflows int64; NumPy raises ValueError.
         if math.prod(self.shape) * self.dtype.itemsize > _MAX_BYTES:
-            from xlac.errors import located, user_location     # xlac.errors imports the IR
             raise ValueError(located(f"array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
                                      f"maximum possible size (shape {self.shape}, dtype {self.dtype}).",
                                      user_location(3)))     # skips the dataclass's generated __init__

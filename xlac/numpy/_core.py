@@ -17,7 +17,7 @@ from xlac.errors import TracerConversionError, located
 from xlac.argument_specs import refuse_array_subclass
 from xlac.ir import dtypes
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 PYTHON_SCALARS = (bool, int, float, complex)

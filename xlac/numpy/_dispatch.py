@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from xlac.trace.context import current_trace, origin
+from xlac.trace.state import current_trace, origin
 from xlac.trace.tracer import Tracer
 from xlac.trace.views import VIEW_KINDS, finish_result
 

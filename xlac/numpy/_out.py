@@ -21,7 +21,7 @@ from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar, writable
 from xlac.numpy.shapes import copy
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 from xlac.trace.views import Itself
 

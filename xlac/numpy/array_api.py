@@ -23,7 +23,7 @@ from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "bool", "concat", "permute_dims",

@@ -23,7 +23,7 @@ from xlac.numpy import _core, reductions, shapes, ufuncs
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops, views
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange",

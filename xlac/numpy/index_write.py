@@ -20,7 +20,7 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.indexing import (INDEX_DTYPE, IndexItem, broadcast_index_shape, concrete_index,
                                  masks_as_positions, normalized_traced_index, parse_index)
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["index_update"]

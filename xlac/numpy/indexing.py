@@ -27,7 +27,7 @@ from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops, views
 from xlac.trace.checks import require_index_in_bounds
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["getitem", "take", "take_along_axis"]

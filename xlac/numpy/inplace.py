@@ -17,7 +17,7 @@ from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import is_python_scalar, writable
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["copyto", "put", "place", "fill_diagonal", "putmask"]

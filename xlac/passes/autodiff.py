@@ -30,7 +30,7 @@ from xlac.ir import dtypes
 from xlac.ir.graph import Graph
 from xlac.trace import ops
 from xlac.ir.interpreter import interpret
-from xlac.trace.context import autocast_scope
+from xlac.trace.state import autocast_scope
 from xlac.trace.subgraph import bind_node
 from xlac.trace.tracer import Tracer
 

@@ -22,7 +22,7 @@ from xlac.errors import located
 from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.subgraph import bind_node
 from xlac.trace.tracer import Tracer
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from xlac.errors import located, user_location
 from xlac.ir.graph import SourceLocation
+from xlac.trace import ops
+from xlac.trace.state import current_trace
 
 INDEX_DTYPE = np.dtype("int64")
 
@@ -57,7 +59,6 @@ class Checks:
         would have raised before writing). Index updates guard their own region (:meth:`guarded`)."""
         if self.ok is None or new.value.id in self._guarded:
             return new
-        from xlac.trace import ops
         return ops.select(self.ok, new, old)
 
     def guarded(self, value):
@@ -69,13 +70,11 @@ class Checks:
 
     def require(self, holds, payload, check: Check) -> None:
         """Check that ``holds`` (a 0-d bool Tracer) is true; else fail with ``check`` and ``payload``."""
-        from xlac.trace import ops
         code = ops.select(holds, ops.constant(0, INDEX_DTYPE), ops.constant(1, INDEX_DTYPE))
         self.adopt(code, ops.convert(payload, INDEX_DTYPE), [check])
 
     def adopt(self, code, payload, checks: list[Check]) -> None:
         """Take over the checks of another graph: ``code`` 0, or k for ``checks[k - 1]``."""
-        from xlac.trace import ops
         self.sources.append((code, payload, list(checks)))
         held = ops.compare(code, ops.constant(0, INDEX_DTYPE), "EQ")
         self.ok = held if self.ok is None else ops.and_(self.ok, held)
@@ -87,7 +86,6 @@ class Checks:
     def output(self):
         """One int64[2] Tracer: the first failing check's number from 1 (0 if none), and its payload (one
         output, so that reading it after the call is one transfer)."""
-        from xlac.trace import ops
         status, payload = ops.constant(0, INDEX_DTYPE), ops.constant(0, INDEX_DTYPE)
         offset = sum(len(checks) for _, _, checks in self.sources)
         for code, value, checks in reversed(self.sources):
@@ -107,8 +105,6 @@ def raise_if_failed(status: int, payload: int, checks: list[Check]) -> None:
 def require_index_in_bounds(index, size: int, axis: int) -> None:
     """Check in the current trace that every element of ``index`` (an integer Tracer, before negative
     indices are wrapped) lies in ``[-size, size)``, NumPy's rule; the payload is the first one that does not."""
-    from xlac.trace import ops
-    from xlac.trace.context import current_trace
     checks = current_trace().checks
     if not checks.enabled:
         return

@@ -14,9 +14,6 @@ Tracing is thread-local, so several threads can trace at once. Outside any trace
 """
 from __future__ import annotations
 
-import contextlib
-import threading
-
 import numpy as np
 
 from xlac.argument_specs import leaf_mutability, leaf_spec
@@ -24,55 +21,11 @@ from xlac.errors import located, TracerConversionError, user_location
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
+from xlac.trace import ops
 from xlac.trace.checks import Checks
+from xlac.trace.state import _state, autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 
-class _ThreadState(threading.local):
-    """Per thread: the traces being built (innermost last), the xlac.numpy function running, the
-    autocast states pushed. Attributes set here, so reading them is cheap on the call path."""
-
-    def __init__(self):
-        self.stack: list = []
-        self.origin = ""
-        self.autocast: list = []
-
-
-_state = _ThreadState()
-
-
-def current_trace() -> "Trace | None":
-    """The innermost active trace of this thread, or None."""
-    stack = _state.stack
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def origin(name: str):
-    """Tag the nodes bound inside with the ``xlac.numpy`` function that is running (outermost wins)."""
-    outer = _state.origin
-    if not outer:
-        _state.origin = name
-    try:
-        yield
-    finally:
-        _state.origin = outer
-
-
-def autocast_state():
-    """The autocast state in force on this thread (pushed by ``xlac.autocast``), or None."""
-    stack = _state.autocast
-    return stack[-1] if stack else None
-
-
-@contextlib.contextmanager
-def autocast_scope(state):
-    """Make ``state`` (a hashable autocast state, or None for off) the one in force inside."""
-    stack = _state.autocast
-    stack.append(state)
-    try:
-        yield
-    finally:
-        stack.pop()
 
 
 class Trace:
@@ -140,7 +93,6 @@ class Trace:
         outside its arguments: an implicit argument of the program (see ``xlac.captures``), the same one
         each time the array is met. In traces without implicit arguments it is a read-only constant."""
         if self.captured is None:
-            from xlac.trace import ops
             constant = ops.constant(np.asarray(array))
             constant.mutability = "readonly"
             return constant

@@ -22,7 +22,7 @@ import numpy as np
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 

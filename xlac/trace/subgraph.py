@@ -29,8 +29,13 @@ from xlac.ir.graph import Graph, Node
 from xlac.ir.interpreter import interpret
 from xlac.ir.types import TensorType
 from xlac.trace import pytree
-from xlac.trace.context import Trace, current_trace
+from xlac.trace.context import Trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.argument_specs import leaf_spec
+from xlac.numpy._core import asarray
+from xlac.passes.pipeline import PASSES
+from xlac.rebinding import StateWatch
 
 # The passes a transform runs before rewriting a graph (simplify runs on the final program).
 PURE_PASSES = ("functionalize", "autocast")
@@ -58,16 +63,12 @@ def leaf_type(leaf) -> tuple[TensorType, bool]:
     """The abstract type of an argument leaf (a Tracer, an array or a scalar), and whether it is weak."""
     if isinstance(leaf, Tracer):
         return leaf.value.type, leaf.weak
-    from xlac.argument_specs import leaf_spec
     shape, dtype, weak = leaf_spec(leaf, "argument")
     return TensorType(shape, dtype), weak
 
 
 def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
     """Trace ``fn(*args, **kwargs)`` on abstract values of the argument leaves' types."""
-    from xlac.numpy._core import asarray
-    from xlac.passes.pipeline import PASSES
-    from xlac.rebinding import StateWatch
     leaves, in_tree = pytree.flatten((tuple(args), dict(kwargs or {})))
     with Trace() as trace:
         # A transformed function must leave outside state as it found it: see xlac.rebinding.

@@ -15,7 +15,7 @@ from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy import indexing
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__: list[str] = []

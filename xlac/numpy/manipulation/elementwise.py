@@ -23,7 +23,7 @@ from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.manipulation._common import FLOAT64, BOOL, _static_function
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 from xlac.numpy import dtypes as numpy_dtypes
 

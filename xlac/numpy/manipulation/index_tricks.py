@@ -24,7 +24,7 @@ from xlac.numpy.manipulation._common import (INT64, BOOL, _concrete_only, _host,
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
 from xlac.trace.checks import Check
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["meshgrid", "indices", "put_along_axis", "diag", "diagflat", "tril_indices", "triu_indices",

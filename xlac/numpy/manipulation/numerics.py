@@ -23,7 +23,7 @@ from xlac.numpy.manipulation._common import (
     INT64, FLOAT64, COMPLEX128, BOOL, _as_static, _host, _static_function, _not_traced, _axis_slice, _moved_last)
 from xlac.numpy.shapes import as_array, normalize_axis_tuple
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["diff", "ediff1d", "gradient", "cross", "kron", "interp", "convolve", "correlate", "trapezoid",

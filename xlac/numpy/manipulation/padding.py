@@ -20,7 +20,7 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.manipulation._common import INT64, _as_static, _host, _not_traced, _axis_slice, _take_static
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["pad"]

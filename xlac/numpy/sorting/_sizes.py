@@ -19,7 +19,7 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.sorting._common import INT64
 from xlac.numpy.sorting.order import _positions
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 

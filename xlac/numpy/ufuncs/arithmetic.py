@@ -14,7 +14,7 @@ from xlac.numpy._core import asarray, promote
 from xlac.numpy.ufuncs.machinery import BOOL, ufunc
 from xlac.trace import ops
 from xlac.trace.checks import Check
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "remainder", "mod", "fmod",

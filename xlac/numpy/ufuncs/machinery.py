@@ -18,7 +18,7 @@ from xlac.numpy._core import asarray, is_python_scalar
 from xlac.numpy import _out
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops
-from xlac.trace.context import current_trace
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 BOOL = np.dtype("bool")
