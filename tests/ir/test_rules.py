@@ -21,6 +21,14 @@ def test_a_rule_is_registered_once():
         assert prim.emitter is rule
 
 
+def test_the_view_primitives_are_the_table_in_view_rules():
+    from xlac.ir import primitives as P
+    viewing = {p for p in CATALOG.values() if p.view_rule is not None}
+    assert viewing == {P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim,
+                       P.real, P.imag}
+    assert all(not p.multiple_results for p in viewing)
+
+
 def test_an_unknown_rule_kind_is_refused():
     with pytest.raises(TypeError, match="no rule kind 'jvpp'"):
         Primitive("example", lambda x: x).register(jvpp=print)

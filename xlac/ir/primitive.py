@@ -22,7 +22,8 @@ from xlac.ir.autocast_classes import FOLLOW
 from xlac.ir.types import TensorType
 
 
-RULE_KINDS = ("emitter", "vjp", "jvp", "batch")
+RULE_KINDS = ("emitter", "vjp", "jvp", "batch")      # every primitive has these (or an explicit refusal)
+OPTIONAL_RULE_KINDS = ("view_rule",)                 # only the primitives whose result can be a view
 
 
 class ShapeError(ValueError):
@@ -48,6 +49,8 @@ class Primitive:
         self.vjp: Callable | None = None
         self.jvp: Callable | None = None
         self.batch: Callable | None = None
+        # For a primitive whose result can view its operand 0: a ViewRule (xlac.ir.view_rules).
+        self.view_rule = None
 
     @property
     def removed_by_functionalization(self) -> bool:
@@ -65,8 +68,9 @@ class Primitive:
         ValueError: twice_example: a second vjp rule; each primitive has one
         """
         for kind, rule in rules.items():
-            if kind not in RULE_KINDS:
-                raise TypeError(f"{self.name}: no rule kind {kind!r}; the kinds are {', '.join(RULE_KINDS)}")
+            if kind not in RULE_KINDS + OPTIONAL_RULE_KINDS:
+                raise TypeError(f"{self.name}: no rule kind {kind!r}; the kinds are "
+                                f"{', '.join(RULE_KINDS + OPTIONAL_RULE_KINDS)}")
             if getattr(self, kind) is not None:
                 raise ValueError(f"{self.name}: a second {kind} rule; each primitive has one")
             setattr(self, kind, rule)

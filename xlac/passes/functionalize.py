@@ -5,10 +5,10 @@ aliases operand 0, and ``store target value`` nodes that overwrite the memory a
 value refers to. This pass is an interpreter over that graph. It keeps, for every
 array that owns memory (a graph input or a node result), its current pure value,
 and gives each read of a view the view of that current value. A store through a
-chain of views is written back into the owner one view at a time: a slice by
-``dynamic_update_slice`` (or a pad and a select for strided slices), a transpose,
-reshape or reverse by its inverse, ``.real`` or ``.imag`` by a ``complex`` with the
-other part. Arguments that were written to get extra
+chain of views is written back into the owner one view at a time, by each view
+primitive's ``write_back`` rule (:mod:`xlac.ir.view_rules`): a slice by
+``dynamic_update_slice``, a transpose, reshape or reverse by its inverse, ``.real``
+or ``.imag`` by a ``complex`` with the other part. Arguments that were written to get extra
 outputs, recorded in ``graph.input_updates`` so the runtime can write them back
 (and XLA can do the update in the argument's own buffer).
 
@@ -87,45 +87,9 @@ class _Functionalizer:
                 return
             node = self.view_node[target.id]
             parent = node.operands[0]
-            new = self.write_into_parent(node, self.read(parent), new, self.view_extra[target.id])
+            new = node.primitive.view_rule.write_back(self, node, self.read(parent), new,
+                                                      self.view_extra[target.id])
             target = parent
-
-    def write_into_parent(self, node: Node, parent: Value, view: Value, extra) -> Value:
-        """``parent`` with the part that ``node`` views replaced by ``view``."""
-        prim, a = node.primitive, node.attrs
-        if prim is P.reshape:
-            return self.emit(P.reshape, (view,), shape=parent.type.shape)
-        if prim is P.transpose:
-            inverse = tuple(int(i) for i in np.argsort(a["permutation"]))
-            return self.emit(P.transpose, (view,), permutation=inverse)
-        if prim is P.reverse:
-            return self.emit(P.reverse, (view,), dimensions=a["dimensions"])
-        if prim is P.real:
-            return self.emit(P.complex_, (view, self.emit(P.imag, (parent,))))
-        if prim is P.imag:
-            return self.emit(P.complex_, (self.emit(P.real, (parent,)), view))
-        if prim is P.dynamic_slice:
-            return self.emit(P.dynamic_update_slice, (parent, view, *extra))
-        if prim is P.slice_:
-            if all(s == 1 for s in a["strides"]):
-                starts = [self.constant(s, np.int64) for s in a["start"]]
-                return self.emit(P.dynamic_update_slice, (parent, view, *starts))
-            return self.write_strided(parent, view, a["start"], a["strides"])
-        raise NotImplementedError(f"xlac internal error: cannot write through a {prim.name} view")
-
-    def write_strided(self, parent: Value, view: Value, start, strides) -> Value:
-        """A strided slice written back: pad the view into place and select it where the mask is set."""
-        shape = parent.type.shape
-        low = tuple(start)
-        interior = tuple(s - 1 for s in strides)
-        high = tuple(d - (lo + (n - 1) * s + 1) if n else d - lo
-                     for d, lo, n, s in zip(shape, low, view.type.shape, strides))
-        zero = self.constant(0, parent.type.dtype)
-        placed = self.emit(P.pad, (view, zero), low=low, high=high, interior=interior)
-        ones = self.emit(P.broadcast_in_dim, (self.constant(True, np.bool_),), shape=view.type.shape,
-                         broadcast_dimensions=())
-        mask = self.emit(P.pad, (ones, self.constant(False, np.bool_)), low=low, high=high, interior=interior)
-        return self.emit(P.select, (mask, placed, parent))
 
     # ------------------------------------------------------------ the interpreter
 

@@ -5,32 +5,16 @@ share memory with their base; a write through a view shows in the base and in
 every other view of it. xlac records such results as *view nodes* (``node.view``)
 whose result aliases operand 0, and keeps per traced array its element strides
 relative to its base, so that ``reshape`` of a non-contiguous view becomes a copy
-exactly when NumPy's would. The functionalization pass turns views and stores
-into pure operations.
-
->>> nocopy_reshape_strides((2, 3), (3, 1), (3, 2))
-(2, 1)
->>> nocopy_reshape_strides((3, 2), (1, 3), (6,)) is None     # a transposed array: NumPy copies
-True
+exactly when NumPy's would. Which primitives make views, and their strides, are
+the table in :mod:`xlac.ir.view_rules`, which functionalization reads too.
 """
 from __future__ import annotations
 
 from xlac.ir import primitives as P
+from xlac.ir.view_rules import contiguous_strides
 from xlac.trace.tracer import Tracer
 
 VIEW_KINDS = ("writable", "readonly", "alias", "marked")
-VIEW_PRIMITIVES = frozenset({P.slice_, P.dynamic_slice, P.reverse, P.transpose, P.reshape, P.broadcast_in_dim,
-                             P.real, P.imag})
-COMPLEX_PARTS = (P.real, P.imag)
-
-
-def contiguous_strides(shape) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array of ``shape``."""
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
 
 
 def strides_of(x: Tracer) -> tuple[int, ...]:
@@ -48,62 +32,6 @@ def is_contiguous(x: Tracer) -> bool:
     [True, False]
     """
     return all(s == c for d, s, c in zip(x.shape, strides_of(x), contiguous_strides(x.shape)) if d != 1)
-
-
-def nocopy_reshape_strides(shape, strides, new_shape):
-    """The strides of ``reshape(new_shape)`` as a view, or None where NumPy must copy (its
-    ``_attempt_nocopy_reshape``, C order)."""
-    if 0 in shape:
-        return contiguous_strides(new_shape)
-    old = [(d, s) for d, s in zip(shape, strides) if d != 1]
-    old_dims, old_strides = [d for d, _ in old], [s for _, s in old]
-    new_strides = [0] * len(new_shape)
-    oi, oj, ni, nj = 0, 1, 0, 1
-    while ni < len(new_shape) and oi < len(old_dims):
-        np_, op = new_shape[ni], old_dims[oi]
-        while np_ != op:
-            if np_ < op:
-                np_ *= new_shape[nj]
-                nj += 1
-            else:
-                op *= old_dims[oj]
-                oj += 1
-        for ok in range(oi, oj - 1):
-            if old_strides[ok] != old_dims[ok + 1] * old_strides[ok + 1]:
-                return None
-        new_strides[nj - 1] = old_strides[oj - 1]
-        for nk in range(nj - 1, ni, -1):
-            new_strides[nk - 1] = new_strides[nk] * new_shape[nk]
-        ni, nj, oi, oj = nj, nj + 1, oj, oj + 1
-    last = new_strides[ni - 1] if ni >= 1 else 1
-    for nk in range(ni, len(new_shape)):
-        new_strides[nk] = last
-    return tuple(new_strides)
-
-
-def _view_strides(node, strides):
-    """Strides of ``node``'s result from its operand's, or None if the result cannot be a view."""
-    prim, a = node.primitive, node.attrs
-    if prim is P.slice_:
-        return tuple(s * step for s, step in zip(strides, a["strides"]))
-    if prim is P.dynamic_slice:
-        return strides
-    if prim is P.reverse:
-        return tuple(-s if i in a["dimensions"] else s for i, s in enumerate(strides))
-    if prim is P.transpose:
-        return tuple(strides[p] for p in a["permutation"])
-    if prim is P.reshape:
-        return nocopy_reshape_strides(node.operands[0].type.shape, strides, a["shape"])
-    if prim in COMPLEX_PARTS:
-        # one float of each complex element: strides in floats, twice the complex ones (not contiguous)
-        return tuple(2 * s for s in strides)
-    if prim is P.broadcast_in_dim:
-        out = [0] * len(a["shape"])
-        for src, dst in enumerate(a["broadcast_dimensions"]):
-            if node.operands[0].type.shape[src] == a["shape"][dst]:
-                out[dst] = strides[src]
-        return tuple(out)
-    return None
 
 
 class Itself:
@@ -179,7 +107,7 @@ def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[in
     value = result.value
     while value is not source.value:
         node = producers[value.id]
-        if node.primitive not in VIEW_PRIMITIVES:
+        if node.primitive.view_rule is None:
             raise AssertionError(f"xlac internal error: {node.primitive.name} cannot be part of a view")
         node.view = True
         value = node.operands[0]
@@ -228,13 +156,13 @@ def _mark_view(trace, source: Tracer, result: Tracer, first_node: int, writable:
     value = result.value
     while value is not source.value:
         node = producers.get(value.id)
-        if node is None or node.primitive not in VIEW_PRIMITIVES:
+        if node is None or node.primitive.view_rule is None:
             return result                       # not a chain of view operations: a new array
         chain.append(node)
         value = node.operands[0]
     strides = strides_of(source)
     for node in reversed(chain):
-        strides = _view_strides(node, strides)
+        strides = node.primitive.view_rule.strides(node, strides)
         if strides is None:
             return result                       # a reshape NumPy would copy
     for node in chain:
