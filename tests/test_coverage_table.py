@@ -4,7 +4,7 @@ from __future__ import annotations
 import pathlib
 import re
 
-from xlac.numpy.coverage import coverage_markdown, coverage_rows
+from xlac.coverage import coverage_markdown, coverage_rows
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TABLE = ROOT / "docs" / "numpy-coverage.md"
@@ -30,7 +30,7 @@ def test_committed_table_matches_the_code():
     stale = [(key, documented[key], row.status) for row in coverage_rows()
              if (key := (row.namespace, row.name)) in documented and documented[key] != row.status]
     assert not stale, ("docs/numpy-coverage.md is out of date; regenerate it with "
-                       f"`python -m xlac.numpy.coverage docs/numpy-coverage.md`: {stale[:10]}")
+                       f"`python -m xlac.coverage docs/numpy-coverage.md`: {stale[:10]}")
 
 
 def test_no_numpy_function_is_left_unaccounted():

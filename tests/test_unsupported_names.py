@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import xlac
-from xlac.protocols import public_name
+from xlac.numpy.protocols import public_name
 
 
 def _expit(v):

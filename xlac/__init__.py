@@ -9,6 +9,7 @@ from xlac import lowering as _lowering  # noqa: F401  (attaches the StableHLO em
 from xlac.autocast_policy import AutocastPolicy, autocast
 from xlac.api import Compiled, CompiledFunction, Lowered, Traced, compile
 from xlac.array import Array, asarray
+from xlac import eager as _eager  # noqa: F401  (runs xlac.numpy calls outside compiled functions)
 from xlac.vectorize import vmap
 from xlac.config import config
 from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp

@@ -24,8 +24,12 @@ from xlac.ir import primitives as P
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
 from xlac.trace import ops, pytree
 from xlac.trace.state import current_trace
-from xlac.trace.subgraph import adopt_checks, inline, trace_subgraph
+from xlac.function_graph import adopt_checks, trace_subgraph
+from xlac.trace.inline import inline
 from xlac.trace.tracer import Tracer
+from xlac.numpy._core import asarray
+from xlac.api import compile as compile_function
+from xlac.vectorize import vmap
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "stop_gradient"]
 
@@ -33,7 +37,6 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacrev", "jacfwd", "hessian"
 # ---------------------------------------------------------------- helpers
 
 def _asarray(x):
-    from xlac.numpy._core import asarray
     return asarray(x)
 
 
@@ -50,8 +53,7 @@ def _eager(fn, **compile_kwargs):
         if current_trace() is not None:
             return fn(*args, **kwargs)
         if compiled is None:
-            from xlac.api import compile
-            compiled = compile(fn, **compile_kwargs)
+            compiled = compile_function(fn, **compile_kwargs)
         return compiled(*args, **kwargs)
     return call
 
@@ -243,7 +245,6 @@ class _VJPFunction:
                                        "(call vjp and vjp_fn inside one compiled function, or both eagerly)"))
         leaves = _cotangent_leaves(self.lin, cotangents, batched)
         if batched:
-            from xlac.vectorize import vmap
             flat = vmap(lambda *cts: tuple(self.lin.cotangents(list(cts))))(*leaves)
         else:
             flat = self.lin.cotangents(leaves)
@@ -278,16 +279,15 @@ def _cotangent_leaves(lin: _Linearized, cotangents, batched: bool) -> list:
 
 
 def _eager_vjp(f, primals, has_aux):
-    from xlac.api import compile
 
-    out = compile(lambda *args: _pure_call(f, args))(*primals)
+    out = compile_function(lambda *args: _pure_call(f, args))(*primals)
     aux = None
     if has_aux:
         out, aux = out
 
     def backward(cts, batched, *args):
         return vjp(f, *args, has_aux=has_aux)[1](cts, batched=batched)
-    compiled = compile(backward, static_argnums=(1,))
+    compiled = compile_function(backward, static_argnums=(1,))
 
     def vjp_fn(cotangents, batched: bool = False):
         return compiled(cotangents, bool(batched), *primals)
@@ -338,8 +338,7 @@ _jvp_cache: dict = {}
 def _jvp(f, primals, tangents):
     if current_trace() is not None:
         return _jvp_traced(f, primals, tangents)
-    from xlac.api import compile
-    compiled = compile(lambda p, t: _jvp_traced(f, p, t))
+    compiled = compile_function(lambda p, t: _jvp_traced(f, p, t))
     return compiled(primals, tangents)
 
 
@@ -391,7 +390,6 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         wrt = [i for n in nums for i in ranges[n]]
         _check_float_inputs(lin, wrt, "jacrev")
         lin.run(wrt)
-        from xlac.vectorize import vmap
         basis = _basis(lin.outputs)
         rows = vmap(lambda *cts: tuple(lin.cotangents(list(cts))))(*basis)   # each (n_out, *input shape)
         per_input = [_split_rows(r, lin.outputs, lin.inputs[i].shape) for r, i in zip(rows, wrt)]
@@ -447,7 +445,6 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
 
         (out, aux) = _pure_call(call, tuple(primals))
         out_leaves, out_tree = pytree.flatten(out)
-        from xlac.vectorize import vmap
         columns = vmap(pushforward)(*basis)            # each (n_in, *output shape)
         per_output = []
         for col, o in zip(columns, out_leaves):

@@ -36,6 +36,8 @@ from xlac.numpy._dispatch import numpy_function_with_static
 from xlac.trace import ops
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.array import asarray as device_array
+from xlac.numpy.indexing import take
 
 __all__ = ["key", "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint", "permutation",
            "choice", "bernoulli", "categorical", "gumbel", "truncated_normal", "exponential"]
@@ -227,7 +229,6 @@ def key(seed):
     words = _seed_words_host(seed)
     if current_trace() is not None:
         return ops.constant(words)
-    from xlac.array import asarray as device_array
     return device_array(words)
 
 
@@ -516,7 +517,6 @@ def _count_of(a, op: str) -> int:
 
 
 def _take(x, indices, axis: int):
-    from xlac.numpy.indexing import take
     return take(x, indices, axis=axis)
 
 

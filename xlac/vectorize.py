@@ -24,8 +24,10 @@ from xlac.ir.graph import Value
 from xlac.passes.batching import batch_graph, move_batch_axis
 from xlac.trace import pytree
 from xlac.trace.state import current_trace
-from xlac.trace.subgraph import adopt_checks, leaf_type, trace_subgraph
+from xlac.function_graph import adopt_checks, leaf_type, trace_subgraph
 from xlac.trace.tracer import Tracer
+from xlac.api import compile as compile_function
+from xlac.numpy._core import asarray
 
 __all__ = ["vmap"]
 
@@ -76,14 +78,12 @@ class Vmapped:
     def __call__(self, *args, **kwargs):
         if current_trace() is None:
             if self._compiled is None:
-                import xlac
-                self._compiled = xlac.compile(self._traced_call)
+                self._compiled = compile_function(self._traced_call)
                 self._compiled.__name__ = f"vmap({callable_name(self._f)})"
             return self._compiled(*args, **kwargs)
         return self._traced_call(*args, **kwargs)
 
     def _traced_call(self, *args, **kwargs):
-        from xlac.numpy._core import asarray
         leaves, in_tree = pytree.flatten((args, kwargs))
         paths = _argument_paths(self._f, in_tree)
         axes = _leaf_in_axes(self._in_axes, args, kwargs)

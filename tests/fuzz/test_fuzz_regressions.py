@@ -42,3 +42,33 @@ def test_a_traced_mask_selection_in_a_function_raises_tracer_conversion_error():
         return np.where(a > 0, t, t)
     with pytest.raises(xlac.TracerConversionError, match="traced mask"):
         xlac.compile(program)(np.ones((1, 3), np.uint8))
+
+
+@pytest.mark.parametrize("start", [3, -2])
+def test_a_masked_selection_takes_a_one_element_array_as_numpy(start):
+    """``t[t > 0] -= t`` with ``t`` of shape (1,): the value broadcasts against the selection as a scalar."""
+    def program(a):
+        t = a.astype(np.float32).cumsum()
+        t[t > 0] -= t
+        return t
+    a = np.int32(start)
+    got = xlac.compile(program)(a)
+    np.testing.assert_array_equal(np.asarray(got), program(a))
+    assert np.asarray(got).dtype == program(a).dtype
+
+
+def test_a_masked_selection_of_leading_axes_takes_a_row():
+    def f(x, r):
+        x[x.sum(1) > 0] += r
+        return x
+    x = np.array([[1.0, 2.0], [-3.0, -4.0], [5.0, 6.0]])
+    for r in (np.array([[10.0, 20.0]]), np.array([10.0, 20.0]), 1.5):
+        np.testing.assert_array_equal(np.asarray(xlac.compile(f)(x.copy(), r)), f(x.copy(), r))
+
+
+def test_a_masked_selection_refuses_a_value_whose_length_must_match_the_selection():
+    def f(x, r):
+        x[x.sum(1) > 0] += r
+        return x
+    with pytest.raises(xlac.UnsupportedError, match=r"takes a value of shape \(2,\).*got shape \(2, 2\)"):
+        xlac.compile(f)(np.ones((3, 2)), np.ones((2, 2)))

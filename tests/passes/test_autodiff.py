@@ -20,7 +20,7 @@ from xlac.ir import CATALOG
 from xlac.ir import primitives as P
 from xlac.trace import ops
 from xlac.trace.context import Trace
-from xlac.trace.subgraph import trace_subgraph
+from xlac.function_graph import trace_subgraph
 from xlac.passes.autodiff import linearize_reverse
 
 F64 = np.float64

@@ -22,3 +22,11 @@ from xlac.numpy.windows import *  # noqa: F401,F403
 from xlac.numpy.statistics import *  # noqa: F401,F403
 from xlac.numpy.array_api import *  # noqa: F401,F403
 from xlac.numpy import fft, linalg  # noqa: F401,E402  (the xnp.fft and xnp.linalg namespaces)
+
+# The array classes below this package get NumPy's operators, methods and protocol hooks from it.
+from xlac.array import Array as _Array  # noqa: E402
+from xlac.numpy.operators import install_array_methods as _install_array_methods  # noqa: E402
+from xlac.trace.tracer import Tracer as _Tracer  # noqa: E402
+
+_install_array_methods(_Tracer)
+_install_array_methods(_Array)

@@ -36,7 +36,7 @@ def asarray(x, dtype=None) -> Tracer:
             return ops.constant(x, dtypes.default_dtype(x), weak=True)
         return ops.constant(_python_scalar_as(x, dtypes.canonical(dtype)), dtype)
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tracer) or isinstance(e, (list, tuple)) for e in x):
-        from xlac.numpy.shapes import stack
+        from xlac.numpy.shapes import stack     # shapes builds on this module
         return stack([asarray(e) for e in x]) if dtype is None else stack([asarray(e, dtype) for e in x])
     refuse_array_subclass(x, "xnp.asarray")
     if isinstance(x, np.ndarray) or hasattr(x, "__xlac_array__"):

@@ -47,12 +47,18 @@ def numpy_function(fn=None, *, view: str | None = None):
     return wrapper
 
 
-def _eager_call(fn, args, kwargs):
-    """xlac.array.eager_call, bound on first use (xlac.array imports this package's modules)."""
+def _no_eager_runner(fn, args, kwargs):
+    raise RuntimeError("xlac internal error: xlac.numpy was used before xlac.eager registered its runner")
+
+
+_eager_call = _no_eager_runner
+
+
+def set_eager_runner(run) -> None:
+    """Registration point for :mod:`xlac.eager`: ``run(fn, args, kwargs)`` executes ``fn`` outside a trace.
+    (Eager execution compiles, and the compiler sits above this package.)"""
     global _eager_call
-    from xlac.array import eager_call
-    _eager_call = eager_call
-    return eager_call(fn, args, kwargs)
+    _eager_call = run
 
 
 def static_value(x):

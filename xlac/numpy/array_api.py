@@ -25,6 +25,8 @@ from xlac.numpy.shapes import as_array
 from xlac.trace import ops
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.array import Array, asarray as device_array
+import xlac.numpy
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "bool", "concat", "permute_dims",
            "matrix_transpose", "unstack", "astype", "from_dlpack"]
@@ -128,7 +130,6 @@ def namespace_for(api_version):
         raise ValueError(located(f"__array_namespace__: unsupported Array API version {api_version!r}; "
                                  f"xlac.numpy implements {SUPPORTED_VERSIONS[-1]} (and accepts "
                                  f"{', '.join(SUPPORTED_VERSIONS)})"))
-    import xlac.numpy
     return xlac.numpy
 
 
@@ -209,7 +210,6 @@ def from_dlpack(x, /, *, device=None, copy=None):
     >>> np.asarray(from_dlpack(np.arange(3)))
     array([0, 1, 2])
     """
-    from xlac.array import Array, asarray as device_array
     if isinstance(x, (Array, Tracer)):
         if copy is False and not _on_device(x, device):
             raise ValueError(located(f"from_dlpack: copy=False, but the array lives on {x.device}, not {device}"))
@@ -235,7 +235,6 @@ def to_device(x, device, /):
     >>> to_device(a, a.device) is a
     True
     """
-    from xlac.array import Array
     target = runtime.get_device(device)
     if _on_device(x, target):
         return x
@@ -246,7 +245,6 @@ def to_device(x, device, /):
 
 
 def _is_array(x) -> bool:
-    from xlac.array import Array
     return isinstance(x, (Array, Tracer))
 
 

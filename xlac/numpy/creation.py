@@ -25,6 +25,7 @@ from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops, views
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.array import Array, asarray as device_array
 
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange",
            "linspace", "eye", "identity", "tri", "triu", "tril", "array", "asarray", "asanyarray", "ascontiguousarray",
@@ -423,7 +424,6 @@ def _new_array(result, source):
 
 def _to_device(obj, dtype, ndmin: int):
     """Eager conversion: the data goes to the device as it is (an xlac.Array of the right type is kept)."""
-    from xlac.array import Array, asarray as device_array
     if isinstance(obj, Array) and (dtype is None or dtypes.canonical(dtype) == obj.dtype) and obj.ndim >= ndmin:
         return obj
     host = np.array(obj, dtype=None if dtype is None else dtypes.canonical(dtype), ndmin=ndmin, copy=None)

@@ -19,6 +19,7 @@ from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import is_python_scalar, writable
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+from xlac.array import asarray as device_array
 
 __all__ = ["copyto", "put", "place", "fill_diagonal", "putmask"]
 
@@ -157,7 +158,6 @@ def inplace_update(x, val, *, keep_input_dtype: bool = False):
         raise UnsupportedError(located(
             f"inplace_update: a traced array keeps its dtype {x.dtype}; got a value of dtype {source_dtype}. "
             "Pass keep_input_dtype=True to cast the value, or update the array outside the compiled function."))
-    from xlac.array import asarray as device_array
     new = device_array(np.array(val) if not _is_device_value(val) else val)
     x._store_retyped(new)
     return x

@@ -2,7 +2,8 @@
 
 The read alone has a shape known only when the program runs, so ``x[mask]`` with a traced ``mask`` (the
 whole of ``x``'s shape, or its leading axes) gives a :class:`MaskedSelection`: it supports the in-place
-operators with a scalar and being written back to the same place (``x[mask] = selection``), which becomes
+operators with a value whose shape does not depend on the selection's length (a scalar, a row that
+broadcasts against the unmasked axes) and being written back to the same place (``x[mask] = selection``), which becomes
 one select over ``x``. Any other use raises the error the read would have raised.
 
 >>> import numpy as np, xlac
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.errors import located
+from xlac.errors import UnsupportedError, located
 from xlac.numpy import ufuncs
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
@@ -43,14 +44,26 @@ class MaskedSelection:
         return ufuncs.where(mask, self._values, self._base)
 
     def _in_place(self, ufunc: str, other):
-        if np.ndim(other) != 0:
-            raise TypeError(located(f"x[mask] {ufunc} with a traced mask takes a scalar (its number of elements is "
-                                    "known only when the program runs); use xnp.where(mask, ..., x)"))
+        other = self._against_full_values(ufunc, other)
         result = getattr(xnp, ufunc)(self._values, other)
         if result.dtype != self._values.dtype and not np.can_cast(result.dtype, self._values.dtype, "same_kind"):
             raise TypeError(located(f"Cannot cast ufunc '{ufunc}' output from {result.dtype!r} to "
                                     f"{self._values.dtype!r} with casting rule 'same_kind'"))
         return MaskedSelection(self._base, self._mask, xnp.astype(result, self._values.dtype), self._error)
+
+    def _against_full_values(self, ufunc: str, other):
+        """``other`` as it broadcasts against ``x[mask]`` (shape ``(k, *rest)``), made to broadcast the same
+        against the full-shape values: a leading axis of 1 (which would broadcast against ``k``) dropped. A
+        leading axis of another length would have to equal ``k``, known only when the program runs."""
+        shape = np.shape(other)
+        rest = self._base.shape[self._mask.ndim:]
+        if len(shape) == len(rest) + 1 and shape[0] == 1:
+            other, shape = xnp.reshape(other, shape[1:]), shape[1:]
+        if len(shape) > len(rest):
+            raise UnsupportedError(located(f"x[mask] {ufunc} with a traced mask takes a value of shape {rest} or one that "
+                                    f"broadcasts to it, got shape {tuple(np.shape(other))} (the selection's number "
+                                    "of elements is known only when the program runs); use xnp.where(mask, ..., x)"))
+        return other
 
     def __getattr__(self, name):
         raise self._error

@@ -45,7 +45,6 @@ from collections import Counter
 
 import numpy as np
 
-from xlac.autocast_policy import DEFAULT_POLICY
 from xlac.ir.autocast_classes import FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
@@ -150,7 +149,7 @@ class _Autocaster:
             cls = FOLLOW
         else:
             op = node.attrs.get("op", "") if node.primitive is P.reduce else ""
-            cls = (state.policy or DEFAULT_POLICY).class_of(node.primitive.name, node.origin, op)
+            cls = state.policy.class_of(node.primitive.name, node.origin, op)
         if node.primitive is P.convert:
             self.rewrite_convert(node, operands[0], cls, state)
             return

@@ -1,6 +1,6 @@
 """Reverse- and forward-mode differentiation of a traced graph, emitted into the current trace.
 
-Both engines take a pure graph (a :class:`xlac.trace.subgraph.SubGraph`'s, after functionalize and
+Both engines take a pure graph (a :class:`xlac.function_graph.SubGraph`'s, after functionalize and
 autocast) and evaluate it into whatever trace is current, so transforms nest (``grad(grad(f))``,
 ``vmap(grad(f))``, ``compile(grad(f))``):
 
@@ -14,7 +14,7 @@ their signatures. Integer and boolean values have no tangent or cotangent (``Non
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> from xlac.trace.context import Trace
->>> from xlac.trace.subgraph import trace_subgraph
+>>> from xlac.function_graph import trace_subgraph
 >>> from xlac.trace import ops
 >>> sub = trace_subgraph(lambda x: xnp.sum(x * x), (np.ones(3, np.float32),))
 >>> with Trace() as t:
@@ -31,7 +31,7 @@ from xlac.ir.graph import Graph
 from xlac.trace import ops
 from xlac.ir.interpreter import interpret
 from xlac.trace.state import autocast_scope
-from xlac.trace.subgraph import bind_node
+from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
 from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)

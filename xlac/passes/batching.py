@@ -8,7 +8,7 @@ computation and says where the batch axis of each result lies. Rules move batch 
 >>> import numpy as np, xlac.numpy as xnp
 >>> import xlac.passes.batching_rules  # noqa: F401  (attaches the rules)
 >>> from xlac.trace.context import Trace
->>> from xlac.trace.subgraph import trace_subgraph
+>>> from xlac.function_graph import trace_subgraph
 >>> sub = trace_subgraph(lambda x: xnp.sum(x * 2, axis=0), (np.ones((3, 4), np.float32),))
 >>> with Trace() as t:
 ...     xs = t.add_input(sub.graph.inputs[0].type.with_shape((3, 5, 4)))   # batch of 5 along axis 1
@@ -23,7 +23,7 @@ from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
 from xlac.trace import ops
 from xlac.trace.state import current_trace
-from xlac.trace.subgraph import bind_node
+from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
 __all__ = ["batch_graph", "move_batch_axis"]

@@ -9,7 +9,7 @@ program order are not made, so the arrays a call writes to are left as NumPy lea
 
 A trace collects checks in its :class:`Checks`. A transform (``grad``, ``vmap``, ...) traces its function
 into a graph of its own; that graph's checks become its last output, which the transform hands to the
-enclosing trace's :class:`Checks` (:func:`xlac.trace.subgraph.adopt_checks`).
+enclosing trace's :class:`Checks` (:func:`xlac.function_graph.adopt_checks`).
 
 >>> import numpy as np, xlac
 >>> f = xlac.compile(lambda x, i: x[i])

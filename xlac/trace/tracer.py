@@ -1,7 +1,7 @@
 """Tracer: a traced array value with NumPy's array interface.
 
-Operators and methods come from :class:`xlac.numpy.operators.ArrayOperators`,
-shared with ``xlac.Array``, so traced and eager code behave alike. Anything that
+Its operators and methods are installed by ``xlac.numpy``
+(:mod:`xlac.numpy.operators`), the same as ``xlac.Array``'s, so traced and eager code behave alike. Anything that
 would need the value itself (``bool(t)``, ``int(t)``, ``np.asarray(t)``) raises
 a :class:`TracerConversionError` that names the line and what to use instead.
 """
@@ -11,8 +11,6 @@ import dis
 
 from xlac.errors import TracerConversionError, frame_location, located, user_frame
 from xlac.ir import primitives as P
-from xlac.operators import ArrayOperators
-from xlac.protocols import array_function, array_ufunc
 
 
 NUMPY_ARRAY_HINT = (
@@ -24,7 +22,7 @@ NUMPY_ARRAY_HINT = (
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
 
-class Tracer(ArrayOperators):
+class Tracer:
     """A value in a graph under construction. ``weak`` marks values that came from Python scalars."""
 
     # base: the traced array this one is a view of (None for an array that owns its memory);
@@ -32,8 +30,6 @@ class Tracer(ArrayOperators):
     # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
     # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
     __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability")
-    __array_ufunc__ = array_ufunc         # np.exp(x), np.add.reduce(x), ndarray + x: xlac.numpy
-    __array_function__ = array_function   # np.sum(x), np.split(x, 3), np.linalg.norm(x): xlac.numpy
     __array_priority__ = 1000
 
     def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):

@@ -532,7 +532,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     >>> np.asarray(apply_along_axis(lambda row: row[0] + row[-1], 1, np.arange(6).reshape(2, 3)))
     array([2, 8])
     """
-    from xlac.vectorize import vmap
+    from xlac.vectorize import vmap      # vmap traces with xlac.numpy: it sits above this package
     x = as_array(arr)
     axis = normalize_axis(axis, x.ndim, "apply_along_axis")
     moved = _moved_last(x, axis)

@@ -129,7 +129,7 @@ def _as_tuple(results) -> tuple:
 def _check_input_cast(name: str, k: int, nin: int, x, target: np.dtype, casting: str) -> None:
     """NumPy's check that input ``k`` casts to ``target`` under ``casting``; a Python scalar (weak) casts
     to any dtype of its kind or a higher one."""
-    from xlac.numpy.dtypes import can_cast
+    from xlac.numpy.dtypes import can_cast     # dtypes builds on the ufuncs
     if is_python_scalar(x) or getattr(x, "weak", False):
         source = dtypes.default_dtype(x) if is_python_scalar(x) else x.dtype
         if casting == "unsafe" or _KIND_ORDER.index(_kind(source)) <= _KIND_ORDER.index(_kind(target)):

@@ -14,7 +14,7 @@ __all__ = ["matvec", "vecmat"]
 
 
 def _gufunc_operands(name: str, signature: str, x1, x2, core_ndims):
-    from xlac.numpy.contractions import _operand
+    from xlac.numpy.contractions import _operand     # contractions builds on the ufuncs
     operands = _operand(x1), _operand(x2)
     for k, (t, need) in enumerate(zip(operands, core_ndims)):
         if t.ndim < need:
@@ -31,7 +31,7 @@ def _core_mismatch(name: str, signature: str, expected: int, got: int):
 
 def _contract_batched(name, a, a_core, b, b_core, out_core):
     """``a`` and ``b`` contracted over their shared core labels, the leading (loop) axes broadcast."""
-    from xlac.numpy.contractions import _contract
+    from xlac.numpy.contractions import _contract     # contractions builds on the ufuncs
     loop = ops.broadcast_shapes(a.shape[:a.ndim - len(a_core)], b.shape[:b.ndim - len(b_core)], op=name)
     names = [f"loop{d}" for d in range(len(loop))]
     labels_a = names[len(names) - (a.ndim - len(a_core)):] + a_core

@@ -23,10 +23,13 @@ import sys
 
 import numpy as np
 
+import xlac.numpy as xnp
+from xlac.array import Array
 from xlac.errors import located, UnsupportedError
+from xlac.numpy._core import writable
 from xlac.trace import pytree
-import xlac.numpy
 from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
 
 # ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
@@ -36,10 +39,6 @@ _ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
 # NumPy functions whose xlac.numpy counterpart has another name.
 _RENAMED = {"numpy.round_": "round", "numpy.product": "prod", "numpy.cumproduct": "cumprod",
             "numpy.alltrue": "all", "numpy.sometrue": "any", "numpy.trapz": "trapezoid"}
-
-
-def _xnp():
-    return xlac.numpy
 
 
 def _inside_trace() -> bool:
@@ -65,7 +64,7 @@ def xlac_function_for(func) -> object | None:
     name = getattr(func, "__name__", "")
     if module != "numpy" and not module.startswith("numpy."):
         return None             # another library's function of the same name may mean something else
-    namespace = _xnp()
+    namespace = xnp
     for sub in ("linalg", "fft"):
         if module == f"numpy.{sub}" or module.startswith(f"numpy.{sub}."):
             namespace = getattr(namespace, sub, None)
@@ -115,7 +114,6 @@ def _keyword_names(fn) -> frozenset:
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """``__array_ufunc__``: ufunc calls and their ``reduce``, ``accumulate``, ``outer`` and ``at`` methods."""
-    xnp = _xnp()
     name = ufunc.__name__
     if getattr(np, name, None) is not ufunc:     # another library's ufunc (scipy.special.expit)
         _unsupported(public_name(ufunc), "it is not a NumPy ufunc, and xlac compiles only NumPy's")
@@ -139,7 +137,6 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
 
 
 def _outer(function, inputs, kwargs):
-    xnp = _xnp()
     a, b = inputs
     a, b = xnp.asarray(a), xnp.asarray(b)
     return function(xnp.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
@@ -169,11 +166,9 @@ def _at(name, array, indices, values=None):
     """``np.add.at(a, indices, values)``: unbuffered, so every repeated index applies; writes into ``a``.
     Values of a wider float dtype than ``a``'s are applied in ``a``'s dtype (NumPy rounds through the wider
     one: the last bit can differ); integer arrays with float values need distinct constant indices."""
-    xnp = _xnp()
     if values is None:
         raise TypeError(located(f"numpy.{name}.at: xlac needs the values argument"))
     if _inside_trace():
-        from xlac.numpy._core import writable
         array = writable(array, f"numpy.{name}.at")
     if isinstance(values, (bool, int, float, complex)):
         values = np.asarray(values)          # ufunc.at takes values as NumPy arrays: a Python int is int64
@@ -207,8 +202,6 @@ def _at(name, array, indices, values=None):
 
 def _unique_concrete_positions(shape, indices) -> bool:
     """Whether ``indices`` are constants (no traced or device values) that select no element twice."""
-    from xlac.array import Array
-    from xlac.trace.tracer import Tracer
     leaves, _ = pytree.flatten(indices)
     if any(isinstance(leaf, (Tracer, Array)) for leaf in leaves):
         return False
@@ -245,7 +238,6 @@ def public_name(func) -> str:
 
 def _on_host(func, args, kwargs):
     """Outside a trace: call NumPy with every xlac.Array converted to a NumPy array."""
-    from xlac.array import Array
     leaves, tree = pytree.flatten((args, kwargs))
     leaves = [np.asarray(leaf) if isinstance(leaf, Array) else leaf for leaf in leaves]
     args, kwargs = pytree.unflatten(tree, leaves)

@@ -1,15 +1,17 @@
-"""A function traced into a graph of its own, and a graph evaluated back into the current trace: what
-the transforms (``xlac.grad``, ``xlac.vjp``, ``xlac.jvp``, ``xlac.vmap``) build on.
+"""A function traced into a graph of its own: what the transforms (``xlac.grad``, ``xlac.vjp``,
+``xlac.jvp``, ``xlac.vmap``) build on, with :mod:`xlac.trace.inline`, which evaluates a graph back into
+the current trace.
 
 A transform traces the function it is given on abstract arguments (:func:`trace_subgraph`), runs the
 pure-making passes on it (functionalize, then autocast: in-place updates become pure ops first, so
 gradients are those of the pure function they mean), rewrites the graph, and evaluates the result
-into whatever trace is current (:func:`inline`), so transforms nest: ``grad(grad(f))``,
+into whatever trace is current (:func:`xlac.trace.inline.inline`), so transforms nest: ``grad(grad(f))``,
 ``vmap(grad(f))``, ``compile(grad(f))``. Values of an enclosing trace that the function closes over
 become trailing inputs of its graph (``SubGraph.lifted``).
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> from xlac.trace.context import Trace
+>>> from xlac.trace.inline import inline
 >>> sub = trace_subgraph(lambda x: xnp.sin(x) * 2, (np.ones(3, np.float32),))
 >>> [node.primitive.name for node in sub.graph.nodes]
 ['sin', 'constant', 'broadcast_in_dim', 'mul']
@@ -25,10 +27,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xlac.ir.graph import Graph, Node
-from xlac.ir.interpreter import interpret
+from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
-from xlac.trace import pytree
+from xlac.trace import ops, pytree
 from xlac.trace.context import Trace
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
@@ -105,7 +106,6 @@ def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list
     checks. ``dims``: the batch axis of each output (vmap), where a failure in any example fails the call."""
     if not sub.checks:
         return outputs
-    from xlac.trace import ops
     both = outputs[-1]
     if dims is not None and dims[-1] is not None:       # (examples, 2) after moving the batch axis first
         both = ops.transpose(both, (1, 0)) if dims[-1] == 1 else both
@@ -117,17 +117,3 @@ def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list
     payload = ops.reshape(ops.slice(both, (1,), (2,), (1,)), ())
     current_trace().checks.adopt(status, payload, sub.checks)
     return outputs[:-1]
-
-
-def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
-    """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs. Each node keeps its line."""
-    return interpret(graph, inputs, bind_node)
-
-
-def bind_node(node: Node, operands: list[Tracer]) -> list[Tracer]:
-    """Apply ``node``'s primitive, with its attributes, to ``operands`` in the current trace; the results
-    as a list. The new node keeps ``node``'s source line and origin."""
-    if node.subgraphs:
-        raise NotImplementedError(f"evaluating {node.primitive.name} with sub-graphs")
-    results = current_trace().bind(node.primitive, operands, node.attrs, like=node)
-    return list(results) if node.primitive.multiple_results else [results]

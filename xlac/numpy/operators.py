@@ -1,7 +1,10 @@
-"""ArrayOperators: NumPy's operators and ndarray methods, shared by tracers and ``xlac.Array``.
+"""NumPy's operators and ndarray methods, installed onto tracers and ``xlac.Array`` by ``xlac.numpy``.
 
 Each operator calls the ``xlac.numpy`` function NumPy's operator calls, so traced
-and eager arrays promote, broadcast and fail exactly as the functions do.
+and eager arrays promote, broadcast and fail exactly as the functions do. The
+array classes live below this package (``xlac.trace.tracer``, ``xlac.array``) and
+know nothing of it: :func:`install_array_methods` gives them their methods when
+``xlac.numpy`` is imported, as JAX's ``register_jax_array_methods`` does.
 
 >>> import numpy as np, xlac
 >>> a = xlac.asarray(np.array([1.0, 2.0], np.float32))
@@ -12,27 +15,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.errors import TracerConversionError, located
-
-
-
-class _NumpyNamespace:
-    """Stands for ``xlac.numpy`` until first use: that package imports the tracer, which uses these
-    operators, so it cannot be imported when this module is. The first lookup swaps in the module."""
-
-    def __getattr__(self, name):
-        import xlac.numpy
-        globals()["xnp"] = xlac.numpy
-        return getattr(xlac.numpy, name)
-
-
-xnp = _NumpyNamespace()
+import xlac.numpy as xnp
+from xlac import runtime
+from xlac.errors import TracerConversionError, UnsupportedError, located
+from xlac.numpy.array_api import namespace_for, to_device
+from xlac.numpy.dtypes import with_complex_part
+from xlac.numpy.masked_selection import MaskedSelection, selection
+from xlac.numpy.protocols import array_function, array_ufunc
 
 
 class ArrayOperators:
-    """Mixin: requires ``shape`` and ``dtype``."""
+    """The methods every array class gets (see :func:`install_array_methods`); they use its ``shape``,
+    ``dtype``, ``_check_writable`` and ``_store``."""
 
-    __slots__ = ()
+    __array_ufunc__ = array_ufunc         # np.exp(x), np.add.reduce(x), ndarray + x: xlac.numpy
+    __array_function__ = array_function   # np.sum(x), np.split(x, 3), np.linalg.norm(x): xlac.numpy
 
     # -- attributes
     @property
@@ -57,7 +54,6 @@ class ArrayOperators:
     @property
     def device(self):
         """The device the array lives on; a traced array's is the default device (see docs/array-api.md)."""
-        from xlac import runtime
         return runtime.default_device()
 
     @property
@@ -86,7 +82,6 @@ class ArrayOperators:
 
     def _set_complex_part(self, part: str, value):
         """``x.real = value`` / ``x.imag = value``: NumPy's assignment to a part of a complex array."""
-        from xlac.numpy.dtypes import with_complex_part
         self._check_writable()
         self._store(with_complex_part(self, part, value))
 
@@ -141,8 +136,7 @@ class ArrayOperators:
         try:
             return xnp.getitem(self, index)
         except TracerConversionError as error:   # a traced mask: allowed only for `x[mask] op= v`
-            from xlac.numpy.masked_selection import selection
-            return selection(self, index, error)
+                return selection(self, index, error)
 
     # -- in-place updates: subclasses provide `mutability` and `_store(new)`, which makes the memory
     # this array refers to hold `new` (an array of the same shape and dtype).
@@ -158,7 +152,6 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
-        from xlac.numpy.masked_selection import MaskedSelection
         if isinstance(value, MaskedSelection) and value.writes_back_to(self, index):
             self._store(value.new_base_value())
             return
@@ -201,27 +194,23 @@ class ArrayOperators:
     # -- Array API
     def __array_namespace__(self, /, *, api_version=None):
         """``xlac.numpy``, the Array API namespace of this array."""
-        from xlac.numpy.array_api import namespace_for
         return namespace_for(api_version)
 
     def to_device(self, device, /, *, stream=None):
         """This array on ``device`` (itself when it is already there)."""
         if stream is not None:
             raise ValueError(located(f"to_device: xlac has no streams, got stream={stream!r}"))
-        from xlac.numpy.array_api import to_device
         return to_device(self, device)
 
     # -- not supported: a clear error instead of a bare AttributeError
     def view(self, dtype=None, type=None):
         """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
-        from xlac.errors import UnsupportedError
         raise UnsupportedError(located(f"ndarray.view(dtype={dtype!r}) is not supported by xlac; use "
                                        "x.astype(dtype) for a converted copy, or x[...] for a view"))
 
     @property
     def flat(self):
         """Not supported: raises ``xlac.UnsupportedError`` naming the user's line (see the message)."""
-        from xlac.errors import UnsupportedError
         raise UnsupportedError(located("ndarray.flat is not supported by xlac; use x.ravel()[i] to read and "
                                        "x[np.unravel_index(i, x.shape)] = v to write"))
 
@@ -301,3 +290,21 @@ class ArrayOperators:
     def put(self, indices, values, mode="raise"):
         """``self.flat[indices] = values`` in place, as ``ndarray.put``."""
         xnp.put(self, indices, values, mode=mode)
+
+
+_NOT_METHODS = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"}
+
+
+def install_array_methods(cls) -> None:
+    """Give the array class ``cls`` NumPy's operators, methods and protocol hooks; what ``cls`` defines itself
+    (``xlac.Array``'s ``device``) stays.
+
+    >>> class Pair:
+    ...     shape, dtype = (2,), np.dtype("float32")
+    >>> install_array_methods(Pair)
+    >>> Pair().ndim, Pair().nbytes
+    (1, 8)
+    """
+    for name, member in vars(ArrayOperators).items():
+        if name not in _NOT_METHODS and name not in vars(cls):
+            setattr(cls, name, member)

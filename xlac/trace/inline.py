@@ -1,0 +1,36 @@
+"""A graph evaluated into the current trace, node by node: how inlining, autodiff and batching emit what
+they compute. Each new node keeps the source line and origin of the node it comes from.
+
+>>> import numpy as np
+>>> from xlac.ir.graph import Graph, Node, Value
+>>> from xlac.ir import primitives as P
+>>> from xlac.ir.types import TensorType
+>>> from xlac.trace.context import Trace
+>>> x = Value(TensorType((3,), np.dtype("float32")))
+>>> y = Value(x.type)
+>>> g = Graph(inputs=[x], nodes=[Node(P.neg, (x,), {}, (y,))], outputs=[y])
+>>> with Trace() as t:
+...     (out,) = inline(g, [t.add_input(x.type)])
+>>> [node.primitive.name for node in t.graph.nodes]
+['neg']
+"""
+from __future__ import annotations
+
+from xlac.ir.graph import Graph, Node
+from xlac.ir.interpreter import interpret
+from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
+
+
+def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
+    """Evaluate ``graph`` on ``inputs`` into the current trace; its outputs. Each node keeps its line."""
+    return interpret(graph, inputs, bind_node)
+
+
+def bind_node(node: Node, operands: list[Tracer]) -> list[Tracer]:
+    """Apply ``node``'s primitive, with its attributes, to ``operands`` in the current trace; the results
+    as a list. The new node keeps ``node``'s source line and origin."""
+    if node.subgraphs:
+        raise NotImplementedError(f"evaluating {node.primitive.name} with sub-graphs")
+    results = current_trace().bind(node.primitive, operands, node.attrs, like=node)
+    return list(results) if node.primitive.multiple_results else [results]
