@@ -23,8 +23,8 @@ def test_no_primitive_is_looked_up_by_its_name():
 
 
 def test_every_primitive_is_a_name_of_the_primitives_modules():
-    from xlac.ir import primitives_fft, primitives_linalg
-    declared = {id(v) for module in (P, primitives_fft, primitives_linalg)
+    from xlac.ir import primitives_control, primitives_fft, primitives_linalg
+    declared = {id(v) for module in (P, primitives_control, primitives_fft, primitives_linalg)
                 for v in vars(module).values() if isinstance(v, Primitive)}
     assert [p.name for p in CATALOG.values() if id(p) not in declared] == []
 
@@ -37,7 +37,7 @@ LAYERS = {
         "xlac.passes.simplify", "xlac.passes.inplace", "xlac.passes.pipeline"],
     "tracing": ["xlac.trace", "xlac.argument_specs", "xlac.callables", "xlac.array"],
     "transforms": ["xlac.passes.autodiff", "xlac.passes.ad_rules_math", "xlac.passes.ad_rules_structure",
-                   "xlac.passes.rules_fft", "xlac.passes.rules_linalg", "xlac.passes.batching",
+                   "xlac.passes.rules_control", "xlac.passes.rules_fft", "xlac.passes.rules_linalg", "xlac.passes.batching",
                    "xlac.passes.batching_rules", "xlac.captures", "xlac.rebinding"],
     "numpy": ["xlac.numpy"],
     "api": ["xlac"],

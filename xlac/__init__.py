@@ -12,13 +12,15 @@ from xlac.array import Array, asarray
 from xlac import eager as _eager  # noqa: F401  (runs xlac.numpy calls outside compiled functions)
 from xlac.vectorize import vmap
 from xlac.config import config
+from xlac.control_flow import cond, fori_loop, scan, switch, while_loop
 from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp
 from xlac.errors import RebindingError, TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 from xlac import random  # noqa: E402  (xlac.random: functional, key-based random numbers)
 
-__all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError", "Traced",
-           "TracerConversionError", "UnsupportedError", "autocast", "asarray", "compile", "config", "grad", "hessian",
-           "inplace_update", "jacfwd", "jacrev", "jvp", "random", "stop_gradient", "value_and_grad", "vjp", "vmap"]
+__all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError",
+           "Traced", "TracerConversionError", "UnsupportedError", "asarray", "autocast", "compile", "cond", "config",
+           "fori_loop", "grad", "hessian", "inplace_update", "jacfwd", "jacrev", "jvp", "random", "scan",
+           "stop_gradient", "switch", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"

@@ -32,7 +32,8 @@ from xlac.ir.types import TensorType
 from xlac.trace import ops, pytree
 from xlac.trace.context import Trace
 from xlac.trace.state import current_trace
-from xlac.trace.tracer import Tracer
+from xlac.trace.tracer import WRITE_TO_ENCLOSING, Tracer
+from xlac.errors import UnsupportedError, located
 from xlac.argument_specs import leaf_spec
 from xlac.numpy._core import asarray
 from xlac.passes.pipeline import PASSES
@@ -91,14 +92,27 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
             outputs.append(trace.checks.output().value)
     graph = trace.graph
     graph.outputs = outputs
+    graph = pure_graph(graph, len(leaves))
+    return SubGraph(graph, in_tree, out_tree, [outer for outer, _ in trace.lifted.values()],
+                    trace.checks.all_checks())
+
+
+def pure_graph(graph: Graph, n_own_inputs: int) -> Graph:
+    """``graph`` after the pure-making passes, for a transform or a loop body. A write to one of its own
+    inputs (an argument, a carry) stays inside: its new value is not an output. A write that reaches a value
+    of an enclosing trace (the inputs after the first ``n_own_inputs``: closures, outside arrays) cannot be
+    made from inside and raises an UnsupportedError with the write's line."""
+    n_outputs = len(graph.outputs)
     passes = dict(PASSES)
     for name in PURE_PASSES:
         graph = passes[name](graph)
-    # A write to an argument stays inside the transformed function: its new value is not an output.
-    graph.outputs = graph.outputs[:len(outputs)]
+    outer = [graph.inputs[i] for i, _ in graph.input_updates if i >= n_own_inputs]
+    if outer:
+        location = next((where for where, before, _ in graph.writes if before is outer[0]), None)
+        raise UnsupportedError(located(WRITE_TO_ENCLOSING, location))
+    graph.outputs = graph.outputs[:n_outputs]
     graph.input_updates = []
-    return SubGraph(graph, in_tree, out_tree, [outer for outer, _ in trace.lifted.values()],
-                    trace.checks.all_checks())
+    return graph
 
 
 def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list:

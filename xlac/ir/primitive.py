@@ -23,7 +23,7 @@ from xlac.ir.types import TensorType
 
 
 RULE_KINDS = ("emitter", "vjp", "jvp", "batch")      # every primitive has these (or an explicit refusal)
-OPTIONAL_RULE_KINDS = ("view_rule",)                 # only the primitives whose result can be a view
+OPTIONAL_RULE_KINDS = ("view_rule", "region_rule")   # views; primitives with sub-graphs (their signatures)
 
 
 class ShapeError(ValueError):
@@ -51,6 +51,8 @@ class Primitive:
         self.batch: Callable | None = None
         # For a primitive whose result can view its operand 0: a ViewRule (xlac.ir.view_rules).
         self.view_rule = None
+        # For a primitive whose nodes hold sub-graphs: ``region_rule(node)`` checks their signatures.
+        self.region_rule = None
 
     @property
     def removed_by_functionalization(self) -> bool:

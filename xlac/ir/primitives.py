@@ -460,3 +460,4 @@ stop_gradient = declare("stop_gradient", _stop_gradient_rule, category="identity
 # Decompositions and transforms, declared in their own modules.
 from xlac.ir.primitives_linalg import *  # noqa: E402,F401,F403
 from xlac.ir.primitives_fft import *  # noqa: E402,F401,F403
+from xlac.ir.primitives_control import *  # noqa: E402,F401,F403

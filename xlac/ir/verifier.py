@@ -3,7 +3,8 @@
 - every operand is defined (a graph input or an earlier node's result) before it is used;
 - every value is defined once;
 - every node's result types are what its primitive's type rule gives;
-- every output is defined.
+- every output is defined;
+- a node's sub-graphs (regions) are closed and fit it (its primitive's ``region_rule``).
 
 >>> import numpy as np
 >>> from xlac.ir.graph import Graph, Value
@@ -33,7 +34,12 @@ def verify(graph: Graph, outer_defined: frozenset[int] = frozenset()) -> None:
             if v.id not in defined:
                 raise VerificationError(f"{where}: operand {v} used before it is defined")
         for sub in node.subgraphs:
-            verify(sub, frozenset(defined))
+            verify(sub)          # regions are closed: they read only their own inputs
+        if node.primitive.region_rule is not None:
+            try:
+                node.primitive.region_rule(node)
+            except ShapeError as e:
+                raise VerificationError(f"{where}: {e}") from None
         try:
             expected = node.primitive.infer_types(*(v.type for v in node.operands), **node.attrs)
         except (ShapeError, TypeError) as e:

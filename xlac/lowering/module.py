@@ -75,7 +75,8 @@ class FunctionWriter:
         return [f"{result}#{i}" for i in range(n)] if n > 1 else [result]
 
     def region(self, arg_types: Sequence[TensorType], body) -> list[str]:
-        """A one-block region: ``body(writer, args)`` writes ops and returns the values to return."""
+        """A one-block region: ``body(writer, args)`` writes ops and returns the values to return (and
+        their types). A region without arguments has no block header; its ops may read values from above."""
         inner = FunctionWriter(self.indent + "    ")
         inner._count = self._count
         inner.loc = self.loc
@@ -85,7 +86,20 @@ class FunctionWriter:
         inner.lines.append(f'{inner.indent}"stablehlo.return"({", ".join(returned)}) : '
                            f'({", ".join(t.mlir() for t in returned_types)}) -> (){inner.loc}')
         self._count = inner._count
-        return [header] + inner.lines
+        return ([header] if arg_types else []) + inner.lines
+
+    def graph_region(self, graph: Graph, inputs: Sequence[str] | None = None, extra_returns=()) -> list[str]:
+        """A region computing ``graph``: with block arguments for its inputs, or, given ``inputs`` (SSA
+        names from above), none. ``extra_returns``: (region argument position) values returned after the
+        graph's outputs (a loop's invariants, passed through)."""
+        def body(inner: "FunctionWriter", args):
+            names = {v.id: name for v, name in zip(graph.inputs, args if inputs is None else inputs)}
+            for node in graph.nodes:
+                emit_node(inner, node, names)
+            returned = [names[v.id] for v in graph.outputs] + [args[i] for i in extra_returns]
+            types = [v.type for v in graph.outputs] + [graph.inputs[i].type for i in extra_returns]
+            return returned, types
+        return self.region([] if inputs is not None else [v.type for v in graph.inputs], body)
 
 
 def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None) -> str:

@@ -106,6 +106,12 @@ class _Simplifier:
         operands = tuple(self._name(v) for v in node.operands)
         if any(new is not old for new, old in zip(operands, node.operands)):
             node = dataclasses.replace(node, operands=operands)
+        if node.subgraphs:                          # regions are closed graphs: simplified on their own
+            regions = [simplify(region) for region in node.subgraphs]
+            for region in regions:
+                for name, n in region.report.items():
+                    self.report[name] = self.report.get(name, 0) + n
+            node = dataclasses.replace(node, subgraphs=tuple(regions))
         rule = _RULES.get(node.primitive)
         while rule is not None:
             rewritten = rule(self, node)

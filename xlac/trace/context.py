@@ -92,6 +92,9 @@ class Trace:
         """The traced value standing for ``array``, an xlac.Array or NumPy array the function reaches from
         outside its arguments: an implicit argument of the program (see ``xlac.captures``), the same one
         each time the array is met. In traces without implicit arguments it is a read-only constant."""
+        if self.captured is None and self.parent is not None:
+            # A transform's or a loop body's trace: the array is an implicit argument of the enclosing one.
+            return self.lift(self.parent.capture(array))
         if self.captured is None:
             constant = ops.constant(np.asarray(array))
             constant.mutability = "readonly"
@@ -113,9 +116,11 @@ class Trace:
         raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
                                 "(a traced value escaped from another compiled function?)"))
 
-    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False, like: Node | None = None):
+    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False, like: Node | None = None,
+             subgraphs: tuple = ()):
         """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives.
-        ``like``: a node of another graph whose source line and origin the new node keeps (inlining)."""
+        ``like``: a node of another graph whose source line, origin and sub-graphs the new node keeps
+        (inlining). ``subgraphs``: the regions of a control-flow node."""
         attrs = attrs or {}
         if any(not isinstance(x, Tracer) or x._trace is not self for x in operands):
             operands = [self._own(x, primitive) for x in operands]
@@ -126,9 +131,9 @@ class Trace:
             raise ShapeError(located(str(e))) from None
         results = tuple(Value(t) for t in types)
         if like is not None:
-            node = Node(primitive, values, attrs, results, like.location, like.origin)
+            node = Node(primitive, values, attrs, results, like.location, like.origin, subgraphs or like.subgraphs)
         else:
-            node = Node(primitive, values, attrs, results, user_location(2), _state.origin,
+            node = Node(primitive, values, attrs, results, user_location(2), _state.origin, tuple(subgraphs),
                         autocast=autocast_state())
         self.graph.nodes.append(node)
         tracers = tuple(Tracer(v, self, weak) for v in results)

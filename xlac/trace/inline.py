@@ -29,8 +29,7 @@ def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
 
 def bind_node(node: Node, operands: list[Tracer]) -> list[Tracer]:
     """Apply ``node``'s primitive, with its attributes, to ``operands`` in the current trace; the results
-    as a list. The new node keeps ``node``'s source line and origin."""
-    if node.subgraphs:
-        raise NotImplementedError(f"evaluating {node.primitive.name} with sub-graphs")
+    as a list. The new node keeps ``node``'s source line, origin and sub-graphs (regions are closed, so they
+    serve unchanged)."""
     results = current_trace().bind(node.primitive, operands, node.attrs, like=node)
     return list(results) if node.primitive.multiple_results else [results]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dis
 
-from xlac.errors import TracerConversionError, frame_location, located, user_frame
+from xlac.errors import TracerConversionError, UnsupportedError, frame_location, located, user_frame
 from xlac.ir import primitives as P
+from xlac.trace.state import current_trace
 
 
 NUMPY_ARRAY_HINT = (
@@ -20,6 +21,11 @@ NUMPY_ARRAY_HINT = (
     "with traced values (`a[i]`, `a[i] = v`): hold it as an xlac.Array (xlac.asarray(a)).")
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+
+WRITE_TO_ENCLOSING = (
+    "writing into an array of the enclosing function from inside a loop body, a branch or a transformed "
+    "function (grad, vmap, ...) is not supported yet: pass the array in (a loop carry, an argument) and "
+    "return its new value")
 
 
 class Tracer:
@@ -118,4 +124,6 @@ class Tracer:
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
+        if self._trace is not current_trace():
+            raise UnsupportedError(located(WRITE_TO_ENCLOSING))
         self._trace.bind(P.store, (self, self._trace.checks.guard_write(self, new)))

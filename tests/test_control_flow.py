@@ -1,0 +1,250 @@
+"""xlac.fori_loop, while_loop, cond, switch and scan against jax.lax (values) and NumPy (values and dtypes)."""
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import xlac
+import xlac.numpy as xnp
+
+FEW = settings(max_examples=8, deadline=None)
+DTYPES = [np.float32, np.float64, np.int32]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def x64():
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", previous)
+
+
+def _same(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_allclose(got, expected, rtol=1e-6 if got.dtype == np.float32 else 1e-12)
+
+
+# ---------------------------------------------------------------- fori_loop
+
+
+@FEW
+@given(lower=st.integers(-3, 4), upper=st.integers(-3, 12), size=st.integers(1, 4),
+       dtype=st.sampled_from(DTYPES), unroll=st.sampled_from([1, 2, 3, True]))
+def test_fori_loop_matches_a_python_loop_and_jax(lower, upper, size, dtype, unroll):
+    x = np.arange(1, size + 1).astype(dtype)
+
+    def body(i, v):
+        return v * 2 - i + x
+
+    expected = x.copy()
+    for i in range(lower, upper):
+        expected = body(i, expected)
+    got = xlac.compile(lambda x0: xlac.fori_loop(lower, upper, body, x0, unroll=unroll))(x)
+    _same(got, expected)
+    _same(got, jax.lax.fori_loop(lower, upper, lambda i, v: v * 2 - i + x, jnp.asarray(x)))
+
+
+@FEW
+@given(upper=st.integers(-2, 9))
+def test_fori_loop_with_a_traced_trip_count(upper):
+    f = xlac.compile(lambda n, v: xlac.fori_loop(0, n, lambda i, acc: acc * 1.5 + i, v))
+    _same(f(upper, np.float32(1.0)), jax.lax.fori_loop(0, upper, lambda i, acc: acc * 1.5 + i, np.float32(1.0)))
+
+
+def test_a_weak_scalar_carry_takes_the_dtype_the_body_gives_it_as_numpy():
+    x = np.arange(5, dtype=np.float32)
+    total = xlac.compile(lambda x: xlac.fori_loop(0, x.shape[0], lambda i, acc: acc + x[i], 0))(x)
+    expected = 0
+    for i in range(5):
+        expected = expected + x[i]
+    _same(total, np.asarray(expected))
+
+
+def test_a_loops_program_does_not_grow_with_its_trip_count():
+    def text(n):
+        return xlac.compile(lambda v: xlac.fori_loop(0, n, lambda i, a: a * 0.5 + 1.0, v)).lower(1.0).as_text()
+    short, long = text(50), text(5000)
+    assert len(long.splitlines()) == len(short.splitlines())
+    assert "stablehlo.while" in long
+    np.testing.assert_allclose(float(xlac.compile(lambda v: xlac.fori_loop(0, 5000, lambda i, a: a * 0.5 + 1.0,
+                                                                            v))(1.0)), 2.0)
+
+
+# ---------------------------------------------------------------- while_loop
+
+
+@FEW
+@given(start=st.integers(1, 60))
+def test_while_loop_matches_jax_with_a_pytree_carry(start):
+    def cond_fun(state):
+        return state["n"] != 1
+
+    def body_fun(state):
+        n, steps = state["n"], state["steps"]
+        odd = n % 2 == 1
+        return {"n": xnp.where(odd, 3 * n + 1, n // 2), "steps": steps + 1}
+
+    def jax_body(state):
+        n, steps = state["n"], state["steps"]
+        return {"n": jnp.where(n % 2 == 1, 3 * n + 1, n // 2), "steps": steps + 1}
+
+    init = {"n": np.int64(start), "steps": np.int64(0)}
+    got = xlac.compile(lambda s: xlac.while_loop(cond_fun, body_fun, s))(init)
+    expected = jax.lax.while_loop(cond_fun, jax_body, init)
+    _same(got["n"], expected["n"])
+    _same(got["steps"], expected["steps"])
+
+
+def test_while_loop_runs_eagerly_too():
+    assert int(xlac.while_loop(lambda v: v < 100, lambda v: v * 3, 1)) == 243
+
+
+def test_a_body_reads_arrays_of_the_enclosing_function_and_outside_arrays_per_call():
+    weights = xlac.asarray(np.array([1.0, 2.0]))
+
+    @xlac.compile
+    def f(x):
+        return xlac.fori_loop(0, 3, lambda i, v: v + x * weights, np.zeros(2))
+    _same(f(np.ones(2)), np.array([3.0, 6.0]))
+    weights[...] = np.array([10.0, 0.0])
+    _same(f(np.ones(2)), np.array([30.0, 0.0]))
+
+
+def test_an_index_out_of_bounds_in_a_loop_body_raises_after_the_call():
+    f = xlac.compile(lambda x, n: xlac.fori_loop(0, n, lambda i, acc: acc + x[i], 0.0))
+    assert float(f(np.arange(4.0), 4)) == 6.0
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        f(np.arange(4.0), 6)
+
+
+# ---------------------------------------------------------------- cond and switch
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_cond_traces_both_branches_once_and_runs_one(sign):
+    traced = []
+
+    def true_fun(v):
+        traced.append("true")
+        return v * 2, v.sum()
+
+    def false_fun(v):
+        traced.append("false")
+        return -v, v.max()
+
+    f = xlac.compile(lambda x: xlac.cond(x.sum() > 0, true_fun, false_fun, x))
+    x = sign * np.array([1.0, 2.0])
+    got = f(x)
+    expected = jax.lax.cond(x.sum() > 0, lambda v: (v * 2, v.sum()), lambda v: (-v, v.max()), x)
+    _same(got[0], expected[0])
+    _same(got[1], expected[1])
+    assert sorted(traced) == ["false", "true"]
+
+
+@given(index=st.integers(-3, 6))
+@settings(max_examples=10, deadline=None)
+def test_switch_clamps_its_index_as_jax(index):
+    branches = [lambda v: v + 1.0, lambda v: v * 10.0, lambda v: v - 100.0]
+    f = xlac.compile(lambda i, x: xlac.switch(i, branches, x))
+    _same(f(np.int32(index), np.float64(2.0)), jax.lax.switch(np.int32(index), branches, np.float64(2.0)))
+
+
+def test_an_index_out_of_bounds_in_the_second_branch_names_its_own_check():
+    f = xlac.compile(lambda p, x, i: xlac.cond(p, lambda: x[i] * 2, lambda: x[i + 10], ))
+    assert float(f(True, np.arange(3.0), 1)) == 2.0
+    with pytest.raises(IndexError, match="index 11 is out of bounds for axis 0 with size 3"):
+        f(False, np.arange(3.0), 1)
+
+
+# ---------------------------------------------------------------- scan
+
+
+@FEW
+@given(length=st.integers(0, 7), reverse=st.booleans(), dtype=st.sampled_from([np.float32, np.float64]))
+def test_scan_matches_jax(length, reverse, dtype):
+    xs = {"a": np.arange(length * 2, dtype=dtype).reshape(length, 2), "b": np.linspace(0, 1, length).astype(dtype)}
+
+    def f(carry, x):
+        carry = carry * 0.5 + x["a"].sum() * x["b"]
+        return carry, (carry, x["a"] * carry)
+
+    init = dtype(1.0)
+    got = xlac.compile(lambda c, x: xlac.scan(f, c, x, reverse=reverse))(init, xs)
+    expected = jax.lax.scan(f, init, xs, reverse=reverse)
+    _same(got[0], expected[0])
+    _same(got[1][0], expected[1][0])
+    _same(got[1][1], expected[1][1])
+
+
+def test_scan_over_a_length_only():
+    got = xlac.compile(lambda c: xlac.scan(lambda c, _: (c + 1, c * c), c, length=4))(np.int64(2))
+    expected = jax.lax.scan(lambda c, _: (c + 1, c * c), np.int64(2), length=4)
+    _same(got[0], expected[0])
+    _same(got[1], expected[1])
+
+
+# ---------------------------------------------------------------- the IR and errors
+
+
+def test_the_printed_ir_nests_bodies_with_their_lines():
+    def body(i, v):
+        return v * 2.0
+
+    text = str(xlac.compile(lambda v: xlac.fori_loop(0, 3, body, v)).trace(1.0).ir("final"))
+    assert "while[n_carries=3]" in text
+    line = body.__code__.co_firstlineno + 1
+    assert f"test_control_flow.py:{line} multiply" in text
+
+
+def test_a_carry_that_changes_dtype_names_the_carry_and_the_body():
+    def body(v):
+        return (v[0] + 1, v[1].astype(np.float32))
+
+    with pytest.raises(TypeError, match=r"the carry init_val\[1\] is f64\[\] going in and f32\[\] coming out"
+                                        r"(.|\n)*test_control_flow.py"):
+        xlac.compile(lambda: xlac.while_loop(lambda v: v[0] < 3, body, (0, np.float64(1.0))))()
+
+
+def test_branches_with_different_outputs_are_refused():
+    with pytest.raises(TypeError, match=r"output is f64\[2\] in branch 0 and f64\[3\] in branch 1"):
+        xlac.compile(lambda p, x: xlac.cond(p, lambda v: v[:3], lambda v: v[:2], x))(True, np.zeros(4))
+
+
+def test_writes_into_enclosing_arrays_from_a_body_are_refused_not_lost():
+    def f(x):
+        def body(i, acc):
+            x[i] = acc
+            return acc + 1.0
+        return xlac.fori_loop(0, 3, body, 0.0)
+    with pytest.raises(xlac.UnsupportedError, match="writing into an array of the enclosing function"):
+        xlac.compile(f)(np.zeros(4))
+    buffer = xlac.asarray(np.zeros(4))
+
+    def g(v):
+        def body(i, acc):
+            buffer[i] = acc
+            return acc + v
+        return xlac.fori_loop(0, 3, body, 0.0)
+    with pytest.raises(xlac.UnsupportedError, match="writing into an array of the enclosing function"):
+        xlac.compile(g)(1.0)
+    np.testing.assert_array_equal(np.asarray(buffer), np.zeros(4))
+
+
+def test_a_body_may_write_into_its_own_carry():
+    def body(i, v):
+        v[i] = i * 2.0
+        return v
+    _same(xlac.compile(lambda v: xlac.fori_loop(0, 3, body, v))(np.zeros(4)), np.array([0.0, 2.0, 4.0, 0.0]))
+
+
+def test_differentiating_or_batching_a_loop_is_a_clear_error():
+    def loss(w):
+        return xlac.fori_loop(0, 3, lambda i, v: v * w, 1.0)
+    with pytest.raises(xlac.UnsupportedError, match="reverse-mode differentiation"):
+        xlac.compile(xlac.grad(loss))(2.0)
+    with pytest.raises(xlac.UnsupportedError, match="vmap of xlac.while_loop"):
+        xlac.compile(xlac.vmap(loss))(np.ones(3))

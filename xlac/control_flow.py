@@ -1,0 +1,483 @@
+"""Structured control flow with JAX's names, signatures and semantics: ``fori_loop``, ``while_loop``,
+``cond``, ``switch`` and ``scan``.
+
+Each traces its bodies once, on abstract values, into closed graphs (regions), and records one ``while``
+or ``case`` node (:mod:`xlac.ir.primitives_control`): a loop's program does not grow with its trip count.
+Values of the enclosing function that a body reads (arrays it closes over, outside arrays) come in as loop
+invariants. Carries are pytrees; a Python scalar in a carry is weak, and a weak carry that the body
+widens (``0`` becoming float32) takes the body's dtype, as in JAX. Traced indices inside bodies are
+checked as everywhere else: the first failing check of any iteration raises after the call. Called
+outside a compiled function, they compile and run.
+
+Not yet: differentiating or batching loops and branches (they raise ``UnsupportedError``), and writes
+from inside a body into arrays it closes over (they raise; carry the array instead).
+
+>>> import numpy as np, xlac
+>>> @xlac.compile
+... def total(x):
+...     return xlac.fori_loop(0, x.shape[0], lambda i, acc: acc + x[i], 0.0)
+>>> float(total(np.arange(5.0)))
+10.0
+"""
+from __future__ import annotations
+
+import dataclasses
+import operator
+from dataclasses import dataclass
+
+import numpy as np
+
+from xlac.api import compile as compile_function
+from xlac.errors import SourceLocation, UnsupportedError, located
+from xlac.ir import primitives as P
+from xlac.ir.graph import Graph, Value
+from xlac.ir.types import TensorType
+from xlac.numpy._core import asarray
+from xlac.rebinding import StateWatch
+from xlac.function_graph import pure_graph
+from xlac.trace import ops, pytree
+from xlac.trace.checks import Check, INDEX_DTYPE
+from xlac.trace.context import Trace
+from xlac.trace.inline import inline
+from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
+
+STATUS_TYPE = TensorType((2,), INDEX_DTYPE)      # a region's after-call checks: see xlac.trace.checks
+BRANCH_INDEX = np.dtype("int32")
+
+
+@dataclass
+class _Region:
+    """A body traced into a closed graph: its inputs are the operands, then a status input (a loop body
+    with checks), then ``lifted``; its outputs the results' leaves, then the status (when it has checks)."""
+
+    graph: Graph
+    out_tree: pytree.TreeDef
+    out_weak: list[bool]
+    lifted: list[Tracer]           # values of the enclosing trace the body reads, for the trailing inputs
+    checks: list[Check]
+    location: SourceLocation | None
+
+    @property
+    def out_types(self) -> list[TensorType]:
+        return [v.type for v in self.graph.outputs[:len(self.out_weak)]]
+
+
+def _body_location(fn) -> SourceLocation | None:
+    code = getattr(fn, "__code__", None)
+    return SourceLocation(code.co_filename, code.co_firstlineno, code.co_name) if code is not None else None
+
+
+def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool = False,
+                  location: SourceLocation | None = None) -> _Region:
+    """Trace ``fn(*operands)`` into a closed graph. ``status_carry``: the graph takes the checks status
+    of the iterations before and returns it, or its own where those all held (a loop body). ``location``:
+    the user's function, where ``fn`` wraps it, for error messages."""
+    with Trace() as trace:
+        trace.watch = StateWatch(trace, f"{what}")
+        trace.watch.add_function(fn, fixed=True)
+        inputs = [trace.add_input(x.value.type, weak=x.weak, name=f"operand{i}") for i, x in enumerate(operands)]
+        status_in = trace.add_input(STATUS_TYPE, name="status") if status_carry else None
+        try:
+            out_leaves, out_tree = pytree.flatten(fn(*inputs))
+        except BaseException:
+            trace.watch.finish(write_back=False, failed=True)
+            raise
+        trace.watch.finish(write_back=False)
+        outputs = [_owned(trace, asarray(leaf)) for leaf in out_leaves]
+        out_weak = [x.weak for x in outputs]
+        checks = trace.checks.all_checks()
+        if status_carry:
+            outputs.append(_first_failure(status_in, trace.checks.output()) if checks else status_in)
+        elif checks:
+            outputs.append(trace.checks.output())
+    graph = trace.graph
+    graph.outputs = [x.value for x in outputs]
+    graph = pure_graph(graph, len(operands) + status_carry)
+    return _Region(graph, out_tree, out_weak, [outer for outer, _ in trace.lifted.values()], checks,
+                   location or _body_location(fn))
+
+
+def _owned(trace: Trace, x: Tracer) -> Tracer:
+    """``x`` as a value of ``trace``: a value of an enclosing trace returned as it is comes in as an input."""
+    return x if x._trace is trace else trace.lift(x)
+
+
+def _status_code(status: Tracer) -> Tracer:
+    return ops.reshape(ops.slice(status, (0,), (1,), (1,)), ())
+
+
+def _first_failure(before: Tracer, now: Tracer) -> Tracer:
+    failed_before = ops.compare(_status_code(before), ops.constant(0, INDEX_DTYPE), "NE")
+    return ops.select(ops.broadcast_in_dim(failed_before, (2,), ()), before, now)
+
+
+def _adopt_status(status: Tracer, checks: list[Check]) -> None:
+    payload = ops.reshape(ops.slice(status, (1,), (2,), (1,)), ())
+    current_trace().checks.adopt(_status_code(status), payload, checks)
+
+
+def _with_inputs(graph: Graph, before: int, lifted_before: list[Tracer], lifted_after: list[Tracer]) -> Graph:
+    """``graph`` taking unused inputs standing for ``lifted_before`` (after its first ``before`` inputs) and
+    ``lifted_after`` (at its end): the operand list that several regions of one node share."""
+    extra_before = [Value(x.value.type) for x in lifted_before]
+    extra_after = [Value(x.value.type) for x in lifted_after]
+    inputs = graph.inputs[:before] + extra_before + graph.inputs[before:] + extra_after
+    return dataclasses.replace(graph, inputs=inputs, input_names=[""] * len(inputs))
+
+
+def _type_mismatch(api: str, where: str, path: str, expected: TensorType, got: TensorType,
+                   location: SourceLocation | None) -> TypeError:
+    return TypeError(located(f"{api}: {where} {path} is {expected} going in and {got} coming out; "
+                             "it must keep its shape and dtype", location))
+
+
+def _leaf_paths(tree: pytree.TreeDef, name: str) -> list[str]:
+    return [name + path for path in pytree.leaf_paths(tree)]
+
+
+# ---------------------------------------------------------------- while_loop and fori_loop
+
+
+def _run_compiled(fn, *args):
+    """``fn(*args)`` compiled and run: a control-flow call outside any compiled function."""
+    return compile_function(fn)(*args)
+
+
+def _as_carries(leaves) -> list[Tracer]:
+    return [asarray(leaf) for leaf in leaves]
+
+
+def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
+                 location: SourceLocation | None) -> tuple[list[Tracer], _Region]:
+    """Trace the loop body, again while a weak carry comes out widened (see :func:`_widened`)."""
+    paths = _leaf_paths(tree, "init_val")
+    for _ in range(len(carries) + 1):
+        body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location)
+        if body.out_tree != tree:
+            raise TypeError(located(f"{api}: body_fun must return a value with the structure of init_val "
+                                    f"({len(carries)} arrays); it returned another structure", body.location))
+        if not _widened(api, carries, body, paths):
+            return carries, body
+    raise AssertionError("xlac internal error: loop carries kept widening")
+
+
+def _widened(api: str, carries: list[Tracer], body: _Region, paths: list[str]) -> bool:
+    """Give each weak carry that ``body`` returns with another dtype that dtype (as JAX promotes weak-typed
+    loop inputs), in place; whether any changed. Other changes of shape or dtype raise a TypeError."""
+    widened = False
+    for k, (carry, out_type) in enumerate(zip(carries, body.out_types)):
+        if carry.value.type == out_type:
+            continue
+        if not (carry.weak and carry.shape == out_type.shape):
+            raise _type_mismatch(api, "the carry", paths[k], carry.value.type, out_type, body.location)
+        carries[k] = ops.convert(carry, out_type.dtype, weak=body.out_weak[k])
+        widened = True
+    return widened
+
+
+def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None):
+    leaves, tree = pytree.flatten(init_val)
+    carries = _as_carries(leaves)
+
+    def wrap(fn):
+        return lambda *c: fn(pytree.unflatten(tree, list(c)))
+    carries, body = _traced_body(api, body_fun, tree, carries, wrap, location or _body_location(body_fun))
+    cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition")
+    if cond.checks:
+        raise UnsupportedError(located(f"{api}: indexing with a traced index inside cond_fun is not supported "
+                                       "yet; read the value in body_fun and carry it", cond.location))
+    if cond.out_types != [TensorType((), np.dtype("bool"))]:
+        raise TypeError(located(f"{api}: cond_fun must return a boolean scalar, got "
+                                f"{', '.join(map(str, cond.out_types)) or 'nothing'}", cond.location))
+    status = ops.full((2,), 0, INDEX_DTYPE)
+    # Both regions take the node's operands: the carries, the checks status, cond's and body's lifted values.
+    n = len(carries) + 1
+    cond_graph = _with_inputs(cond.graph, len(carries), [status], body.lifted)
+    body_graph = _with_inputs(body.graph, n, cond.lifted, [])
+    operands = [*carries, status, *cond.lifted, *body.lifted]
+    results = current_trace().bind(P.while_, operands, {"n_carries": n}, subgraphs=(cond_graph, body_graph))
+    for result, carry in zip(results, carries):
+        result.weak = carry.weak
+    if body.checks:
+        _adopt_status(results[n - 1], body.checks)
+    return pytree.unflatten(tree, list(results[:n - 1]))
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``val = init_val; while cond_fun(val): val = body_fun(val)``, as one XLA loop (``jax.lax.while_loop``).
+
+    >>> import numpy as np, xlac
+    >>> int(xlac.while_loop(lambda v: v < 100, lambda v: v * 3, 1))
+    243
+    """
+    if current_trace() is None:
+        return _run_compiled(lambda init: while_loop(cond_fun, body_fun, init), init_val)
+    return _while("while_loop", cond_fun, body_fun, init_val)
+
+
+def _is_static_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=1):
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``, as one XLA loop
+    (``jax.lax.fori_loop``). ``i`` is traced; with Python int bounds it is a weak int64, as a Python int.
+    ``unroll``: iterations per step of the loop (static bounds), ``True`` for a fully unrolled loop.
+
+    >>> import numpy as np, xlac
+    >>> np.asarray(xlac.fori_loop(0, 4, lambda i, v: v + i, np.zeros(2))).tolist()
+    [6.0, 6.0]
+    """
+    if current_trace() is None:
+        return _run_compiled(lambda init: fori_loop(lower, upper, body_fun, init, unroll=unroll), init_val)
+    static = _is_static_int(lower) and _is_static_int(upper)
+    if unroll is True or (unroll is not False and operator.index(unroll) != 1):
+        if not static:
+            raise UnsupportedError(located("fori_loop: unroll needs bounds known when tracing (Python ints)"))
+        return _unrolled_fori(int(lower), int(upper), body_fun, init_val, unroll)
+    return _rolled_fori(lower, upper, body_fun, init_val)
+
+
+def _loop_index(lower, upper):
+    lo, hi = asarray(lower), asarray(upper)
+    dtype = np.result_type(lo.dtype, hi.dtype) if not (lo.weak and hi.weak) else lo.dtype
+    if dtype.kind not in "iu":
+        raise TypeError(located(f"fori_loop: the bounds must be integers, got {lo.dtype} and {hi.dtype}"))
+    weak = lo.weak and hi.weak
+    return ops.convert(lo, dtype, weak=weak), ops.convert(hi, dtype, weak=weak)
+
+
+def _rolled_fori(lower, upper, body_fun, init_val):
+    lo, hi = _loop_index(lower, upper)
+
+    def cond_fun(state):
+        return state[0] < hi
+
+    def step(state):
+        i, val = state
+        return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
+    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun))[1]
+
+
+def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
+    trip = max(upper - lower, 0)
+    per_step = trip if unroll is True else int(unroll)
+    if per_step < 1:
+        raise ValueError(located(f"fori_loop: unroll must be a positive integer or True, got {unroll!r}"))
+    steps, rest = divmod(trip, per_step) if per_step else (0, 0)
+    val = init_val
+    if steps > 1:
+        def chunk(i, v):
+            for k in range(per_step):
+                v = body_fun(i * per_step + lower + k, v)
+            return v
+        val = _rolled_fori(0, steps, chunk, val)
+    elif steps == 1:
+        for k in range(per_step):
+            val = body_fun(asarray(lower + k), val)
+    for k in range(steps * per_step, trip):
+        val = body_fun(asarray(lower + k), val)
+    return val
+
+
+# ---------------------------------------------------------------- cond and switch
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, with ``index`` clamped into range, as one XLA conditional
+    (``jax.lax.switch``): every branch is traced once, and only the chosen one runs.
+
+    >>> import numpy as np, xlac
+    >>> f = xlac.compile(lambda i, x: xlac.switch(i, [lambda v: v + 1, lambda v: v * 10], x))
+    >>> float(f(1, 2.0)), float(f(7, 2.0))
+    (20.0, 20.0)
+    """
+    branches = list(branches)
+    if not branches:
+        raise ValueError(located("switch: branches must hold at least one function"))
+    if current_trace() is None:
+        return _run_compiled(lambda i, *xs: switch(i, branches, *xs), index, *operands)
+    if _is_static_int(index):                  # known while tracing: only that branch is needed
+        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+    index = asarray(index)
+    if index.shape != () or index.dtype.kind not in "iub":
+        raise TypeError(located(f"switch: the index must be an integer scalar, got {index.value.type}"))
+    clamped = ops.clamp(ops.constant(0, BRANCH_INDEX), ops.convert(index, BRANCH_INDEX),
+                        ops.constant(len(branches) - 1, BRANCH_INDEX))
+    return _case("switch", clamped, branches, operands)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, as one XLA conditional
+    (``jax.lax.cond``): both branches are traced once, and only the chosen one runs.
+
+    >>> import numpy as np, xlac
+    >>> f = xlac.compile(lambda x: xlac.cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x))
+    >>> np.asarray(f(np.array([1.0, 2.0]))).tolist(), np.asarray(f(np.array([-1.0, -2.0]))).tolist()
+    ([2.0, 4.0], [1.0, 2.0])
+    """
+    if current_trace() is None:
+        return _run_compiled(lambda p, *xs: cond(p, true_fun, false_fun, *xs), pred, *operands)
+    if isinstance(pred, (bool, np.bool_)) or _is_static_int(pred):
+        return (true_fun if pred else false_fun)(*operands)
+    pred = asarray(pred)
+    if pred.shape != ():
+        raise TypeError(located(f"cond: the predicate must be a scalar, got {pred.value.type}"))
+    if pred.dtype.kind not in "biu":
+        raise TypeError(located(f"cond: the predicate must be a boolean or integer scalar, got {pred.dtype}"))
+    taken = ops.convert(ops.compare(pred, ops.full_like(pred, 0), "NE"), BRANCH_INDEX)
+    return _case("cond", taken, [false_fun, true_fun], operands)
+
+
+def _case(api: str, index: Tracer, branches, operands):
+    leaves, tree = pytree.flatten(tuple(operands))
+    args = _as_carries(leaves)
+    regions = [_trace_region(lambda *xs, fn=fn: fn(*pytree.unflatten(tree, list(xs))), args, f"{api}'s branch {k}",
+                             location=_body_location(fn)) for k, fn in enumerate(branches)]
+    first = regions[0]
+    for k, region in enumerate(regions[1:], 1):
+        if region.out_tree != first.out_tree:
+            raise TypeError(located(f"{api}: branch {k} returns another structure than branch 0", region.location))
+        paths = _leaf_paths(first.out_tree, "output")
+        for path, a, b in zip(paths, first.out_types, region.out_types):
+            if a != b:
+                raise TypeError(located(f"{api}: {path} is {a} in branch 0 and {b} in branch {k}; every branch "
+                                        "must return the same shapes and dtypes", region.location))
+    checks = [region.checks for region in regions]
+    if any(checks):
+        offsets = np.cumsum([0] + [len(c) for c in checks[:-1]])
+        regions = [_with_status_output(region, int(offset)) for region, offset in zip(regions, offsets)]
+    lifted = [region.lifted for region in regions]
+    graphs = [_with_inputs(region.graph, len(args), [x for ls in lifted[:k] for x in ls],
+                           [x for ls in lifted[k + 1:] for x in ls]) for k, region in enumerate(regions)]
+    operands = [*args, *(x for ls in lifted for x in ls)]
+    result_types = tuple(v.type for v in graphs[0].outputs)
+    results = current_trace().bind(P.case, [index, *operands], {"result_types": result_types},
+                                   subgraphs=tuple(graphs))
+    results = list(results)
+    if any(checks):
+        _adopt_status(results.pop(), [check for c in checks for check in c])
+    for k, result in enumerate(results):
+        result.weak = all(region.out_weak[k] for region in regions)
+    return pytree.unflatten(first.out_tree, results)
+
+
+def _with_status_output(region: _Region, offset: int) -> _Region:
+    """``region`` returning a checks status numbered from ``offset`` (the checks of the branches before),
+    zeros where it has no checks: every branch of one ``case`` returns one."""
+    with Trace() as trace:
+        inputs = [trace.add_input(v.type) for v in region.graph.inputs]
+        outputs = inline(region.graph, inputs)
+        if region.checks:
+            status = outputs.pop()
+            code = _status_code(status)
+            failed = ops.compare(code, ops.constant(0, INDEX_DTYPE), "NE")
+            code = ops.select(failed, ops.add(code, ops.constant(offset, INDEX_DTYPE)), code)
+            status = ops.concatenate([ops.reshape(code, (1,)), ops.slice(status, (1,), (2,), (1,))], 0)
+        else:
+            status = ops.full((2,), 0, INDEX_DTYPE)
+        outputs.append(status)
+    graph = dataclasses.replace(trace.graph, outputs=[x.value for x in outputs])
+    return dataclasses.replace(region, graph=graph)
+
+
+# ---------------------------------------------------------------- scan
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of ``xs``; the final carry and the
+    ``y``'s stacked (``jax.lax.scan``). ``xs=None`` with ``length``: ``f`` gets ``None`` for ``x``.
+
+    >>> import numpy as np, xlac
+    >>> carry, ys = xlac.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
+    >>> float(carry), np.asarray(ys).tolist()
+    (6.0, [0.0, 2.0, 9.0])
+    """
+    if current_trace() is None:
+        return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+    x_leaves, x_tree = pytree.flatten(xs)
+    x_arrays = _as_carries(x_leaves)
+    lengths = {x.shape[0] for x in x_arrays if x.ndim}
+    if any(x.ndim == 0 for x in x_arrays):
+        raise ValueError(located("scan: every leaf of xs needs a leading axis to scan over"))
+    if length is not None:
+        lengths.add(operator.index(length))
+    if len(lengths) != 1:
+        raise ValueError(located(f"scan: the leading axes of xs and length disagree: {sorted(lengths)}"
+                                 if lengths else "scan: give xs or length"))
+    (n,) = lengths
+    carry_leaves, carry_tree = pytree.flatten(init)
+    carries = _as_carries(carry_leaves)
+
+    # Trace f once, on stand-ins for one example, for the types of its outputs (its carry may widen).
+    example = [ops.full(a.shape[1:], 0, a.dtype) for a in x_arrays]
+    step = _scan_step(f, carry_tree, x_tree, len(carries))
+    carries, region = _traced_scan_step(step, carry_tree, carries, example, f)
+    n_carry = len(carries)
+    y_types = region.out_types[n_carry:]
+    _, y_tree = _split_out_tree(region.out_tree)
+    buffers = [ops.full((n, *t.shape), 0, t.dtype) for t in y_types]
+    if n == 0:
+        return pytree.unflatten(carry_tree, carries), pytree.unflatten(y_tree, buffers)
+    lo = ops.constant(0, INDEX_DTYPE, weak=True)
+
+    def body(state):
+        i, cs, bufs = state
+        at = ops.sub(ops.constant(n - 1, INDEX_DTYPE), i) if reverse else i
+        x = [ops.reshape(ops.dynamic_slice(a, [at] + [ops.constant(0, INDEX_DTYPE)] * (a.ndim - 1),
+                                           (1, *a.shape[1:])), a.shape[1:]) for a in x_arrays]
+        outs = inline(region.graph, [*cs, *x, *region.lifted])
+        if region.checks:
+            status = outs.pop()
+            _adopt_status(status, region.checks)
+        new_cs, ys = outs[:n_carry], outs[n_carry:]
+        zeros = [ops.constant(0, INDEX_DTYPE)]
+        new_bufs = [ops.dynamic_update_slice(b, ops.reshape(y, (1, *y.shape)), [at] + zeros * y.ndim)
+                    for b, y in zip(bufs, ys)]
+        return ops.add(i, ops.constant(1, INDEX_DTYPE)), new_cs, new_bufs
+
+    def more(state):
+        return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
+    if unroll is not True and operator.index(unroll) != 1:
+        raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
+    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f))
+    return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
+
+
+def _scan_step(f, carry_tree, x_tree, n_carry):
+    def step(*leaves):
+        carry = pytree.unflatten(carry_tree, list(leaves[:n_carry]))
+        x = pytree.unflatten(x_tree, list(leaves[n_carry:]))
+        out = f(carry, x)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise TypeError(located("scan: f must return a pair (carry, y)", _body_location(f)))
+        return out
+    return step
+
+
+def _split_out_tree(out_tree):
+    """The carry's and the y's tree of a (carry, y) pair's tree."""
+    placeholder = pytree.unflatten(out_tree, list(range(_count_leaves(out_tree))))
+    carry, y = placeholder
+    return pytree.flatten(carry)[1], pytree.flatten(y)[1]
+
+
+def _count_leaves(tree) -> int:
+    return len(pytree.leaf_paths(tree))
+
+
+def _traced_scan_step(step, carry_tree, carries, x_example, f):
+    paths = _leaf_paths(carry_tree, "init")
+    for _ in range(len(carries) + 1):
+        region = _trace_region(step, [*carries, *x_example], "scan's f", location=_body_location(f))
+        out_carry_tree, _ = _split_out_tree(region.out_tree)
+        if out_carry_tree != carry_tree:
+            raise TypeError(located("scan: f must return a carry with the structure of init", region.location))
+        if not _widened("scan", carries, region, paths):
+            return carries, region
+    raise AssertionError("xlac internal error: scan carries kept widening")
+
+
