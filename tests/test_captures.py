@@ -175,3 +175,14 @@ def test_out_into_an_outside_numpy_array_is_written_back():
     for k in range(1, 4):
         assert float(step(np.arange(3, dtype=np.float32))) == 2.0 * k
     assert_matches(running, np.arange(3, dtype=np.float32) * 3)
+
+
+def test_a_transform_inside_a_compiled_function_reads_an_outside_array_per_call():
+    weights = xlac.asarray(np.ones(3))
+
+    @xlac.compile
+    def f(x):
+        return xlac.grad(lambda y: (y * weights).sum())(x)
+    np.testing.assert_array_equal(np.asarray(f(np.ones(3))), np.ones(3))
+    weights[...] = np.full(3, 5.0)
+    np.testing.assert_array_equal(np.asarray(f(np.ones(3))), np.full(3, 5.0))

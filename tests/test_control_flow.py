@@ -214,24 +214,109 @@ def test_branches_with_different_outputs_are_refused():
         xlac.compile(lambda p, x: xlac.cond(p, lambda v: v[:3], lambda v: v[:2], x))(True, np.zeros(4))
 
 
-def test_writes_into_enclosing_arrays_from_a_body_are_refused_not_lost():
-    def f(x):
+def test_a_body_writes_into_an_argument_in_place_as_numpy():
+    def f(x, v):
         def body(i, acc):
             x[i] = acc
+            x[i + 1] += v
             return acc + 1.0
-        return xlac.fori_loop(0, 3, body, 0.0)
-    with pytest.raises(xlac.UnsupportedError, match="writing into an array of the enclosing function"):
-        xlac.compile(f)(np.zeros(4))
+        return xlac.fori_loop(0, 3, body, 0.5)
+
+    x = np.zeros(5)
+    expected_x = x.copy()
+    acc = 0.5
+    for i in range(3):
+        expected_x[i] = acc
+        expected_x[i + 1] += 2.0
+        acc += 1.0
+    got = xlac.compile(f)(x, 2.0)
+    _same(got, np.float64(acc))
+    _same(x, expected_x)
+
+
+def test_a_body_writes_into_an_outside_array_and_the_next_call_sees_it():
     buffer = xlac.asarray(np.zeros(4))
 
     def g(v):
         def body(i, acc):
-            buffer[i] = acc
+            buffer[i] += acc
             return acc + v
+        return xlac.fori_loop(0, 3, body, 1.0)
+    f = xlac.compile(g)
+    f(1.0)
+    f(1.0)
+    _same(buffer, np.array([2.0, 4.0, 6.0, 0.0]))
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_a_branch_writes_into_an_argument_the_other_leaves_alone(pred):
+    def f(p, x):
+        def write():
+            x[1:] *= 10.0
+            return x.sum()
+        return xlac.cond(p, write, lambda: x.sum() * 0.0)
+    x = np.arange(3.0)
+    expected = np.arange(3.0)
+    if pred:
+        expected[1:] *= 10.0
+    got = xlac.compile(f)(pred, x)
+    _same(x, expected)
+    _same(got, np.float64(expected.sum() if pred else 0.0))
+
+
+def test_scan_and_nested_loops_write_into_an_argument():
+    def f(grid, xs):
+        def row(i, _):
+            def col(j, __):
+                grid[i, j] = i * 10 + j
+                return __
+            return xlac.fori_loop(0, grid.shape[1], col, _)
+        xlac.fori_loop(0, grid.shape[0], row, 0)
+
+        def step(c, x):
+            grid[0, 0] += x
+            return c + x, c
+        return xlac.scan(step, 0.0, xs)
+    grid = np.zeros((2, 3))
+    carry, ys = xlac.compile(f)(grid, np.array([1.0, 2.0]))
+    expected = np.array([[0.0, 1, 2], [10, 11, 12]])
+    expected[0, 0] += 3.0
+    _same(grid, expected)
+    _same(carry, np.float64(3.0))
+    _same(ys, np.array([0.0, 1.0]))
+
+
+def test_a_failed_check_in_iteration_k_leaves_the_writes_before_it_as_numpy():
+    def f(x, idx):
+        def body(i, acc):
+            x[i] = idx[i] * 1.0
+            return acc + x[idx[i]]
+        return xlac.fori_loop(0, 4, body, 0.0)
+    x = np.zeros(4)
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 4"):
+        xlac.compile(f)(x, np.array([1, 0, 9, 2]))
+    _same(x, np.array([1.0, 0.0, 9.0, 0.0]))      # NumPy wrote x[2] = 9.0, then x[9] raised
+
+
+def test_a_body_that_writes_an_array_and_reads_another_view_of_it_is_refused():
+    def f(x):
+        head = x[:2]
+        def body(i, acc):
+            x[i] = acc
+            return acc + head.sum()
         return xlac.fori_loop(0, 3, body, 0.0)
-    with pytest.raises(xlac.UnsupportedError, match="writing into an array of the enclosing function"):
-        xlac.compile(g)(1.0)
-    np.testing.assert_array_equal(np.asarray(buffer), np.zeros(4))
+    with pytest.raises(xlac.UnsupportedError, match="reads another view of the same array"):
+        xlac.compile(f)(np.zeros(4))
+
+
+def test_a_transform_may_not_write_into_enclosing_arrays():
+    def f(x, buf):
+        def inner(y):
+            buf[0] = y.sum()
+            return (y * 2).sum()
+        return xlac.grad(inner)(x)
+    with pytest.raises(xlac.UnsupportedError, match="inside a transformed function"):
+        xlac.compile(f)(np.ones(3), np.zeros(2))
 
 
 def test_a_body_may_write_into_its_own_carry():
@@ -248,3 +333,23 @@ def test_differentiating_or_batching_a_loop_is_a_clear_error():
         xlac.compile(xlac.grad(loss))(2.0)
     with pytest.raises(xlac.UnsupportedError, match="vmap of xlac.while_loop"):
         xlac.compile(xlac.vmap(loss))(np.ones(3))
+
+
+def test_a_row_written_per_iteration_updates_the_argument_buffer_without_a_copy():
+    @xlac.compile
+    def fill(cache, rows):
+        def body(i, unused):
+            cache[i] = rows[i]
+            return unused
+        xlac.fori_loop(0, rows.shape[0], body, 0)
+    cache = xlac.asarray(np.zeros((4096, 256), np.float32))
+    rows = xlac.asarray(np.ones((64, 256), np.float32))
+    compiled = fill.lower(cache, rows).compile()
+    hlo = compiled.as_text()
+    assert "input_output_alias={ {1}: (0," in hlo
+    assert not [line for line in hlo.splitlines() if "f32[4096,256]" in line and " copy(" in line]
+    assert compiled.memory_analysis()["temp_size_in_bytes"] < 4096 * 256 * 4
+    fill(cache, rows)
+    expected = np.zeros((4096, 256), np.float32)
+    expected[:64] = 1.0
+    _same(cache, expected)

@@ -50,19 +50,26 @@ BRANCH_INDEX = np.dtype("int32")
 
 @dataclass
 class _Region:
-    """A body traced into a closed graph: its inputs are the operands, then a status input (a loop body
-    with checks), then ``lifted``; its outputs the results' leaves, then the status (when it has checks)."""
+    """A body traced into a closed graph. Its inputs: the operands, a status input (a loop body), then one
+    per value of ``lifted``. Its outputs: the results' leaves, the checks status (a loop body, or a body
+    with checks), then the new value of each array of ``written``."""
 
     graph: Graph
     out_tree: pytree.TreeDef
     out_weak: list[bool]
     lifted: list[Tracer]           # values of the enclosing trace the body reads, for the trailing inputs
+    written: list[Tracer]          # those of them the body writes into, in that order
     checks: list[Check]
+    has_status: bool
     location: SourceLocation | None
 
     @property
     def out_types(self) -> list[TensorType]:
         return [v.type for v in self.graph.outputs[:len(self.out_weak)]]
+
+    @property
+    def written_outputs(self) -> list[Value]:
+        return self.graph.outputs[len(self.out_weak) + self.has_status:]
 
 
 def _body_location(fn) -> SourceLocation | None:
@@ -73,13 +80,24 @@ def _body_location(fn) -> SourceLocation | None:
 def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool = False,
                   location: SourceLocation | None = None) -> _Region:
     """Trace ``fn(*operands)`` into a closed graph. ``status_carry``: the graph takes the checks status
-    of the iterations before and returns it, or its own where those all held (a loop body). ``location``:
-    the user's function, where ``fn`` wraps it, for error messages."""
+    of the iterations before and returns it, or its own where those all held (a loop body); a body with
+    checks is traced again so that none of its writes happens after an earlier iteration failed, as NumPy
+    would have stopped there. ``location``: the user's function, where ``fn`` wraps it, for errors."""
+    region = _trace_region_once(fn, operands, what, status_carry, location, guard_by_status=False)
+    if status_carry and region.checks:
+        region = _trace_region_once(fn, operands, what, status_carry, location, guard_by_status=True)
+    return region
+
+
+def _trace_region_once(fn, operands, what, status_carry, location, guard_by_status: bool) -> _Region:
     with Trace() as trace:
+        trace.writes_enclosing = True
         trace.watch = StateWatch(trace, f"{what}")
         trace.watch.add_function(fn, fixed=True)
         inputs = [trace.add_input(x.value.type, weak=x.weak, name=f"operand{i}") for i, x in enumerate(operands)]
         status_in = trace.add_input(STATUS_TYPE, name="status") if status_carry else None
+        if guard_by_status:
+            trace.checks.ok = ops.compare(_status_code(status_in), ops.constant(0, INDEX_DTYPE), "EQ")
         try:
             out_leaves, out_tree = pytree.flatten(fn(*inputs))
         except BaseException:
@@ -95,9 +113,61 @@ def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool =
             outputs.append(trace.checks.output())
     graph = trace.graph
     graph.outputs = [x.value for x in outputs]
-    graph = pure_graph(graph, len(operands) + status_carry)
-    return _Region(graph, out_tree, out_weak, [outer for outer, _ in trace.lifted.values()], checks,
-                   location or _body_location(fn))
+    n_own = len(operands) + status_carry
+    graph, written = pure_graph(graph, n_own, enclosing_writes=True)
+    lifted = [outer for outer, _ in trace.lifted.values()]
+    region = _Region(graph, out_tree, out_weak, lifted, [lifted[i - n_own] for i in written], checks,
+                     status_carry or bool(checks), location or _body_location(fn))
+    _refuse_aliased_writes(region)
+    return region
+
+
+def _owner(x: Tracer) -> Tracer:
+    while x.base is not None:
+        x = x.base
+    return x
+
+
+def _refuse_aliased_writes(region: _Region) -> None:
+    """A body that writes an array of the enclosing function and also reads another view of the same memory
+    would see stale values through that view: refused."""
+    written = {id(_owner(w)): w for w in region.written}
+    for x in region.lifted:
+        w = written.get(id(_owner(x)))
+        if w is not None and x is not w:
+            raise UnsupportedError(located("a loop body or branch that writes into an array of the enclosing "
+                                           "function and reads another view of the same array is not supported "
+                                           "yet: index the array itself inside the body", region.location))
+
+
+def _closed(region: _Region, n_own: int, layout: list[Tracer], *, status_input: bool = False):
+    """``region``'s graph taking the node's operands: its own first ``n_own`` inputs (then an unused status
+    input if ``status_input``), then one per value of ``layout`` (values of the enclosing trace, its own
+    lifted ones where it has them). Also the input standing for each value of ``layout``."""
+    own = region.graph.inputs[:n_own] + ([Value(STATUS_TYPE)] if status_input else [])
+    by_id = {x.value.id: v for x, v in zip(region.lifted, region.graph.inputs[n_own:])}
+    for_layout = [by_id.get(x.value.id) or Value(x.value.type) for x in layout]
+    inputs = own + for_layout
+    return dataclasses.replace(region.graph, inputs=inputs, input_names=[""] * len(inputs)), for_layout
+
+
+def _layout(written: list[Tracer], regions: list[_Region]) -> list[Tracer]:
+    """The enclosing values a node's regions share as operands: the written ones (carried), then every other
+    value some region reads (invariants), each once."""
+    seen = {w.value.id for w in written}
+    out = list(written)
+    for region in regions:
+        for x in region.lifted:
+            if x.value.id not in seen:
+                seen.add(x.value.id)
+                out.append(x)
+    return out
+
+
+def _write_back(written: list[Tracer], new_values) -> None:
+    """After a loop or a conditional: the arrays of this trace its bodies wrote now hold the new values."""
+    for array, new in zip(written, new_values):
+        array._store(new)
 
 
 def _owned(trace: Trace, x: Tracer) -> Tracer:
@@ -117,15 +187,6 @@ def _first_failure(before: Tracer, now: Tracer) -> Tracer:
 def _adopt_status(status: Tracer, checks: list[Check]) -> None:
     payload = ops.reshape(ops.slice(status, (1,), (2,), (1,)), ())
     current_trace().checks.adopt(_status_code(status), payload, checks)
-
-
-def _with_inputs(graph: Graph, before: int, lifted_before: list[Tracer], lifted_after: list[Tracer]) -> Graph:
-    """``graph`` taking unused inputs standing for ``lifted_before`` (after its first ``before`` inputs) and
-    ``lifted_after`` (at its end): the operand list that several regions of one node share."""
-    extra_before = [Value(x.value.type) for x in lifted_before]
-    extra_after = [Value(x.value.type) for x in lifted_after]
-    inputs = graph.inputs[:before] + extra_before + graph.inputs[before:] + extra_after
-    return dataclasses.replace(graph, inputs=inputs, input_names=[""] * len(inputs))
 
 
 def _type_mismatch(api: str, where: str, path: str, expected: TensorType, got: TensorType,
@@ -192,18 +253,23 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     if cond.out_types != [TensorType((), np.dtype("bool"))]:
         raise TypeError(located(f"{api}: cond_fun must return a boolean scalar, got "
                                 f"{', '.join(map(str, cond.out_types)) or 'nothing'}", cond.location))
+    if cond.written:
+        raise UnsupportedError(located(f"{api}: cond_fun writes into an array; write in body_fun", cond.location))
     status = ops.full((2,), 0, INDEX_DTYPE)
-    # Both regions take the node's operands: the carries, the checks status, cond's and body's lifted values.
-    n = len(carries) + 1
-    cond_graph = _with_inputs(cond.graph, len(carries), [status], body.lifted)
-    body_graph = _with_inputs(body.graph, n, cond.lifted, [])
-    operands = [*carries, status, *cond.lifted, *body.lifted]
-    results = current_trace().bind(P.while_, operands, {"n_carries": n}, subgraphs=(cond_graph, body_graph))
+    # The node's operands: the carries, the checks status and the arrays the body writes (all carried),
+    # then the values of this trace the regions only read (loop invariants).
+    layout = _layout(body.written, [body, cond])
+    n = len(carries) + 1 + len(body.written)
+    cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
+    body_graph, _ = _closed(body, len(carries) + 1, layout)
+    results = current_trace().bind(P.while_, [*carries, status, *layout], {"n_carries": n},
+                                   subgraphs=(cond_graph, body_graph))
     for result, carry in zip(results, carries):
         result.weak = carry.weak
+    _write_back(body.written, results[len(carries) + 1:])
     if body.checks:
-        _adopt_status(results[n - 1], body.checks)
-    return pytree.unflatten(tree, list(results[:n - 1]))
+        _adopt_status(results[len(carries)], body.checks)
+    return pytree.unflatten(tree, list(results[:len(carries)]))
 
 
 def while_loop(cond_fun, body_fun, init_val):
@@ -350,16 +416,26 @@ def _case(api: str, index: Tracer, branches, operands):
     if any(checks):
         offsets = np.cumsum([0] + [len(c) for c in checks[:-1]])
         regions = [_with_status_output(region, int(offset)) for region, offset in zip(regions, offsets)]
-    lifted = [region.lifted for region in regions]
-    graphs = [_with_inputs(region.graph, len(args), [x for ls in lifted[:k] for x in ls],
-                           [x for ls in lifted[k + 1:] for x in ls]) for k, region in enumerate(regions)]
-    operands = [*args, *(x for ls in lifted for x in ls)]
+    # The node's operands: the branches' operands, then the arrays of this trace any branch writes, then
+    # those they only read. Each branch returns the new value of every written array (its input if it
+    # does not write it).
+    written = _layout([], [dataclasses.replace(region, lifted=region.written) for region in regions])
+    layout = _layout(written, regions)
+    graphs = []
+    for region in regions:
+        graph, for_layout = _closed(region, len(args), layout)
+        new_values = dict(zip((w.value.id for w in region.written), region.written_outputs))
+        results_and_status = graph.outputs[:len(region.out_weak) + region.has_status]
+        graph.outputs = results_and_status + [new_values.get(w.value.id, v) for w, v in zip(written, for_layout)]
+        graphs.append(graph)
     result_types = tuple(v.type for v in graphs[0].outputs)
-    results = current_trace().bind(P.case, [index, *operands], {"result_types": result_types},
-                                   subgraphs=tuple(graphs))
-    results = list(results)
+    results = list(current_trace().bind(P.case, [index, *args, *layout], {"result_types": result_types},
+                                        subgraphs=tuple(graphs)))
+    n_results = len(first.out_weak)
+    _write_back(written, results[n_results + any(checks):])
     if any(checks):
-        _adopt_status(results.pop(), [check for c in checks for check in c])
+        _adopt_status(results[n_results], [check for c in checks for check in c])
+    results = results[:n_results]
     for k, result in enumerate(results):
         result.weak = all(region.out_weak[k] for region in regions)
     return pytree.unflatten(first.out_tree, results)
@@ -368,20 +444,21 @@ def _case(api: str, index: Tracer, branches, operands):
 def _with_status_output(region: _Region, offset: int) -> _Region:
     """``region`` returning a checks status numbered from ``offset`` (the checks of the branches before),
     zeros where it has no checks: every branch of one ``case`` returns one."""
+    n_results = len(region.out_weak)
     with Trace() as trace:
         inputs = [trace.add_input(v.type) for v in region.graph.inputs]
         outputs = inline(region.graph, inputs)
         if region.checks:
-            status = outputs.pop()
+            status = outputs.pop(n_results)
             code = _status_code(status)
             failed = ops.compare(code, ops.constant(0, INDEX_DTYPE), "NE")
             code = ops.select(failed, ops.add(code, ops.constant(offset, INDEX_DTYPE)), code)
             status = ops.concatenate([ops.reshape(code, (1,)), ops.slice(status, (1,), (2,), (1,))], 0)
         else:
             status = ops.full((2,), 0, INDEX_DTYPE)
-        outputs.append(status)
+        outputs.insert(n_results, status)
     graph = dataclasses.replace(trace.graph, outputs=[x.value for x in outputs])
-    return dataclasses.replace(region, graph=graph)
+    return dataclasses.replace(region, graph=graph, has_status=True)
 
 
 # ---------------------------------------------------------------- scan
@@ -430,10 +507,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         x = [ops.reshape(ops.dynamic_slice(a, [at] + [ops.constant(0, INDEX_DTYPE)] * (a.ndim - 1),
                                            (1, *a.shape[1:])), a.shape[1:]) for a in x_arrays]
         outs = inline(region.graph, [*cs, *x, *region.lifted])
+        n_results = len(region.out_weak)
         if region.checks:
-            status = outs.pop()
-            _adopt_status(status, region.checks)
-        new_cs, ys = outs[:n_carry], outs[n_carry:]
+            _adopt_status(outs[n_results], region.checks)
+        _write_back(region.written, outs[n_results + region.has_status:])
+        new_cs, ys = outs[:n_carry], outs[n_carry:n_results]
         zeros = [ops.constant(0, INDEX_DTYPE)]
         new_bufs = [ops.dynamic_update_slice(b, ops.reshape(y, (1, *y.shape)), [at] + zeros * y.ndim)
                     for b, y in zip(bufs, ys)]

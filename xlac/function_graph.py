@@ -92,27 +92,29 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
             outputs.append(trace.checks.output().value)
     graph = trace.graph
     graph.outputs = outputs
-    graph = pure_graph(graph, len(leaves))
+    graph, _ = pure_graph(graph, len(leaves))
     return SubGraph(graph, in_tree, out_tree, [outer for outer, _ in trace.lifted.values()],
                     trace.checks.all_checks())
 
 
-def pure_graph(graph: Graph, n_own_inputs: int) -> Graph:
-    """``graph`` after the pure-making passes, for a transform or a loop body. A write to one of its own
-    inputs (an argument, a carry) stays inside: its new value is not an output. A write that reaches a value
-    of an enclosing trace (the inputs after the first ``n_own_inputs``: closures, outside arrays) cannot be
-    made from inside and raises an UnsupportedError with the write's line."""
+def pure_graph(graph: Graph, n_own_inputs: int, *, enclosing_writes: bool = False) -> tuple[Graph, list[int]]:
+    """``graph`` after the pure-making passes, for a transform or a loop body, and the inputs written that
+    stand for values of an enclosing trace (those after the first ``n_own_inputs``: closures, outside
+    arrays). A write to one of its own inputs (an argument, a carry) stays inside: its new value is not an
+    output. With ``enclosing_writes`` (a loop body, a branch) the new value of each written enclosing input
+    is an extra output, in input order; otherwise such a write raises an UnsupportedError with its line."""
     n_outputs = len(graph.outputs)
     passes = dict(PASSES)
     for name in PURE_PASSES:
         graph = passes[name](graph)
-    outer = [graph.inputs[i] for i, _ in graph.input_updates if i >= n_own_inputs]
-    if outer:
-        location = next((where for where, before, _ in graph.writes if before is outer[0]), None)
+    outer = sorted((i, o) for i, o in graph.input_updates if i >= n_own_inputs)
+    if outer and not enclosing_writes:
+        first = graph.inputs[outer[0][0]]
+        location = next((where for where, before, _ in graph.writes if before is first), None)
         raise UnsupportedError(located(WRITE_TO_ENCLOSING, location))
-    graph.outputs = graph.outputs[:n_outputs]
+    graph.outputs = graph.outputs[:n_outputs] + [graph.outputs[o] for _, o in outer]
     graph.input_updates = []
-    return graph
+    return graph, [i for i, _ in outer]
 
 
 def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list:

@@ -48,6 +48,9 @@ class Trace:
         # The outside state the traced function reaches, noted before it ran (an xlac.rebinding.StateWatch):
         # None where no one watches it (eager operations).
         self.watch = None
+        # Whether the function may write into arrays of the enclosing traces (a loop body, a branch: the
+        # written arrays become the region's extra results); transforms may not.
+        self.writes_enclosing = False
 
     def __enter__(self) -> "Trace":
         stack = _state.stack
@@ -71,7 +74,7 @@ class Trace:
             # A value from further out comes in through the parent's own stand-in for it.
             parents = outer if outer._trace is self.parent else self.parent.lift(outer)
             inner = self.add_input(outer.value.type, weak=outer.weak, name="<from enclosing trace>",
-                                   mutability="readonly")
+                                   mutability=outer.mutability if self.writes_enclosing else "readonly")
             entry = self.lifted[outer.value.id] = (parents, inner)
         return entry[1]
 

@@ -23,9 +23,8 @@ NUMPY_ARRAY_HINT = (
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
 WRITE_TO_ENCLOSING = (
-    "writing into an array of the enclosing function from inside a loop body, a branch or a transformed "
-    "function (grad, vmap, ...) is not supported yet: pass the array in (a loop carry, an argument) and "
-    "return its new value")
+    "writing into an array of the enclosing function from inside a transformed function (grad, vmap, ...) "
+    "is not supported yet: pass the array in as an argument and return its new value")
 
 
 class Tracer:
@@ -124,6 +123,10 @@ class Tracer:
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
-        if self._trace is not current_trace():
-            raise UnsupportedError(located(WRITE_TO_ENCLOSING))
+        current = current_trace()
+        if self._trace is not current:
+            if current is None or not current.writes_enclosing or not current.encloses(self._trace):
+                raise UnsupportedError(located(WRITE_TO_ENCLOSING))
+            current.lift(self)._store(new)         # a loop body's write: see xlac.control_flow
+            return
         self._trace.bind(P.store, (self, self._trace.checks.guard_write(self, new)))
