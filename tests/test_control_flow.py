@@ -195,7 +195,7 @@ def test_the_printed_ir_nests_bodies_with_their_lines():
         return v * 2.0
 
     text = str(xlac.compile(lambda v: xlac.fori_loop(0, 3, body, v)).trace(1.0).ir("final"))
-    assert "while[n_carries=3]" in text
+    assert "while[n_carries=3 trip_count=3]" in text
     line = body.__code__.co_firstlineno + 1
     assert f"test_control_flow.py:{line} multiply" in text
 
@@ -326,13 +326,117 @@ def test_a_body_may_write_into_its_own_carry():
     _same(xlac.compile(lambda v: xlac.fori_loop(0, 3, body, v))(np.zeros(4)), np.array([0.0, 2.0, 4.0, 0.0]))
 
 
-def test_differentiating_or_batching_a_loop_is_a_clear_error():
-    def loss(w):
-        return xlac.fori_loop(0, 3, lambda i, v: v * w, 1.0)
-    with pytest.raises(xlac.UnsupportedError, match="reverse-mode differentiation"):
-        xlac.compile(xlac.grad(loss))(2.0)
-    with pytest.raises(xlac.UnsupportedError, match="vmap of xlac.while_loop"):
-        xlac.compile(xlac.vmap(loss))(np.ones(3))
+# ---------------------------------------------------------------- transforms
+
+
+@FEW
+@given(trips=st.integers(0, 6), w=st.floats(-1.5, 1.5), reverse=st.booleans())
+def test_gradients_through_fori_loop_and_scan_equal_jax(trips, w, reverse):
+    x = np.linspace(-1.0, 2.0, max(trips, 1))
+
+    def loop(w, x):
+        return xlac.fori_loop(0, trips, lambda i, v: xnp.sin(v) * w + x[i] * w, 0.5)
+
+    def jax_loop(w, x):
+        return jax.lax.fori_loop(0, trips, lambda i, v: jnp.sin(v) * w + x[i] * w, 0.5)
+
+    def scanned(w, x):
+        c, ys = xlac.scan(lambda c, xi: (xnp.tanh(c * w + xi), c * xi), 0.1, x, reverse=reverse)
+        return c + ys.sum()
+
+    def jax_scanned(w, x):
+        c, ys = jax.lax.scan(lambda c, xi: (jnp.tanh(c * w + xi), c * xi), 0.1, x, reverse=reverse)
+        return c + ys.sum()
+    for mine, theirs in ((loop, jax_loop), (scanned, jax_scanned)):
+        got = xlac.grad(mine, argnums=(0, 1))(w, x)
+        expected = jax.grad(theirs, argnums=(0, 1))(w, jnp.asarray(x))
+        np.testing.assert_allclose(float(got[0]), float(expected[0]), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(np.asarray(got[1]), np.asarray(expected[1]), rtol=1e-9, atol=1e-12)
+        tangent = xlac.jvp(mine, (w, x), (1.0, np.ones_like(x)))[1]
+        np.testing.assert_allclose(float(tangent), float(jax.jvp(theirs, (w, jnp.asarray(x)),
+                                                                 (1.0, jnp.ones_like(x)))[1]), rtol=1e-9, atol=1e-12)
+
+
+def test_gradients_through_an_in_place_loop_equal_jax_with_at_set():
+    def f(x):
+        y = x * 1.0
+        def body(i, acc):
+            y[i + 1] = y[i] * y[i + 1] + acc
+            return acc + y[i]
+        acc = xlac.fori_loop(0, 3, body, 0.0)
+        return (y ** 2).sum() + acc
+
+    def jax_f(x):
+        def body(i, state):
+            y, acc = state
+            y = y.at[i + 1].set(y[i] * y[i + 1] + acc)
+            return y, acc + y[i]
+        y, acc = jax.lax.fori_loop(0, 3, body, (x, 0.0))
+        return (y ** 2).sum() + acc
+    x = np.array([0.5, 1.5, -0.7, 2.0])
+    np.testing.assert_allclose(np.asarray(xlac.grad(f)(x)), np.asarray(jax.grad(jax_f)(x)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("p", [1.0, -1.0])
+def test_gradients_and_tangents_through_cond_equal_jax(p):
+    def f(p, v):
+        return xlac.cond(p > 0, lambda a: a * a * 3, lambda a: xnp.exp(a), v)
+
+    def jax_f(p, v):
+        return jax.lax.cond(p > 0, lambda a: a * a * 3, lambda a: jnp.exp(a), v)
+    np.testing.assert_allclose(float(xlac.grad(f, argnums=1)(p, 2.0)), float(jax.grad(jax_f, argnums=1)(p, 2.0)))
+    np.testing.assert_allclose(float(xlac.jvp(f, (p, 2.0), (0.0, 1.0))[1]),
+                               float(jax.jvp(jax_f, (p, 2.0), (0.0, 1.0))[1]))
+
+
+def test_reverse_mode_through_a_while_loop_is_a_clear_error():
+    def f(w):
+        return xlac.while_loop(lambda v: v < 10, lambda v: v * w, 1.0)
+    with pytest.raises(xlac.UnsupportedError, match="use xlac.fori_loop with Python int bounds, or xlac.scan"):
+        xlac.grad(f)(2.0)
+
+
+def test_vmap_of_cond_and_of_while_loop_equal_jax():
+    ps, xs = np.array([1.0, -2.0, 3.0]), np.array([2.0, 3.0, 4.0])
+
+    def f(p, v):
+        return xlac.cond(p > 0, lambda a: a * a * 3, lambda a: xnp.exp(a), v)
+
+    def jax_f(p, v):
+        return jax.lax.cond(p > 0, lambda a: a * a * 3, lambda a: jnp.exp(a), v)
+    _same(xlac.vmap(f)(ps, xs), jax.vmap(jax_f)(ps, xs))
+    _same(xlac.vmap(f, in_axes=(None, 0))(1.0, xs), jax.vmap(jax_f, in_axes=(None, 0))(1.0, xs))
+
+    def w(v):
+        return xlac.while_loop(lambda c: c[0] < 100, lambda c: (c[0] * 3, c[1] + 1), (v, 0))
+
+    def jax_w(v):
+        return jax.lax.while_loop(lambda c: c[0] < 100, lambda c: (c[0] * 3, c[1] + 1), (v, 0))
+    starts = np.array([1.0, 5.0, 50.0, 200.0])
+    got, expected = xlac.vmap(w)(starts), jax.vmap(jax_w)(starts)
+    _same(got[0], expected[0])
+    np.testing.assert_array_equal(np.asarray(got[1]), np.asarray(expected[1]))
+
+    def loop(w, x):
+        return xlac.fori_loop(0, 4, lambda i, v: xnp.sin(v) * w + x[i], 0.5)
+
+    def jax_loop(w, x):
+        return jax.lax.fori_loop(0, 4, lambda i, v: jnp.sin(v) * w + x[i], 0.5)
+    grid = np.arange(12.0).reshape(3, 4)
+    _same(xlac.vmap(loop, in_axes=(None, 0))(1.3, grid), jax.vmap(jax_loop, in_axes=(None, 0))(1.3, grid))
+    _same(xlac.vmap(xlac.grad(loop), in_axes=(0, None))(ps, grid[0]),
+          jax.vmap(jax.grad(jax_loop), in_axes=(0, None))(ps, jnp.asarray(grid[0])))
+
+
+def test_autocast_reaches_contractions_inside_a_loop_body():
+    def f(a, b):
+        with xlac.autocast(dtype="bfloat16"):
+            return xlac.fori_loop(0, 2, lambda i, acc: acc + a @ b, np.zeros((4, 4), np.float32))
+    a = np.random.default_rng(0).standard_normal((4, 4)).astype(np.float32)
+    traced = xlac.compile(f).trace(a, a)
+    text = str(traced.ir("final"))
+    assert "bf16[4,4]" in text and "dot_general" in text
+    np.testing.assert_allclose(np.asarray(xlac.compile(f)(a, a)), 2 * a @ a, rtol=0.05, atol=0.1)
 
 
 def test_a_row_written_per_iteration_updates_the_argument_buffer_without_a_copy():

@@ -239,7 +239,8 @@ def _widened(api: str, carries: list[Tracer], body: _Region, paths: list[str]) -
     return widened
 
 
-def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None):
+def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
+           trip_count: int | None = None):
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
 
@@ -262,8 +263,8 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     n = len(carries) + 1 + len(body.written)
     cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
     body_graph, _ = _closed(body, len(carries) + 1, layout)
-    results = current_trace().bind(P.while_, [*carries, status, *layout], {"n_carries": n},
-                                   subgraphs=(cond_graph, body_graph))
+    attrs = {"n_carries": n} if trip_count is None else {"n_carries": n, "trip_count": trip_count}
+    results = current_trace().bind(P.while_, [*carries, status, *layout], attrs, subgraphs=(cond_graph, body_graph))
     for result, carry in zip(results, carries):
         result.weak = carry.weak
     _write_back(body.written, results[len(carries) + 1:])
@@ -325,7 +326,8 @@ def _rolled_fori(lower, upper, body_fun, init_val):
     def step(state):
         i, val = state
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
-    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun))[1]
+    trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
+    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips)[1]
 
 
 def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
@@ -521,7 +523,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
     if unroll is not True and operator.index(unroll) != 1:
         raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
-    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f))
+    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n)
     return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
 
 

@@ -55,6 +55,12 @@ class Node:
     view: bool = False        # the result aliases operand 0's memory (before functionalization)
     autocast: Any = None      # the xlac.autocast state in force when the node was traced (None: off)
 
+    @property
+    def rule_attrs(self) -> dict[str, Any]:
+        """The attributes a rule (VJP, JVP, batching) receives: ``attrs``, with the node's sub-graphs under
+        ``"regions"`` where it holds any."""
+        return dict(self.attrs, regions=self.subgraphs) if self.subgraphs else self.attrs
+
 
 @dataclass(slots=True, eq=False)
 class Graph:

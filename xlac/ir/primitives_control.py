@@ -4,7 +4,8 @@
 ``while_ *carries, *invariants {n_carries}`` with ``node.subgraphs = (cond, body)``: both regions take
 every operand (the carries, then the loop invariants: values of the enclosing graph the regions read);
 ``cond`` returns one ``bool[]``, ``body`` the carries' next values. The results are the carries' final
-values.
+values. ``trip_count``, where the loop's number of iterations is known when tracing (``fori_loop`` with
+Python int bounds, ``scan``), lets reverse-mode differentiation run the body backwards.
 
 ``case index, *operands {result_types}`` with one region per branch: ``index`` (an ``int32[]`` already in
 range) picks the branch, each region takes the operands and returns values of ``result_types``.
@@ -32,7 +33,7 @@ BOOL_SCALAR = TensorType((), np.dtype("bool"))
 INDEX_SCALAR = TensorType((), np.dtype("int32"))
 
 
-def _while_rule(*operands: TensorType, n_carries: int):
+def _while_rule(*operands: TensorType, n_carries: int, trip_count: int | None = None):
     if not 0 <= n_carries <= len(operands):
         raise ShapeError(f"while: {n_carries} carries but {len(operands)} operands")
     return tuple(operands[:n_carries])

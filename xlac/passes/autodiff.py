@@ -93,7 +93,7 @@ class Backward:
                 continue
             if node.primitive.vjp is None:
                 raise _missing_rule(node, "VJP")
-            operand_cts = node.primitive.vjp(node.attrs, operands, results, result_cts)
+            operand_cts = node.primitive.vjp(node.rule_attrs, operands, results, result_cts)
             for value, operand, ct in zip(node.operands, operands, operand_cts):
                 if ct is not None and value.id in self.active:
                     cts[value.id] = add_cotangents(cts.get(value.id), _check_cotangent(node, operand, ct))
@@ -133,7 +133,7 @@ def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
         if node.primitive.jvp is None:
             raise _missing_rule(node, "JVP")
         with autocast_scope(None):
-            result_tangents = node.primitive.jvp(node.attrs, operands, results, operand_tangents)
+            result_tangents = node.primitive.jvp(node.rule_attrs, operands, results, operand_tangents)
         for value, result, t in zip(node.results, results, result_tangents):
             if t is not None and is_differentiable(value.type.dtype):
                 _check_cotangent(node, result, t)

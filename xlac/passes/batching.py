@@ -53,7 +53,7 @@ def _apply_rule(node, tracers, dims):
         raise NotImplementedError(located(f"vmap: primitive {node.primitive.name!r} has no batching rule"))
     trace = current_trace()
     first = len(trace.graph.nodes)
-    results, result_dims = rule(dict(node.attrs), list(tracers), list(dims))
+    results, result_dims = rule(dict(node.rule_attrs), list(tracers), list(dims))
     for new in trace.graph.nodes[first:]:     # the batched nodes point at the user's line of the original
         new.location, new.origin = node.location, node.origin
     return list(results), list(result_dims)
