@@ -8,7 +8,8 @@ Cases:
   argument (xlac: the written argument becomes a loop carry and its buffer is donated; jax: donate_argnums
   and ``.at[i].set`` on a carry); time per iteration, which should not grow with N; with and without
   bounds checks;
-- a 1,000-step Jacobi stencil on a 128 x 128 grid written with in-place slice assignment (jax: ``.at[].set``).
+- a 1,000-step Jacobi stencil on a 128 x 128 grid written with in-place slice assignment (jax: ``.at[].set``);
+- ``scan`` of a small RNN (hidden 128, 64 steps, batch 16): forward, and forward + backward (grad).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
+import xlac.numpy as xnp  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
 
 STEPS = 64          # rows written per call of the decode-like loop
@@ -113,6 +115,29 @@ def jacobi() -> None:
     print(f"  xlac {xs * 1e3:8.2f}  jax {js * 1e3:8.2f}  ratio {xs / js:5.2f}")
 
 
+def rnn() -> None:
+    print("scan of an RNN (hidden 128, 64 steps, batch 16), milliseconds per call")
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((128, 128)) / 12).astype(np.float32)
+    xs = rng.standard_normal((64, 16, 128)).astype(np.float32)
+    h0 = np.zeros((16, 128), np.float32)
+
+    def loss(w, xs, h0, tanh, scan):
+        h, hs = scan(lambda h, x: (tanh(h @ w + x), h), h0, xs)
+        return (h * h).sum() + hs.sum()
+    forward = xlac.compile(lambda w, xs, h0: loss(w, xs, h0, xnp.tanh, xlac.scan))
+    forward_jax = jax.jit(lambda w, xs, h0: loss(w, xs, h0, jnp.tanh, jax.lax.scan))
+    backward = xlac.compile(xlac.grad(lambda w, xs, h0: loss(w, xs, h0, xnp.tanh, xlac.scan)))
+    backward_jax = jax.jit(jax.grad(lambda w, xs, h0: loss(w, xs, h0, jnp.tanh, jax.lax.scan)))
+    args = (xlac.asarray(w), xlac.asarray(xs), xlac.asarray(h0))
+    args_jax = (jnp.asarray(w), jnp.asarray(xs), jnp.asarray(h0))
+    np.testing.assert_allclose(np.asarray(backward(*args)), np.asarray(backward_jax(*args_jax)), rtol=2e-3, atol=2e-3)
+    for name, mine, theirs in (("forward", forward, forward_jax), ("forward + backward", backward, backward_jax)):
+        xs_, js = interleaved(lambda: mine(*args).block_until_ready(), lambda: theirs(*args_jax).block_until_ready(),
+                              number=10)
+        print(f"  {name:20s} xlac {xs_ * 1e3:8.3f}  jax {js * 1e3:8.3f}  ratio {xs_ / js:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1024,16384,65536")
@@ -121,6 +146,7 @@ def main() -> None:
     for check_bounds in (False, True):
         decode([int(n) for n in args.rows.split(",")], check_bounds)
     jacobi()
+    rnn()
 
 
 if __name__ == "__main__":

@@ -9,8 +9,10 @@ widens (``0`` becoming float32) takes the body's dtype, as in JAX. Traced indice
 checked as everywhere else: the first failing check of any iteration raises after the call. Called
 outside a compiled function, they compile and run.
 
-Not yet: differentiating or batching loops and branches (they raise ``UnsupportedError``), and writes
-from inside a body into arrays it closes over (they raise; carry the array instead).
+A body may write in place into arrays of the enclosing function (arguments, closures, outside arrays):
+each written array becomes a carry of the loop (an extra result of a conditional) and is written back
+after it, so XLA updates it in its own buffer. The rules for the transforms are in
+:mod:`xlac.passes.rules_control`.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
