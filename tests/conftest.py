@@ -2,6 +2,7 @@
 import os
 
 import hypothesis
+import jax
 import numpy as np
 import pytest
 
@@ -20,3 +21,17 @@ hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def x64():
+    """JAX with 64-bit types, for comparisons against JAX in float64 (xlac follows NumPy's dtypes)."""
+    with jax.enable_x64(True):
+        yield
+
+
+@pytest.fixture(scope="module")
+def x64_module():
+    """``x64`` for a whole module (hypothesis tests cannot take function-scoped fixtures)."""
+    with jax.enable_x64(True):
+        yield

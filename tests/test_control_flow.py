@@ -14,12 +14,7 @@ FEW = settings(max_examples=8, deadline=None)
 DTYPES = [np.float32, np.float64, np.int32]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def x64():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
+pytestmark = pytest.mark.usefixtures("x64_module")
 
 
 def _same(got, expected):
@@ -457,3 +452,40 @@ def test_a_row_written_per_iteration_updates_the_argument_buffer_without_a_copy(
     expected = np.zeros((4096, 256), np.float32)
     expected[:64] = 1.0
     _same(cache, expected)
+
+
+def test_views_and_copies_of_an_enclosing_array_inside_a_body_are_numpys():
+    def body_of(x):
+        def body(i, acc):
+            old = x.copy()
+            tail = x[2:]
+            tail[0] = acc                       # a write through a view of the argument
+            x[i] += 1.0
+            return acc + old.sum() + np.diagonal(x.reshape(2, 2)).sum()
+        return body
+
+    def numpy_program(x):
+        acc = 5.0
+        body = body_of(x)
+        for i in range(3):
+            acc = body(i, acc)
+        return acc
+
+    expected_x = np.zeros(4)
+    expected = numpy_program(expected_x)
+    x = np.zeros(4)
+    got = xlac.compile(lambda x: xlac.fori_loop(0, 3, body_of(x), 5.0))(x)
+    _same(got, np.float64(expected))
+    _same(x, expected_x)
+
+
+def test_the_inplace_report_covers_writes_inside_bodies():
+    def fill(cache, rows):
+        def body(i, unused):
+            cache[i] = rows[i]
+            return unused
+        xlac.fori_loop(0, rows.shape[0], body, 0)
+    report = xlac.compile(fill).trace(np.zeros((8, 4)), np.ones((3, 4))).inplace_report()
+    line = fill.__code__.co_firstlineno + 2
+    assert [(w.location.line, w.array, w.op, w.in_place) for w in report if w.op != "while"] == \
+        [(line, "cache f64[8,4]", "dynamic_update_slice", True)]

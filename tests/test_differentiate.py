@@ -28,14 +28,6 @@ def tree_close(got, expected, **kw):
         close(g, e, **kw)
 
 
-@pytest.fixture
-def x64():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
-
-
 X = np.array([0.3, -1.2, 2.0], np.float32)
 
 

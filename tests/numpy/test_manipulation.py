@@ -833,12 +833,6 @@ def test_apply_along_axis_and_over_axes():
 # ---------------------------------------------------------------- gradients against JAX
 
 
-@pytest.fixture
-def x64():
-    with jax.enable_x64(True):
-        yield
-
-
 def _grad_matches(ours, theirs, *args, argnums=0):
     got = xlac.grad(ours, argnums=argnums)(*args)
     want = jax.grad(theirs, argnums=argnums)(*(jnp.asarray(a) for a in args))

@@ -27,12 +27,7 @@ F64 = np.float64
 FEW = settings(max_examples=2)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def x64():
-    previous = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", previous)
+pytestmark = pytest.mark.usefixtures("x64_module")
 
 
 def _program(xfn, n_args):

@@ -21,7 +21,7 @@ from xlac.numpy._core import asarray, is_python_scalar, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
-from xlac.trace.views import copy, element, is_contiguous, mark_view, strides_of, view_of
+from xlac.trace.views import copy, element, here, is_contiguous, mark_view, strides_of, view_of
 
 __all__ = ["reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
            "broadcast_arrays", "atleast_1d", "atleast_2d", "atleast_3d", "concatenate", "stack", "hstack",
@@ -557,6 +557,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     i, j = normalize_axis(axis1, x.ndim, "diagonal"), normalize_axis(axis2, x.ndim, "diagonal")
     if i == j:
         raise ValueError(located("diagonal: axis1 and axis2 cannot be the same"))
+    x = here(x)
     first_node = len(x._trace.graph.nodes)
     rest = [d for d in range(x.ndim) if d not in (i, j)]
     # Move the two axes last, cut the square block the diagonal crosses, and take every (n+1)-th element

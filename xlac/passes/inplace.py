@@ -73,8 +73,11 @@ def _verdict(write: dict) -> str:
     return "in place" if write["in_place"] else f"copies {write['bytes']} bytes: {write['reason']}"
 
 
-def inplace_report(graph: Graph) -> InplaceReport:
-    """The writes of a functionalized graph, in program order, each judged in place or not."""
+def inplace_report(graph: Graph, array_names: dict[int, str] | None = None) -> InplaceReport:
+    """The writes of a functionalized graph, in program order, each judged in place or not; then those inside
+    the regions of its loops and conditionals, judged within their region (a loop carries the array it writes
+    in its own buffer when nothing in the body reads the old value after the write). ``array_names``: value
+    id -> the name of the array it is (for a region, the arrays of the enclosing graph its inputs stand for)."""
     position = {}
     readers: dict[int, list[int]] = {}
     for i, node in enumerate(graph.nodes):
@@ -84,7 +87,8 @@ def inplace_report(graph: Graph) -> InplaceReport:
             readers.setdefault(v.id, []).append(i)
     outputs = {v.id for v in graph.outputs}
     inputs = {v.id for v in graph.inputs}
-    array_names = {v.id: f"{name} {v.type}" for v, name in zip(graph.inputs, graph.input_names)}
+    array_names = dict(array_names or {})
+    array_names.update({v.id: f"{name} {v.type}" for v, name in zip(graph.inputs, graph.input_names) if name})
     report = InplaceReport()
     for location, old, new in graph.writes:
         size = old.type.size * old.type.dtype.itemsize
@@ -103,4 +107,9 @@ def inplace_report(graph: Graph) -> InplaceReport:
             report.append(InplaceWrite(location, False, "the old value is also returned", size, array, op))
         else:
             report.append(InplaceWrite(location, True, "", size, array, op))
+    for node in graph.nodes:
+        for region in node.subgraphs:
+            operands = node.operands[len(node.operands) - len(region.inputs):]
+            names = {v.id: array_names[o.id] for v, o in zip(region.inputs, operands) if o.id in array_names}
+            report.extend(inplace_report(region, names))
     return report

@@ -75,6 +75,7 @@ class Trace:
             parents = outer if outer._trace is self.parent else self.parent.lift(outer)
             inner = self.add_input(outer.value.type, weak=outer.weak, name="<from enclosing trace>",
                                    mutability=outer.mutability if self.writes_enclosing else "readonly")
+            inner.strides = outer.strides       # NumPy's view-or-copy decisions stay those of the array
             entry = self.lifted[outer.value.id] = (parents, inner)
         return entry[1]
 

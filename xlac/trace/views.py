@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from xlac.ir import primitives as P
 from xlac.ir.view_rules import contiguous_strides
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 VIEW_KINDS = ("writable", "readonly", "alias", "marked")
@@ -56,16 +57,23 @@ def finish_result(trace, args, result, first_node: int, view: str | None):
         return tuple(finish_result(trace, args, r, first_node, view) for r in result)
     if view in ("alias", "marked"):
         return result
-    source = args[0] if args and isinstance(args[0], Tracer) else None
+    source = here(args[0]) if args and isinstance(args[0], Tracer) else None
     if view is not None and source is not None:
         return _map_results(result, lambda r: _mark_view(trace, source, r, first_node, view == "writable"))
     inputs = {a.value.id for a in _tracers_in(args)}
     return _map_results(result, lambda r: copy(r) if r.value.id in inputs else r)
 
 
+def here(x: Tracer) -> Tracer:
+    """``x`` as a value of the current trace: a value of an enclosing trace (an array a loop body closes over)
+    comes in through its stand-in, so the views made of it here are views of that stand-in."""
+    trace = current_trace()
+    return x if x._trace is trace else trace.lift(x)
+
+
 def copy(x: Tracer) -> Tracer:
     """A new array holding ``x``'s values (a ``copy`` node: free once functionalized)."""
-    return x._trace.bind(P.copy, (x,), weak=x.weak)
+    return current_trace().bind(P.copy, (x,), weak=x.weak)
 
 
 def element(x: Tracer) -> Tracer:
@@ -102,6 +110,7 @@ def mark_view(source: Tracer, result: Tracer, first_node: int, strides: tuple[in
     primitives expresses stride by stride (its reshape would be a copy in NumPy): every node of the chain
     is marked, so reads re-read the base after writes to it. Being read-only, the view is never written
     through, so its nodes need no inverse."""
+    source = here(source)
     producers = {node.results[0].id: node for node in source._trace.graph.nodes[first_node:]
                  if len(node.results) == 1}
     value = result.value
@@ -134,6 +143,7 @@ def view_of(source, make, writable: bool = True):
     """
     if not isinstance(source, Tracer):
         return make(source)
+    source = here(source)
     trace = source._trace
     first_node = len(trace.graph.nodes)
     return _mark_view(trace, source, make(source), first_node, writable)
