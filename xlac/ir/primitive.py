@@ -23,7 +23,7 @@ from xlac.ir.types import TensorType
 
 
 RULE_KINDS = ("emitter", "vjp", "jvp", "batch")      # every primitive has these (or an explicit refusal)
-OPTIONAL_RULE_KINDS = ("view_rule", "region_rule")   # views; primitives with sub-graphs (their signatures)
+OPTIONAL_RULE_KINDS = ("view_rule", "region_rule", "vjp_forward")   # views; nodes with sub-graphs; residuals
 
 
 class ShapeError(ValueError):
@@ -53,6 +53,9 @@ class Primitive:
         self.view_rule = None
         # For a primitive whose nodes hold sub-graphs: ``region_rule(node)`` checks their signatures.
         self.region_rule = None
+        # For a primitive whose VJP needs values computed inside it: ``vjp_forward(node, operands)`` evaluates
+        # the node keeping them, returning (results, residuals); the VJP gets them as attrs["residuals"].
+        self.vjp_forward = None
 
     @property
     def removed_by_functionalization(self) -> bool:

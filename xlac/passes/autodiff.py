@@ -73,7 +73,8 @@ class Backward:
     """The backward pass of an evaluated graph: call it with output cotangents (None for zero)."""
 
     def __init__(self, nodes, graph: Graph, active: set, wrt: list[int]):
-        self.nodes = nodes          # (node, operand Tracers, result Tracers) of the active nodes, in order
+        # (node, operand Tracers, result Tracers, residuals for its VJP or None) of the active nodes, in order
+        self.nodes = nodes
         self.graph = graph
         self.active = active
         self.wrt = wrt
@@ -87,13 +88,14 @@ class Backward:
         for value, ct in zip(self.graph.outputs, out_cotangents):
             if ct is not None and value.id in self.active:
                 cts[value.id] = add_cotangents(cts.get(value.id), ct)
-        for node, operands, results in reversed(self.nodes):
+        for node, operands, results, residuals in reversed(self.nodes):
             result_cts = [cts.pop(v.id, None) for v in node.results]
             if all(ct is None for ct in result_cts):
                 continue
             if node.primitive.vjp is None:
                 raise _missing_rule(node, "VJP")
-            operand_cts = node.primitive.vjp(node.rule_attrs, operands, results, result_cts)
+            attrs = node.rule_attrs if residuals is None else dict(node.rule_attrs, residuals=residuals)
+            operand_cts = node.primitive.vjp(attrs, operands, results, result_cts)
             for value, operand, ct in zip(node.operands, operands, operand_cts):
                 if ct is not None and value.id in self.active:
                     cts[value.id] = add_cotangents(cts.get(value.id), _check_cotangent(node, operand, ct))
@@ -107,12 +109,17 @@ def linearize_reverse(graph: Graph, inputs: list[Tracer], wrt: list[int]):
     recorded = []
 
     def evaluate_and_record(node, operands):
-        results = bind_node(node, operands)
-        if any(v.id in active for v in node.operands):
-            differentiable = [v for v in node.results if is_differentiable(v.type.dtype)]
-            if differentiable:
-                active.update(v.id for v in differentiable)
-                recorded.append((node, operands, results))
+        differentiable = [v for v in node.results if is_differentiable(v.type.dtype)]
+        if not (differentiable and any(v.id in active for v in node.operands)):
+            return bind_node(node, operands)
+        # A primitive whose VJP needs values from inside its evaluation (a loop's carries per iteration)
+        # computes them with its results; they reach its VJP rule as attrs["residuals"].
+        if node.primitive.vjp_forward is not None:
+            results, residuals = node.primitive.vjp_forward(node, operands)
+        else:
+            results, residuals = bind_node(node, operands), None
+        active.update(v.id for v in differentiable)
+        recorded.append((node, operands, results, residuals))
         return results
 
     outputs = interpret(graph, inputs, evaluate_and_record)

@@ -7,9 +7,10 @@ body may make it depend on one that has. The rule computes the primal values aga
 engine has already emitted the primal node).
 
 VJP of a loop whose number of iterations is known when tracing (``trip_count``: ``fori_loop`` with Python
-int bounds, ``scan``): the loop runs again keeping the carries each iteration starts from, then a
-backward loop evaluates each iteration again from its carries, from the last to the first, and pulls the
-cotangents through it (the memory of one carry per iteration, as JAX's scan keeps residuals). A loop with a
+int bounds, ``scan``): under reverse mode the loop runs keeping the carries each iteration starts from
+(``vjp_forward``: one loop gives the results and these residuals), then a backward loop evaluates each
+iteration again from its carries, from the last to the first, and pulls the cotangents through it (the
+memory of one carry per iteration; JAX's scan keeps every intermediate instead and does not recompute). A loop with a
 run-time trip count has no VJP, as in JAX: the error says to use ``fori_loop`` or ``scan``. VJP of a
 conditional: a conditional of the branches' VJPs.
 
@@ -33,7 +34,7 @@ from xlac.passes.batching import batch_graph, move_batch_axis
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
 from xlac.trace.context import Trace
-from xlac.trace.inline import inline
+from xlac.trace.inline import bind_node, inline
 from xlac.trace.state import current_trace
 
 __all__: list[str] = []
@@ -136,7 +137,7 @@ def _while_vjp(attrs, operands, results, cts):
     if trips == 0:                       # the carries come out as they went in
         return [*cts, *([None] * (len(operands) - n))]
     carries, invariants = operands[:n], operands[n:]
-    stacks = _stacked_carries(body, carries, invariants, trips)
+    stacks = attrs.get("residuals") or _stacked_carries(body, carries, invariants, trips)[1]
     moving = [k for k in range(n) if is_differentiable(carries[k].dtype)]
     moving_invariants = [k for k, x in enumerate(invariants) if is_differentiable(x.dtype)]
     n_m, n_mi = len(moving), len(moving_invariants)
@@ -191,7 +192,20 @@ def _stacked_carries(body: Graph, carries, invariants, trips: int):
     types = [x.value.type for x in operands]
     results = current_trace().bind(P.while_, operands, {"n_carries": 2 * n + 1, "trip_count": trips},
                                    subgraphs=(_region(types, cond_region), _region(types, body_region)))
-    return list(results[n:2 * n])
+    return list(results[:n]), list(results[n:2 * n])
+
+
+def _while_vjp_forward(node, operands):
+    """The loop's results and, where its trip count is known, the carries of every iteration (one loop)."""
+    trips = node.attrs.get("trip_count")
+    n = node.attrs["n_carries"]
+    if not trips:
+        return bind_node(node, operands), None
+    _, body = node.subgraphs
+    results, stacks = _stacked_carries(body, operands[:n], operands[n:], trips)
+    for result, carry in zip(results, operands[:n]):
+        result.weak = carry.weak
+    return results, stacks
 
 
 def _case_vjp(attrs, operands, results, cts):
@@ -298,5 +312,5 @@ def _case_batch(attrs, operands, dims):
     return results, [0] * len(results)
 
 
-P.while_.register(jvp=_while_jvp, vjp=_while_vjp, batch=_while_batch)
+P.while_.register(jvp=_while_jvp, vjp=_while_vjp, vjp_forward=_while_vjp_forward, batch=_while_batch)
 P.case.register(jvp=_case_jvp, vjp=_case_vjp, batch=_case_batch)
