@@ -489,3 +489,20 @@ def test_the_inplace_report_covers_writes_inside_bodies():
     line = fill.__code__.co_firstlineno + 2
     assert [(w.location.line, w.array, w.op, w.in_place) for w in report if w.op != "while"] == \
         [(line, "cache f64[8,4]", "dynamic_update_slice", True)]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: xlac.cond(x, lambda v: v, lambda v: -v, x), TypeError, r"cond: the predicate must be a scalar, got f64\[3\]"),
+    (lambda x: xlac.switch(x[0], [lambda v: v], x), TypeError, r"switch: the index must be an integer scalar, got f64\[\]"),
+    (lambda x: xlac.switch(0, [], x), ValueError, "switch: branches must hold at least one function"),
+    (lambda x: xlac.fori_loop(0.0, 3, lambda i, v: v, x), TypeError, "fori_loop: the bounds must be integers"),
+    (lambda x: xlac.while_loop(lambda v: v, lambda v: v, x), TypeError,
+     r"while_loop: cond_fun must return a boolean scalar, got f64\[3\]"),
+    (lambda x: xlac.scan(lambda c, e: c, 0.0, x), TypeError, r"scan: f must return a pair \(carry, y\)"),
+    (lambda x: xlac.scan(lambda c, e: (c, e), 0.0, x, length=5), ValueError,
+     r"scan: the leading axes of xs and length disagree: \[3, 5\]"),
+])
+def test_bad_arguments_raise_clear_errors_at_the_users_line(call, error, message):
+    with pytest.raises(error, match=message) as raised:
+        xlac.compile(call)(np.ones(3))
+    assert "test_control_flow.py" in str(raised.value)

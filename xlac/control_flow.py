@@ -40,7 +40,8 @@ from xlac.function_graph import pure_graph
 from xlac.trace import ops, pytree
 from xlac.trace.checks import Check, INDEX_DTYPE
 from xlac.trace.context import Trace
-from xlac.trace.inline import inline
+from xlac.trace.inline import closed_graph, inline
+from xlac.trace.views import here
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -106,7 +107,7 @@ def _trace_region_once(fn, operands, what, status_carry, location, guard_by_stat
             trace.watch.finish(write_back=False, failed=True)
             raise
         trace.watch.finish(write_back=False)
-        outputs = [_owned(trace, asarray(leaf)) for leaf in out_leaves]
+        outputs = [here(asarray(leaf)) for leaf in out_leaves]
         out_weak = [x.weak for x in outputs]
         checks = trace.checks.all_checks()
         if status_carry:
@@ -172,11 +173,6 @@ def _write_back(written: list[Tracer], new_values) -> None:
         array._store(new)
 
 
-def _owned(trace: Trace, x: Tracer) -> Tracer:
-    """``x`` as a value of ``trace``: a value of an enclosing trace returned as it is comes in as an input."""
-    return x if x._trace is trace else trace.lift(x)
-
-
 def _status_code(status: Tracer) -> Tracer:
     return ops.reshape(ops.slice(status, (0,), (1,), (1,)), ())
 
@@ -184,11 +180,6 @@ def _status_code(status: Tracer) -> Tracer:
 def _first_failure(before: Tracer, now: Tracer) -> Tracer:
     failed_before = ops.compare(_status_code(before), ops.constant(0, INDEX_DTYPE), "NE")
     return ops.select(ops.broadcast_in_dim(failed_before, (2,), ()), before, now)
-
-
-def _adopt_status(status: Tracer, checks: list[Check]) -> None:
-    payload = ops.reshape(ops.slice(status, (1,), (2,), (1,)), ())
-    current_trace().checks.adopt(_status_code(status), payload, checks)
 
 
 def _type_mismatch(api: str, where: str, path: str, expected: TensorType, got: TensorType,
@@ -215,15 +206,21 @@ def _as_carries(leaves) -> list[Tracer]:
 
 def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
                  location: SourceLocation | None) -> tuple[list[Tracer], _Region]:
-    """Trace the loop body, again while a weak carry comes out widened (see :func:`_widened`)."""
-    paths = _leaf_paths(tree, "init_val")
-    for _ in range(len(carries) + 1):
+    def trace_once(carries):
         body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location)
         if body.out_tree != tree:
             raise TypeError(located(f"{api}: body_fun must return a value with the structure of init_val "
                                     f"({len(carries)} arrays); it returned another structure", body.location))
-        if not _widened(api, carries, body, paths):
-            return carries, body
+        return body
+    return _settled(api, carries, _leaf_paths(tree, "init_val"), trace_once)
+
+
+def _settled(api: str, carries: list[Tracer], paths: list[str], trace_once) -> tuple[list[Tracer], _Region]:
+    """``trace_once(carries)``, traced again while a weak carry comes out widened (see :func:`_widened`)."""
+    for _ in range(len(carries) + 1):
+        region = trace_once(carries)
+        if not _widened(api, carries, region, paths):
+            return carries, region
     raise AssertionError("xlac internal error: loop carries kept widening")
 
 
@@ -249,7 +246,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     def wrap(fn):
         return lambda *c: fn(pytree.unflatten(tree, list(c)))
     carries, body = _traced_body(api, body_fun, tree, carries, wrap, location or _body_location(body_fun))
-    cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition")
+    cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun))
     if cond.checks:
         raise UnsupportedError(located(f"{api}: indexing with a traced index inside cond_fun is not supported "
                                        "yet; read the value in body_fun and carry it", cond.location))
@@ -271,7 +268,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
         result.weak = carry.weak
     _write_back(body.written, results[len(carries) + 1:])
     if body.checks:
-        _adopt_status(results[len(carries)], body.checks)
+        current_trace().checks.adopt_status(results[len(carries)], body.checks)
     return pytree.unflatten(tree, list(results[:len(carries)]))
 
 
@@ -438,7 +435,7 @@ def _case(api: str, index: Tracer, branches, operands):
     n_results = len(first.out_weak)
     _write_back(written, results[n_results + any(checks):])
     if any(checks):
-        _adopt_status(results[n_results], [check for c in checks for check in c])
+        current_trace().checks.adopt_status(results[n_results], [check for c in checks for check in c])
     results = results[:n_results]
     for k, result in enumerate(results):
         result.weak = all(region.out_weak[k] for region in regions)
@@ -449,8 +446,8 @@ def _with_status_output(region: _Region, offset: int) -> _Region:
     """``region`` returning a checks status numbered from ``offset`` (the checks of the branches before),
     zeros where it has no checks: every branch of one ``case`` returns one."""
     n_results = len(region.out_weak)
-    with Trace() as trace:
-        inputs = [trace.add_input(v.type) for v in region.graph.inputs]
+
+    def build(inputs):
         outputs = inline(region.graph, inputs)
         if region.checks:
             status = outputs.pop(n_results)
@@ -461,7 +458,8 @@ def _with_status_output(region: _Region, offset: int) -> _Region:
         else:
             status = ops.full((2,), 0, INDEX_DTYPE)
         outputs.insert(n_results, status)
-    graph = dataclasses.replace(trace.graph, outputs=[x.value for x in outputs])
+        return outputs
+    graph = closed_graph([v.type for v in region.graph.inputs], build)
     return dataclasses.replace(region, graph=graph, has_status=True)
 
 
@@ -513,7 +511,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         outs = inline(region.graph, [*cs, *x, *region.lifted])
         n_results = len(region.out_weak)
         if region.checks:
-            _adopt_status(outs[n_results], region.checks)
+            current_trace().checks.adopt_status(outs[n_results], region.checks)
         _write_back(region.written, outs[n_results + region.has_status:])
         new_cs, ys = outs[:n_carry], outs[n_carry:n_results]
         zeros = [ops.constant(0, INDEX_DTYPE)]
@@ -552,14 +550,11 @@ def _count_leaves(tree) -> int:
 
 
 def _traced_scan_step(step, carry_tree, carries, x_example, f):
-    paths = _leaf_paths(carry_tree, "init")
-    for _ in range(len(carries) + 1):
+    def trace_once(carries):
         region = _trace_region(step, [*carries, *x_example], "scan's f", location=_body_location(f))
-        out_carry_tree, _ = _split_out_tree(region.out_tree)
-        if out_carry_tree != carry_tree:
+        if _split_out_tree(region.out_tree)[0] != carry_tree:
             raise TypeError(located("scan: f must return a carry with the structure of init", region.location))
-        if not _widened("scan", carries, region, paths):
-            return carries, region
-    raise AssertionError("xlac internal error: scan carries kept widening")
+        return region
+    return _settled("scan", carries, _leaf_paths(carry_tree, "init"), trace_once)
 
 

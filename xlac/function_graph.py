@@ -129,7 +129,5 @@ def adopt_checks(sub: SubGraph, outputs: list, dims: list | None = None) -> list
         example = ops.argmax(ops.reshape(ops.slice(failing, (0, 0), (both.shape[0], 1), (1, 1)), (both.shape[0],)),
                              0, np.int64)
         both = ops.reshape(ops.dynamic_slice(both, [example, ops.constant(0, np.int64)], [1, 2]), (2,))
-    status = ops.reshape(ops.slice(both, (0,), (1,), (1,)), ())
-    payload = ops.reshape(ops.slice(both, (1,), (2,), (1,)), ())
-    current_trace().checks.adopt(status, payload, sub.checks)
+    current_trace().checks.adopt_status(both, sub.checks)
     return outputs[:-1]

@@ -24,35 +24,22 @@ True
 """
 from __future__ import annotations
 
-import dataclasses
-
 from xlac.errors import UnsupportedError, located
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
+from xlac.passes.ad_rules_structure import _or_zeros
 from xlac.passes.batching import batch_graph, move_batch_axis
+from xlac.passes.batching_rules import _size
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
-from xlac.trace.context import Trace
-from xlac.trace.inline import bind_node, inline
+from xlac.trace.inline import bind_node, closed_graph, inline
 from xlac.trace.state import current_trace
 
 __all__: list[str] = []
 
-def _region(types, build) -> Graph:
-    """A closed graph over inputs of ``types``: ``build(input tracers)`` returns its output tracers."""
-    with Trace() as trace:
-        inputs = [trace.add_input(t) for t in types]
-        outputs = build(inputs)
-    return dataclasses.replace(trace.graph, outputs=[x.value for x in outputs])
-
-
 def attrs_without_regions(attrs) -> dict:
     return {k: v for k, v in attrs.items() if k != "regions"}
-
-
-def _or_zeros(t, like):
-    return t if t is not None else ops.full_like(like, 0)
 
 
 def _while_jvp(attrs, operands, results, tangents):
@@ -84,7 +71,7 @@ def _while_jvp(attrs, operands, results, tangents):
 
     types = [x.value.type for x in new_operands]
     new = current_trace().bind(P.while_, new_operands, dict(attrs_without_regions(attrs), n_carries=n + n_t),
-                               subgraphs=(_region(types, cond_region), _region(types, body_region)))
+                               subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
     out = [None] * n
     for k, t in zip(with_tangent, new[n:]):
         out[k] = t
@@ -104,7 +91,7 @@ def _case_jvp(attrs, operands, results, tangents):
                 inputs_tangents[k] = t
             outputs, output_tangents = forward(branch, xs[:len(args)], inputs_tangents)
             return [*outputs, *(_or_zeros(output_tangents[k], outputs[k]) for k in with_tangent)]
-        return _region([x.value.type for x in new_operands], build)
+        return closed_graph([x.value.type for x in new_operands], build)
 
     graphs = tuple(branch_region(branch) for branch in attrs["regions"])
     result_types = tuple(v.type for v in graphs[0].outputs)
@@ -164,7 +151,7 @@ def _while_vjp(attrs, operands, results, cts):
 
     types = [x.value.type for x in operands_back]
     back = current_trace().bind(P.while_, operands_back, {"n_carries": 1 + n_m + n_mi, "trip_count": trips},
-                                subgraphs=(_region(types, cond_region), _region(types, body_region)))
+                                subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
     out = [None] * len(operands)
     for k, ct in zip(moving, back[1:1 + n_m]):
         out[k] = ct
@@ -191,7 +178,7 @@ def _stacked_carries(body: Graph, carries, invariants, trips: int):
 
     types = [x.value.type for x in operands]
     results = current_trace().bind(P.while_, operands, {"n_carries": 2 * n + 1, "trip_count": trips},
-                                   subgraphs=(_region(types, cond_region), _region(types, body_region)))
+                                   subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
     return list(results[:n]), list(results[n:2 * n])
 
 
@@ -221,7 +208,7 @@ def _case_vjp(attrs, operands, results, cts):
             for k, ct in zip(live, xs[len(args):]):
                 out_cts[k] = ct
             return [_or_zeros(ct, xs[k]) for k, ct in zip(moving, backward(out_cts))]
-        return _region([x.value.type for x in new_operands], build)
+        return closed_graph([x.value.type for x in new_operands], build)
 
     graphs = tuple(branch_region(branch) for branch in attrs["regions"])
     back = current_trace().bind(P.case, [index, *new_operands],
@@ -230,10 +217,6 @@ def _case_vjp(attrs, operands, results, cts):
     for k, ct in zip(moving, back if isinstance(back, tuple) else (back,)):
         out[1 + k] = ct
     return out
-
-
-def _batch_size(operands, dims) -> int:
-    return next(x.shape[d] for x, d in zip(operands, dims) if d is not None)
 
 
 def _batched_region(graph: Graph, types, dims, size: int, finish=None) -> tuple[Graph, list]:
@@ -248,14 +231,14 @@ def _batched_region(graph: Graph, types, dims, size: int, finish=None) -> tuple[
         if finish is not None:
             return finish(xs, outputs, out_dims)
         return [move_batch_axis(o, d, 0, size) for o, d in zip(outputs, out_dims)]
-    return _region(types, build), seen
+    return closed_graph(types, build), seen
 
 
 def _while_batch(attrs, operands, dims):
     """A batched loop runs until every example is done; each keeps its carries once its own condition fails."""
     cond, body = attrs["regions"]
     n = attrs["n_carries"]
-    size = _batch_size(operands, dims)
+    size = _size(operands, dims)
     carries = [move_batch_axis(x, d, 0, size) for x, d in zip(operands[:n], dims[:n])]
     invariants = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(operands[n:], dims[n:])]
     new_operands = [*carries, *invariants]
@@ -288,7 +271,7 @@ def _case_batch(attrs, operands, dims):
     """An unbatched index picks a branch evaluated on the whole batch; a batched one evaluates every branch
     and each example takes its own branch's results (a select, as JAX does)."""
     branches = attrs["regions"]
-    size = _batch_size(operands, dims)
+    size = _size(operands, dims)
     index, args, arg_dims = operands[0], operands[1:], dims[1:]
     args = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(args, arg_dims)]
     arg_dims = [0 if d is not None else None for d in arg_dims]

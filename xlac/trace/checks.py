@@ -79,6 +79,12 @@ class Checks:
         held = ops.compare(code, ops.constant(0, INDEX_DTYPE), "EQ")
         self.ok = held if self.ok is None else ops.and_(self.ok, held)
 
+    def adopt_status(self, status, checks: list[Check]) -> None:
+        """Take over the checks of another graph from its int64[2] status output (see :meth:`output`)."""
+        code = ops.reshape(ops.slice(status, (0,), (1,), (1,)), ())
+        payload = ops.reshape(ops.slice(status, (1,), (2,), (1,)), ())
+        self.adopt(code, payload, checks)
+
     def all_checks(self) -> list[Check]:
         """Every check, numbered from 1 in the order of the status codes."""
         return [check for _, _, checks in self.sources for check in checks]

@@ -16,10 +16,22 @@ they compute. Each new node keeps the source line and origin of the node it come
 """
 from __future__ import annotations
 
+import dataclasses
+
 from xlac.ir.graph import Graph, Node
 from xlac.ir.interpreter import interpret
+from xlac.trace.context import Trace
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
+
+
+def closed_graph(types, build) -> Graph:
+    """A graph over inputs of ``types`` (a region of a loop or a conditional): ``build(input tracers)``
+    emits its nodes and returns its output tracers."""
+    with Trace() as trace:
+        inputs = [trace.add_input(t) for t in types]
+        outputs = build(inputs)
+    return dataclasses.replace(trace.graph, outputs=[x.value for x in outputs])
 
 
 def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
