@@ -166,10 +166,13 @@ def test_python_control_flow_on_tracer():
             return x
         return -x
     with pytest.raises(xlac.TracerConversionError, match=r"(?s)Python control flow.*xnp.where.*test_api.py"):
-        xlac.compile(f)(np.ones(3))
-    for convert in (int, float, np.asarray):
+        xlac.compile(f, convert=False)(np.ones(3))         # converted, it is a conditional: tests/test_convert.py
+    for to_concrete in (int, float, np.asarray):
         with pytest.raises(xlac.TracerConversionError, match="test_api.py"):
-            xlac.compile(lambda x: convert(x))(np.ones(()))
+            xlac.compile(lambda x: to_concrete(x), convert=False)(np.ones(()))
+    for to_concrete in (int, float):        # converted too: a Python number needs a concrete value
+        with pytest.raises(xlac.TracerConversionError, match="test_api.py"):
+            xlac.compile(lambda x: to_concrete(x))(np.ones(()))
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d traced array"):
         xlac.compile(lambda x: len(x))(np.ones(()))
 

@@ -13,6 +13,7 @@ from xlac import eager as _eager  # noqa: F401  (runs xlac.numpy calls outside c
 from xlac.vectorize import vmap
 from xlac.config import config
 from xlac.control_flow import cond, fori_loop, scan, switch, while_loop
+from xlac.device_state import to_device
 from xlac.differentiate import grad, hessian, jacfwd, jacrev, jvp, stop_gradient, value_and_grad, vjp
 from xlac.errors import RebindingError, TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
@@ -22,5 +23,5 @@ from xlac import random  # noqa: E402  (xlac.random: functional, key-based rando
 __all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError",
            "Traced", "TracerConversionError", "UnsupportedError", "asarray", "autocast", "compile", "cond", "config",
            "fori_loop", "grad", "hessian", "inplace_update", "jacfwd", "jacrev", "jvp", "random", "scan",
-           "stop_gradient", "switch", "value_and_grad", "vjp", "vmap", "while_loop"]
+           "stop_gradient", "switch", "to_device", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"

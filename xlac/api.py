@@ -25,6 +25,7 @@ from xlac import runtime
 from xlac.array import Array
 from xlac.callables import callable_name
 from xlac.captures import Captures
+from xlac.convert import converted
 from xlac.captures import finish as finish_captures
 from xlac.errors import located
 from xlac.inspection import Signature, recompile_cause, record_compile
@@ -271,21 +272,23 @@ def _check_no_shared_memory(leaves, written, paths) -> None:
 
 
 def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
-                   mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True) -> Traced:
+                   mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True,
+                   convert: bool = False) -> Traced:
     """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
     ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
     With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
     function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
-    without, constants."""
+    without, constants. ``convert``: trace the function's converted source (see ``xlac.convert``)."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
-    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds) as trace:
+    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert) as trace:
         if statics is not None:
             trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
         try:
-            trace.graph.outputs, out_tree = _run_traced(fn, name, trace, rebuild(tracers))
+            trace.graph.outputs, out_tree = _run_traced(converted(fn) if convert else fn, name, trace,
+                                                        rebuild(tracers))
             check_outputs = [trace.checks.output().value] if trace.checks.sources else []
         except BaseException:
             if trace.watch is not None:
@@ -370,7 +373,8 @@ class CacheInfo:
 class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
-    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True):
+    def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
+                 convert=True):
         if not callable(fn):
             raise TypeError(f"xlac.compile expects a callable, got {type(fn).__name__}")
         # A callable object's attributes are its own state, not the wrapper's: copy only the names.
@@ -379,6 +383,7 @@ class CompiledFunction:
         self._fn = fn
         self._dump_dir = dump_dir
         self._check_bounds = check_bounds
+        self._convert = convert
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
@@ -501,7 +506,7 @@ class CompiledFunction:
         return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
                               [leaf_mutability(leaf) for leaf in leaves],
                               statics=_unwrap_all(statics), static_names=self._static_names(statics),
-                              check_bounds=self._check_bounds)
+                              check_bounds=self._check_bounds, convert=self._convert)
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -525,7 +530,7 @@ class CompiledFunction:
             # and watch the state it reaches too (see xlac.rebinding).
             if trace.watch is not None:
                 trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
-            return self._fn(*args, **kwargs)
+            return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
         key, leaves = self._signature(args, kwargs, bound)
         compiled = self._compiled_for(key, leaves)
         statics = _unwrap_all(key[2])
@@ -685,7 +690,8 @@ def _static_args(fn, static_argnums, static_argnames):
     return frozenset(nums), frozenset(names)
 
 
-def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True):
+def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
+            convert=True):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
@@ -698,6 +704,13 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     for reads and for writes with a single traced index, as XLA does, and an out-of-bounds element of
     an index array drops its write.
 
+    The function's source is converted before it is traced (``convert=False``: traced as written), and
+    so is the source of the functions and methods of the user's it calls: ``if``/``elif``/``else``,
+    conditional expressions and ``and``/``or``/``not`` on traced values become conditionals, ``max``/``min``
+    of traced values and NumPy arrays the function allocates and fills become xlac's (see
+    ``xlac.convert``). Python side effects in the branches of an ``if`` on a traced value (``print``,
+    appending to a list) happen once per trace, for both branches.
+
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")
     ... def power_sum(x, n):
@@ -707,5 +720,5 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     """
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 device=device, dump_dir=dump_dir, check_bounds=check_bounds)
-    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds)
+                                 device=device, dump_dir=dump_dir, check_bounds=check_bounds, convert=convert)
+    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert)

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlac.api import compile as compile_function
+from xlac.convert import converted
 from xlac.errors import SourceLocation, UnsupportedError, located
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Value
@@ -52,7 +53,7 @@ BRANCH_INDEX = np.dtype("int32")
 
 
 @dataclass
-class _Region:
+class Region:
     """A body traced into a closed graph. Its inputs: the operands, a status input (a loop body), then one
     per value of ``lifted``. Its outputs: the results' leaves, the checks status (a loop body, or a body
     with checks), then the new value of each array of ``written``."""
@@ -81,7 +82,7 @@ def _body_location(fn) -> SourceLocation | None:
 
 
 def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool = False,
-                  location: SourceLocation | None = None) -> _Region:
+                  location: SourceLocation | None = None) -> Region:
     """Trace ``fn(*operands)`` into a closed graph. ``status_carry``: the graph takes the checks status
     of the iterations before and returns it, or its own where those all held (a loop body); a body with
     checks is traced again so that none of its writes happens after an earlier iteration failed, as NumPy
@@ -92,7 +93,7 @@ def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool =
     return region
 
 
-def _trace_region_once(fn, operands, what, status_carry, location, guard_by_status: bool) -> _Region:
+def _trace_region_once(fn, operands, what, status_carry, location, guard_by_status: bool) -> Region:
     with Trace() as trace:
         trace.writes_enclosing = True
         trace.watch = StateWatch(trace, f"{what}")
@@ -119,7 +120,7 @@ def _trace_region_once(fn, operands, what, status_carry, location, guard_by_stat
     n_own = len(operands) + status_carry
     graph, written = pure_graph(graph, n_own, enclosing_writes=True)
     lifted = [outer for outer, _ in trace.lifted.values()]
-    region = _Region(graph, out_tree, out_weak, lifted, [lifted[i - n_own] for i in written], checks,
+    region = Region(graph, out_tree, out_weak, lifted, [lifted[i - n_own] for i in written], checks,
                      status_carry or bool(checks), location or _body_location(fn))
     _refuse_aliased_writes(region)
     return region
@@ -131,7 +132,7 @@ def _owner(x: Tracer) -> Tracer:
     return x
 
 
-def _refuse_aliased_writes(region: _Region) -> None:
+def _refuse_aliased_writes(region: Region) -> None:
     """A body that writes an array of the enclosing function and also reads another view of the same memory
     would see stale values through that view: refused."""
     written = {id(_owner(w)): w for w in region.written}
@@ -143,7 +144,7 @@ def _refuse_aliased_writes(region: _Region) -> None:
                                            "yet: index the array itself inside the body", region.location))
 
 
-def _closed(region: _Region, n_own: int, layout: list[Tracer], *, status_input: bool = False):
+def _closed(region: Region, n_own: int, layout: list[Tracer], *, status_input: bool = False):
     """``region``'s graph taking the node's operands: its own first ``n_own`` inputs (then an unused status
     input if ``status_input``), then one per value of ``layout`` (values of the enclosing trace, its own
     lifted ones where it has them). Also the input standing for each value of ``layout``."""
@@ -154,7 +155,7 @@ def _closed(region: _Region, n_own: int, layout: list[Tracer], *, status_input: 
     return dataclasses.replace(region.graph, inputs=inputs, input_names=[""] * len(inputs)), for_layout
 
 
-def _layout(written: list[Tracer], regions: list[_Region]) -> list[Tracer]:
+def _layout(written: list[Tracer], regions: list[Region]) -> list[Tracer]:
     """The enclosing values a node's regions share as operands: the written ones (carried), then every other
     value some region reads (invariants), each once."""
     seen = {w.value.id for w in written}
@@ -195,6 +196,12 @@ def _leaf_paths(tree: pytree.TreeDef, name: str) -> list[str]:
 # ---------------------------------------------------------------- while_loop and fori_loop
 
 
+def _as_traced(fn):
+    """The user's ``fn`` as the current trace runs it: converted (``xlac.convert``) unless that is off."""
+    trace = current_trace()
+    return converted(fn) if trace is not None and trace.convert else fn
+
+
 def _run_compiled(fn, *args):
     """``fn(*args)`` compiled and run: a control-flow call outside any compiled function."""
     return compile_function(fn)(*args)
@@ -205,7 +212,7 @@ def _as_carries(leaves) -> list[Tracer]:
 
 
 def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
-                 location: SourceLocation | None) -> tuple[list[Tracer], _Region]:
+                 location: SourceLocation | None) -> tuple[list[Tracer], Region]:
     def trace_once(carries):
         body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location)
         if body.out_tree != tree:
@@ -215,7 +222,7 @@ def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
     return _settled(api, carries, _leaf_paths(tree, "init_val"), trace_once)
 
 
-def _settled(api: str, carries: list[Tracer], paths: list[str], trace_once) -> tuple[list[Tracer], _Region]:
+def _settled(api: str, carries: list[Tracer], paths: list[str], trace_once) -> tuple[list[Tracer], Region]:
     """``trace_once(carries)``, traced again while a weak carry comes out widened (see :func:`_widened`)."""
     for _ in range(len(carries) + 1):
         region = trace_once(carries)
@@ -224,7 +231,7 @@ def _settled(api: str, carries: list[Tracer], paths: list[str], trace_once) -> t
     raise AssertionError("xlac internal error: loop carries kept widening")
 
 
-def _widened(api: str, carries: list[Tracer], body: _Region, paths: list[str]) -> bool:
+def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) -> bool:
     """Give each weak carry that ``body`` returns with another dtype that dtype (as JAX promotes weak-typed
     loop inputs), in place; whether any changed. Other changes of shape or dtype raise a TypeError."""
     widened = False
@@ -242,6 +249,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
            trip_count: int | None = None):
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
+    cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
 
     def wrap(fn):
         return lambda *c: fn(pytree.unflatten(tree, list(c)))
@@ -335,6 +343,7 @@ def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
     if per_step < 1:
         raise ValueError(located(f"fori_loop: unroll must be a positive integer or True, got {unroll!r}"))
     steps, rest = divmod(trip, per_step) if per_step else (0, 0)
+    body_fun = _as_traced(body_fun)
     val = init_val
     if steps > 1:
         def chunk(i, v):
@@ -368,7 +377,7 @@ def switch(index, branches, *operands):
     if current_trace() is None:
         return _run_compiled(lambda i, *xs: switch(i, branches, *xs), index, *operands)
     if _is_static_int(index):                  # known while tracing: only that branch is needed
-        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+        return _as_traced(branches[min(max(int(index), 0), len(branches) - 1)])(*operands)
     index = asarray(index)
     if index.shape != () or index.dtype.kind not in "iub":
         raise TypeError(located(f"switch: the index must be an integer scalar, got {index.value.type}"))
@@ -389,21 +398,37 @@ def cond(pred, true_fun, false_fun, *operands):
     if current_trace() is None:
         return _run_compiled(lambda p, *xs: cond(p, true_fun, false_fun, *xs), pred, *operands)
     if isinstance(pred, (bool, np.bool_)) or _is_static_int(pred):
-        return (true_fun if pred else false_fun)(*operands)
+        return _as_traced(true_fun if pred else false_fun)(*operands)
+    return _case("cond", branch_index("cond", pred), [false_fun, true_fun], operands)
+
+
+def branch_index(api: str, pred) -> Tracer:
+    """The index of the branch a traced predicate takes: 1 where it is true (nonzero), else 0."""
     pred = asarray(pred)
     if pred.shape != ():
-        raise TypeError(located(f"cond: the predicate must be a scalar, got {pred.value.type}"))
+        raise TypeError(located(f"{api}: the predicate must be a scalar, got {pred.value.type}"))
     if pred.dtype.kind not in "biu":
-        raise TypeError(located(f"cond: the predicate must be a boolean or integer scalar, got {pred.dtype}"))
-    taken = ops.convert(ops.compare(pred, ops.full_like(pred, 0), "NE"), BRANCH_INDEX)
-    return _case("cond", taken, [false_fun, true_fun], operands)
+        raise TypeError(located(f"{api}: the predicate must be a boolean or integer scalar, got {pred.dtype}"))
+    return ops.convert(ops.compare(pred, ops.full_like(pred, 0), "NE"), BRANCH_INDEX)
 
 
 def _case(api: str, index: Tracer, branches, operands):
+    branches = [_as_traced(fn) for fn in branches]
     leaves, tree = pytree.flatten(tuple(operands))
     args = _as_carries(leaves)
-    regions = [_trace_region(lambda *xs, fn=fn: fn(*pytree.unflatten(tree, list(xs))), args, f"{api}'s branch {k}",
-                             location=_body_location(fn)) for k, fn in enumerate(branches)]
+    regions = trace_branches(api, [lambda *xs, fn=fn: fn(*pytree.unflatten(tree, list(xs))) for fn in branches],
+                             args, [_body_location(fn) for fn in branches])
+    _check_same_outputs(api, regions)
+    return pytree.unflatten(regions[0].out_tree, bind_case(index, regions, args))
+
+
+def trace_branches(api: str, branches, args: list[Tracer], locations) -> list[Region]:
+    """Each of ``branches`` traced on ``args`` into a region."""
+    return [_trace_region(fn, args, f"{api}'s branch {k}", location=location)
+            for k, (fn, location) in enumerate(zip(branches, locations))]
+
+
+def _check_same_outputs(api: str, regions: list[Region]) -> None:
     first = regions[0]
     for k, region in enumerate(regions[1:], 1):
         if region.out_tree != first.out_tree:
@@ -413,6 +438,12 @@ def _case(api: str, index: Tracer, branches, operands):
             if a != b:
                 raise TypeError(located(f"{api}: {path} is {a} in branch 0 and {b} in branch {k}; every branch "
                                         "must return the same shapes and dtypes", region.location))
+
+
+def bind_case(index: Tracer, regions: list[Region], args: list[Tracer]) -> list[Tracer]:
+    """One ``case`` node running ``regions[index]`` on ``args`` (regions of one signature); its results.
+    Arrays of this trace that a branch writes are written back after it."""
+    first = regions[0]
     checks = [region.checks for region in regions]
     if any(checks):
         offsets = np.cumsum([0] + [len(c) for c in checks[:-1]])
@@ -439,10 +470,25 @@ def _case(api: str, index: Tracer, branches, operands):
     results = results[:n_results]
     for k, result in enumerate(results):
         result.weak = all(region.out_weak[k] for region in regions)
-    return pytree.unflatten(first.out_tree, results)
+    return results
 
 
-def _with_status_output(region: _Region, offset: int) -> _Region:
+def with_outputs(region: Region, keep: list[int], dtypes: list) -> Region:
+    """``region`` returning only its results numbered in ``keep``, each converted to the dtype at its place
+    in ``dtypes``, as one flat list (its status and writes stay)."""
+    n_results = len(region.out_weak)
+
+    def build(inputs):
+        outputs = inline(region.graph, inputs)
+        results = [outputs[k] if outputs[k].dtype == dtype else ops.convert(outputs[k], dtype)
+                   for k, dtype in zip(keep, dtypes)]
+        return results + outputs[n_results:]
+    graph = closed_graph([v.type for v in region.graph.inputs], build)
+    out_tree = pytree.TreeDef("list", (pytree.LEAF,) * len(keep))
+    return dataclasses.replace(region, graph=graph, out_tree=out_tree, out_weak=[region.out_weak[k] for k in keep])
+
+
+def _with_status_output(region: Region, offset: int) -> Region:
     """``region`` returning a checks status numbered from ``offset`` (the checks of the branches before),
     zeros where it has no checks: every branch of one ``case`` returns one."""
     n_results = len(region.out_weak)
@@ -477,6 +523,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """
     if current_trace() is None:
         return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+    f = _as_traced(f)
     x_leaves, x_tree = pytree.flatten(xs)
     x_arrays = _as_carries(x_leaves)
     lengths = {x.shape[0] for x in x_arrays if x.ndim}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xlac.convert import converted
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
 from xlac.trace import ops, pytree
@@ -82,7 +83,8 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
             inputs.append(trace.add_input(type_, weak=weak, name=f"arg{i}"))
         call_args, call_kwargs = pytree.unflatten(in_tree, inputs)
         try:
-            out_leaves, out_tree = pytree.flatten(fn(*call_args, **call_kwargs))
+            run = converted(fn) if trace.convert else fn
+            out_leaves, out_tree = pytree.flatten(run(*call_args, **call_kwargs))
         except BaseException:
             trace.watch.finish(write_back=False, failed=True)
             raise

@@ -107,6 +107,14 @@ class ArrayOperators:
     def __neg__(self): return xnp.negative(self)
     def __pos__(self): return xnp.positive(self)
     def __abs__(self): return xnp.absolute(self)
+
+    def __round__(self, ndigits=None):
+        """``round(x)`` of a scalar, as of a NumPy scalar: an integer without ``ndigits``."""
+        if self.ndim != 0:
+            raise TypeError(f"type numpy.ndarray doesn't define __round__ method (round() of a {self.ndim}-d array)")
+        if ndigits is None:
+            return xnp.round(self).astype(np.int64)
+        return xnp.round(self, ndigits)
     def __invert__(self): return xnp.invert(self)
 
     # -- bitwise

@@ -31,11 +31,14 @@ from xlac.trace.tracer import Tracer
 class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
-    def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None):
+    def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None,
+                 convert: bool | None = None):
         self.graph = Graph(inputs=[])
+        enclosing = current_trace()
         if check_bounds is None:            # a transform's trace checks as the trace it runs inside does
-            enclosing = current_trace()
             check_bounds = enclosing.checks.enabled if enclosing is not None else True
+        # Whether functions traced here run converted (xlac.convert); a transform's trace as the enclosing one.
+        self.convert = convert if convert is not None else enclosing.convert if enclosing is not None else True
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;

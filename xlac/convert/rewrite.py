@@ -1,0 +1,483 @@
+"""The source rewrite: a function's syntax tree in, the tree of its converted form out.
+
+Every construct that Python evaluates with ``bool()`` or that reaches past xlac becomes a call into
+:mod:`xlac.convert.runtime` (bound to the name ``RUNTIME`` in the converted code), which keeps Python's
+behaviour for concrete values and routes traced ones into xlac:
+
+- ``if``/``elif``/``else`` statements: each branch becomes a function of the variables it assigns, and
+  ``runtime.if_stmt`` runs one of them (a concrete test) or both, as one conditional (a traced test). An
+  ``if`` whose branches both end in ``return`` becomes ``return runtime.if_return(...)``; an ``if`` that
+  returns, followed by the rest of its block, first becomes an ``if``/``else`` holding that rest.
+- conditional expressions, ``and``/``or``, ``not`` and chained comparisons: ``runtime.if_expr``,
+  ``and_``, ``or_``, ``not_``, ``compare_chain``, their operands as thunks where Python evaluates them lazily.
+- calls: ``runtime.call(f, ...)``, which converts user functions it reaches and routes builtins and
+  NumPy's creation functions; a creation call whose result the function later writes into
+  (``out = np.zeros(n)`` then ``out[i] = ...``) is ``runtime.call_allocation``.
+- reads of state from outside the function: a global or closed-over name or an attribute
+  (``self.cache``) as ``runtime.outside(...)``, which makes a floating-point NumPy array found there the
+  implicit argument standing for it (read at every call, written back after it), as xlac does for
+  outside ``xlac.Array``s; subscripts as ``runtime.getitem`` / ``setitem`` / ``aug_setitem``, which do
+  the same for any NumPy array indexed or written with a traced value, and for a floating-point array
+  taken from a container (``caches[0]``, ``params["w"]``).
+
+An ``if`` that cannot become a conditional (it breaks, continues, returns from one branch only, declares
+names global) stays a Python ``if`` whose test goes through ``runtime.concrete_test``, which explains why
+when the test is traced. Generated nodes carry the line of the code they replace, so tracebacks and xlac's
+``file:line`` point at the user's source.
+
+>>> import ast
+>>> tree = ast.parse("def f(x):\\n    y = 1 if x > 0 else 2\\n    return y")
+>>> print(ast.unparse(convert_function(tree.body[0])).splitlines()[1])
+    y = __xlac_runtime__.if_expr(x > 0, lambda: 1, lambda: 2, line=2)
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+
+RUNTIME = "__xlac_runtime__"
+UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
+# Calls left as they are: they read the caller's frame or scope.
+_FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
+_WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+
+
+def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """``fn`` (a ``def`` without decorators) converted, nested functions included."""
+    _normalize_returns(fn)
+    converted = _Converter(_written_places(fn), _bound_names(fn)).visit(fn)
+    return ast.fix_missing_locations(converted)
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def _place(node: ast.expr) -> str | None:
+    """A name or attribute chain (``out``, ``self.cache``) as text; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _place(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _written_places(fn: ast.AST) -> set[str]:
+    """The names and attribute chains the function writes into in place: ``out[i] = v``, ``out += v``,
+    ``out[i] += v``, ``out.fill(v)``, ``f(..., out=out)``."""
+    places = set()
+    for node in ast.walk(fn):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+            place = _place(node.target)
+            if place is not None:
+                places.add(place)
+        for target in targets:
+            for element in ast.walk(target):
+                if isinstance(element, ast.Subscript) and isinstance(element.ctx, ast.Store):
+                    base = element.value
+                    while isinstance(base, ast.Subscript):
+                        base = base.value
+                    place = _place(base)
+                    if place is not None:
+                        places.add(place)
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            place = _place(node.target.value)
+            if place is not None:
+                places.add(place)
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _WRITING_METHODS:
+                place = _place(node.func.value)
+                if place is not None:
+                    places.add(place)
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    for element in ast.walk(keyword.value):
+                        place = _place(element) if isinstance(element, (ast.Name, ast.Attribute)) else None
+                        if place is not None:
+                            places.add(place)
+    return places
+
+
+def _bound_names(fn: ast.FunctionDef) -> set[str]:
+    """Every name some scope inside ``fn`` binds (parameters, assignments, loop and comprehension
+    targets, imports, nested definitions), except those declared global or nonlocal: the rest are the
+    globals and free variables ``fn`` reads."""
+    bound, declared = set(), set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node is not fn:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+    return bound - declared
+
+
+def _own_scope(nodes):
+    """The nodes of ``nodes`` and below, not entering nested functions, lambdas, classes or comprehensions."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                                      ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                stack.append(child)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.extend(child.decorator_list)           # evaluated in this scope; the name is bound here
+                yield child
+
+
+def _assigned_names(statements) -> list[str]:
+    """The variables ``statements`` bind, in first-binding order."""
+    names = {}
+    for node in _own_scope(statements):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.setdefault(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.setdefault(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.setdefault((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.setdefault(node.name)
+    return list(names)
+
+
+def _unconvertible_reason(statements, returns: bool) -> str | None:
+    """Why these branch statements cannot become a function, or None. ``returns``: the branch must end in
+    a return on every path, and return nowhere else."""
+    tail = _tail_returns(statements) if returns else set()
+    for node in _own_scope(statements):
+        if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
+            return "it leaves a loop with break or continue"
+        if isinstance(node, ast.Return) and id(node) not in tail:
+            return "it returns from one branch only, or before the branch ends"
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return "it yields or awaits"
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return "it declares a name global or nonlocal"
+        if isinstance(node, ast.Delete) and any(isinstance(t, ast.Name) for t in node.targets):
+            return "it deletes a variable"
+        if isinstance(node, ast.Name) and node.id in ("super", "__class__"):
+            return "it calls super()"
+    return None
+
+
+def _inside_loop(node: ast.AST, statements) -> bool:
+    """Whether a break/continue binds to a loop inside ``statements`` (then it stays inside the branch)."""
+    for loop in _own_scope(statements):
+        if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
+            return True
+    return False
+
+
+def _always_returns(statements) -> bool:
+    """Whether every path through ``statements`` ends in a return at its end."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+def _returns_inside(statements) -> bool:
+    return any(isinstance(n, ast.Return) for n in _own_scope(statements))
+
+
+def _tail_returns(statements) -> set[int]:
+    """The ids of the returns that end the paths of ``statements`` (see :func:`_always_returns`)."""
+    if not _always_returns(statements):
+        return set()
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return {id(last)}
+    return _tail_returns(last.body) | _tail_returns(last.orelse)
+
+
+def _loaded_names(node: ast.AST) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+# ---------------------------------------------------------------- building nodes
+
+
+def _runtime(attr: str) -> ast.expr:
+    return ast.Attribute(ast.Name(RUNTIME, ast.Load()), attr, ast.Load())
+
+
+def _runtime_call(attr: str, args: list, keywords: dict | None = None) -> ast.Call:
+    return ast.Call(_runtime(attr), args, [ast.keyword(k, v) for k, v in (keywords or {}).items()])
+
+
+def _thunk(expr: ast.expr) -> ast.Lambda:
+    no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                            defaults=[])
+    return ast.Lambda(no_args, expr)
+
+
+def _strings(names) -> ast.Tuple:
+    return ast.Tuple([ast.Constant(n) for n in names], ast.Load())
+
+
+def _names(names, ctx) -> ast.Tuple:
+    return ast.Tuple([ast.Name(n, ctx()) for n in names], ctx())
+
+
+def _branch_function(name: str, params: list[str], body: list, returns: ast.expr | None) -> ast.FunctionDef:
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    body = list(body) + ([ast.Return(returns)] if returns is not None else [])
+    return ast.FunctionDef(name, args, body or [ast.Pass()], [], None, type_comment=None)
+
+
+def _located(new: ast.AST, original: ast.AST) -> ast.AST:
+    """``new`` and the nodes generated under it (those without a position) placed at the start of
+    ``original``: on one line, so that every instruction of generated code, a method call's too, reports
+    the line where the user's construct begins."""
+    line, column = original.lineno, original.col_offset
+    for node in ast.walk(new):
+        if "lineno" in node._attributes and (node is new or getattr(node, "lineno", None) is None):
+            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = line, column, line, column
+    return new
+
+
+def _contains(node: ast.AST, kinds) -> bool:
+    return any(isinstance(n, kinds) for n in ast.walk(node))
+
+
+# ---------------------------------------------------------------- the rewrite
+
+
+class _Converter(ast.NodeTransformer):
+    def __init__(self, written_places: set[str], bound_names: set[str]):
+        self.written_places = written_places
+        self.bound_names = bound_names
+        self.counter = itertools.count()
+        self.function_stack: list[ast.AST] = []
+
+    # ---- scopes
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        if _contains(node, (ast.Yield, ast.YieldFrom)) and not self.function_stack:
+            return node                                  # a generator: traced as written
+        self.function_stack.append(node)
+        node = self.generic_visit(node)
+        self.function_stack.pop()
+        return node
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node                                      # methods are converted when they are called
+
+    def _block(self, statements: list) -> list:
+        out = []
+        for statement in statements:
+            new = self.visit(statement)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+
+    # ---- if statements
+
+    def visit_If(self, node: ast.If):
+        body, orelse = node.body, node.orelse
+        both_return = _always_returns(body) and _always_returns(orelse)
+        reason = _unconvertible_reason(body, both_return) or _unconvertible_reason(orelse, both_return)
+        test = self.visit(node.test)
+        if reason is not None:
+            node.test = _located(
+                _runtime_call("concrete_test", [test], {"reason": ast.Constant(reason),
+                                                        "line": ast.Constant(node.lineno)}), node.test)
+            node.body, node.orelse = self._block(body), self._block(orelse)
+            return node
+        n = next(self.counter)
+        names = [v for v in _assigned_names(body + orelse) if v != RUNTIME]
+        live = self._live_after(node, names)
+        true_name, false_name = f"__xlac_if_true_{n}", f"__xlac_if_false_{n}"
+        if both_return:
+            true_fn = _branch_function(true_name, names, self._block(body), None)
+            false_fn = _branch_function(false_name, names, self._block(orelse), None)
+        else:
+            true_fn = _branch_function(true_name, names, self._block(body), _names(names, ast.Load))
+            false_fn = _branch_function(false_name, names, self._block(orelse), _names(names, ast.Load))
+        current = _runtime_call("current_values", [ast.Call(ast.Name("locals", ast.Load()), [], []),
+                                                    _strings(names)])
+        call = _runtime_call("if_return" if both_return else "if_stmt",
+                             [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
+                             {"names": _strings(names), "live": _strings(live), "line": ast.Constant(node.lineno)})
+        out = [true_fn, false_fn]
+        if both_return:
+            out.append(ast.Return(call))
+        else:
+            out.append(ast.Assign([_names(names, ast.Store)], call))
+            for name in names:        # a variable no branch bound stays unbound, as Python leaves it
+                out.append(ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime(UNDEFINED)]),
+                                  [ast.Delete([ast.Name(name, ast.Del())])], []))
+        return [_located(s, node) for s in out]
+
+    def _live_after(self, node: ast.If, names: list[str]) -> list[str]:
+        """The names of ``names`` read anywhere in the enclosing function outside this ``if``: a variable
+        bound in one branch only is an error only where it may be read later."""
+        function = self.function_stack[-1] if self.function_stack else node
+        everywhere, inside = _loaded_names(function), _loaded_names(node)
+        return [n for n in names if everywhere.get(n, 0) > inside.get(n, 0)]
+
+    # ---- expressions
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        return _located(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)],
+                                               {"line": ast.Constant(node.lineno)}), node)
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        attr = "and_" if isinstance(node.op, ast.And) else "or_"
+        return _located(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return _located(_runtime_call("not_", [node.operand]), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare):
+        node = self.generic_visit(node)
+        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)) or \
+                _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
+        operands = [_thunk(e) for e in [node.left, *node.comparators]]
+        return _located(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
+
+    def visit_Call(self, node: ast.Call):
+        callee = node.func
+        if isinstance(callee, ast.Attribute):                   # a method: its object may be outside state
+            callee.value = self.visit(callee.value)
+        elif not isinstance(callee, ast.Name):
+            node.func = self.visit(callee)
+        node.args = [self.visit(a) for a in node.args]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        func = node.func
+        if isinstance(func, ast.Name) and (func.id in _FRAME_READERS or func.id.startswith("__xlac")):
+            return node
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == RUNTIME:
+            return node
+        return _located(ast.Call(_runtime("call"), [func, *node.args], node.keywords), node)
+
+    def visit_Name(self, node: ast.Name):
+        if isinstance(node.ctx, ast.Load) and node.id not in self.bound_names and not node.id.startswith("__xlac"):
+            return _located(_runtime_call("outside", [node]), node)
+        return node
+
+    def visit_Attribute(self, node: ast.Attribute):
+        node = self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and not (isinstance(node.value, ast.Name) and node.value.id == RUNTIME):
+            return _located(_runtime_call("outside", [node]), node)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript):
+        node = self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load):
+            return _located(_runtime_call("getitem", [node.value, _index_expression(node.slice)]), node)
+        return node
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        node = self.generic_visit(node)
+        target = node.target
+        if not isinstance(target, ast.Subscript):
+            return node
+        symbol = _AUGMENTED_SYMBOLS[type(node.op)]
+        return _located(ast.Expr(_runtime_call("aug_setitem", [target.value, _index_expression(target.slice),
+                                                               ast.Constant(symbol), node.value])), node)
+
+    def visit_Assign(self, node: ast.Assign):
+        node = self.generic_visit(node)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+            target = node.targets[0]
+            return _located(ast.Expr(_runtime_call("setitem", [target.value, _index_expression(target.slice),
+                                                               node.value])), node)
+        value = node.value
+        writes_into = any(_place(t) in self.written_places for t in node.targets)
+        if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id == RUNTIME:
+            value.func.attr = "call_allocation"       # a NumPy array the function fills: an xlac one
+        return node
+
+
+_COMPARISON_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+                       ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def _index_expression(index: ast.expr) -> ast.expr:
+    """A subscript's index as an expression: ``a:b:c`` becomes ``slice(a, b, c)``, inside tuples too."""
+    if isinstance(index, ast.Slice):
+        bounds = [b if b is not None else ast.Constant(None) for b in (index.lower, index.upper, index.step)]
+        return _located(ast.Call(_runtime("index_slice"), bounds, []), index)
+    if isinstance(index, ast.Tuple):
+        return _located(ast.Tuple([_index_expression(e) for e in index.elts], ast.Load()), index)
+    return index
+
+
+_AUGMENTED_SYMBOLS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
+                      ast.Mod: "%=", ast.Pow: "**=", ast.MatMult: "@=", ast.BitAnd: "&=", ast.BitOr: "|=",
+                      ast.BitXor: "^=", ast.LShift: "<<=", ast.RShift: ">>="}
+
+
+def _normalize_returns(fn: ast.FunctionDef) -> None:
+    """Rewrite every block so that an ``if`` with a branch that returns ends its block (see
+    :func:`_returns_as_else`)."""
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                at_end = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body"
+                setattr(node, field, _returns_as_else(value, at_end))
+
+
+def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
+    """``if t: ...; return a`` followed by more statements becomes ``if t: ...; return a`` / ``else:`` the
+    rest (the rest joins every branch that does not return; after an ``if`` whose branches all return it is
+    never reached), so that the ``if`` converts. At a function's end, a branch that does not return gets
+    ``return None``. The same program, for Python."""
+    for i, statement in enumerate(statements):
+        if not isinstance(statement, ast.If):
+            continue
+        rest = statements[i + 1:]
+        is_last = not rest
+        branches_return = [_always_returns(statement.body), _always_returns(statement.orelse)]
+        if not (_returns_inside(statement.body) or _returns_inside(statement.orelse)):
+            if is_last:
+                statement.body = _returns_as_else(statement.body, at_function_end)
+                statement.orelse = _returns_as_else(statement.orelse, at_function_end) if statement.orelse else []
+            continue
+        for field, returns in zip(("body", "orelse"), branches_return):
+            branch = getattr(statement, field)
+            if not returns:
+                branch = branch + rest
+                if at_function_end and not _always_returns(branch):
+                    branch = branch + [_located(ast.Return(ast.Constant(None)), statement)]
+            setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])
+        return statements[:i + 1]
+    return statements

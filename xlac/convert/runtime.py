@@ -1,0 +1,238 @@
+"""The functions converted code calls (see :mod:`xlac.convert.rewrite`). Each keeps Python's behaviour for
+concrete values and routes traced ones into xlac.
+
+>>> if_expr(True, lambda: "yes", lambda: "no", line=1)
+'yes'
+>>> and_(lambda: 0, lambda: 1 / 0)          # short-circuits, as Python's `and`
+0
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+import xlac.numpy as xnp
+from xlac.convert import branches
+from xlac.convert.branches import UNDEFINED
+from xlac.convert.cache import converted
+from xlac.convert.substitutes import substitute
+from xlac.errors import TracerConversionError, located
+from xlac.ir.dtypes import SUPPORTED
+from xlac.numpy._core import writable
+from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
+
+__all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
+           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
+           "index_slice"]
+
+
+def _traced(x) -> bool:
+    return isinstance(x, Tracer)
+
+
+# ---------------------------------------------------------------- if
+
+
+def current_values(local_vars: dict, names: tuple) -> tuple:
+    """The values of ``names`` in a frame's locals, UNDEFINED for those not bound yet."""
+    return tuple(local_vars.get(name, UNDEFINED) for name in names)
+
+
+def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, line: int) -> tuple:
+    """An ``if`` statement: the new values of the variables ``names`` it binds."""
+    if not _traced(test):
+        return (true_fn if test else false_fn)(*values)
+    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if")
+
+
+def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, line: int):
+    """An ``if`` statement whose branches both return: the value returned."""
+    if not _traced(test):
+        return (true_fn if test else false_fn)(*values)
+    wrap = [lambda *v, fn=fn: (fn(*v),) for fn in (false_fn, true_fn)]
+    return branches.traced_if(test, wrap, values, ("the returned value",), (), "if")[0]
+
+
+def if_expr(test, body, orelse, *, line: int):
+    """``body() if test else orelse()``."""
+    if not _traced(test):
+        return body() if test else orelse()
+    wrap = [lambda: (orelse(),), lambda: (body(),)]
+    return branches.traced_if(test, wrap, (), ("the value",), (), "if-else expression")[0]
+
+
+def concrete_test(test, *, reason: str, line: int):
+    """The test of an ``if`` the converter left as written (``reason``): a traced one raises."""
+    if _traced(test):
+        raise TracerConversionError(located(
+            f"this `if` tests a traced value, and it cannot become a conditional because {reason}. Rewrite it "
+            "so that both branches end alike (bind the same variables, or both return), or select with "
+            "xnp.where(test, a, b)"))
+    return test
+
+
+# ---------------------------------------------------------------- boolean operators
+
+
+def _truth(x, what: str) -> Tracer:
+    """A traced value's truth as a boolean scalar; like NumPy, only a one-element array has one."""
+    x = xnp.asarray(x)
+    if x.size != 1:
+        raise ValueError(located(f"`{what}` on a traced array of shape {x.shape}: the truth value of an array "
+                                 "with more than one element is ambiguous. Use xnp.logical_and/logical_or, "
+                                 "a.any() or a.all()"))
+    x = x.reshape(())
+    return x if x.dtype == np.bool_ else x != 0
+
+
+def _combine(kind: str, first, rest):
+    """``first and rest`` / ``first or rest`` for a traced ``first``: a logical operation for booleans, else
+    the operand Python would have returned, chosen per the traced truth."""
+    first_array, truth, rest_array = xnp.asarray(first), _truth(first, kind), xnp.asarray(rest)
+    if first_array.dtype == np.bool_ and rest_array.dtype == np.bool_ and rest_array.size == 1:
+        rest_truth = rest_array.reshape(())
+        return xnp.logical_and(truth, rest_truth) if kind == "and" else xnp.logical_or(truth, rest_truth)
+    result = xnp.where(truth, rest, first) if kind == "and" else xnp.where(truth, first, rest)
+    if result.dtype != first_array.dtype or not rest_array.weak and rest_array.dtype != first_array.dtype:
+        raise TypeError(located(
+            f"`{kind}` of a traced {first_array.dtype} value and a {rest_array.dtype} one: Python's `{kind}` "
+            "returns one operand or the other, so the result's type would depend on the traced value. "
+            "Compare to booleans first, or select with xnp.where(cond, a, b)"))
+    return result
+
+
+def _short_circuit(kind: str, thunks):
+    value = thunks[0]()
+    for k in range(1, len(thunks)):
+        if _traced(value):
+            return _combine(kind, value, _short_circuit(kind, thunks[k:]))
+        if bool(value) != (kind == "and"):
+            return value
+        value = thunks[k]()
+    return value
+
+
+def and_(*thunks):
+    """``a and b and ...`` over thunks of the operands."""
+    return _short_circuit("and", thunks)
+
+
+def or_(*thunks):
+    """``a or b or ...`` over thunks of the operands."""
+    return _short_circuit("or", thunks)
+
+
+def not_(x):
+    """``not x``."""
+    return xnp.logical_not(_truth(x, "not")) if _traced(x) else not x
+
+
+_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+                "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
+                "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+def compare_chain(*operands, ops: tuple):
+    """``a < b < c``: each operand evaluated once, when Python would evaluate it."""
+    values = [operands[0]()]
+
+    def comparison(k):
+        def thunk():
+            values.append(operands[k + 1]())
+            return _COMPARISONS[ops[k]](values[k], values[k + 1])
+        return thunk
+    return and_(*[comparison(k) for k in range(len(ops))])
+
+
+# ---------------------------------------------------------------- state from outside
+
+
+def outside(value):
+    """A value read from outside the function (a global, a closed-over name, an attribute): a floating-point
+    NumPy array there (weights, caches, running statistics), while tracing, is the implicit argument that
+    stands for it (``xlac.captures``): read at every call, written back after it, never a constant of the
+    trace. Integer and boolean arrays (index tables, masks, sizes) stay NumPy's until a traced value
+    indexes them or is written into them."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc" and value.dtype in SUPPORTED \
+            and current_trace() is not None:
+        return xnp.asarray(value)
+    return value
+
+
+index_slice = slice
+
+
+def _has_traced(index) -> bool:
+    if isinstance(index, tuple):
+        return any(_has_traced(i) for i in index)
+    if isinstance(index, slice):
+        return any(_traced(b) for b in (index.start, index.stop, index.step))
+    if isinstance(index, list):
+        return any(_has_traced(i) for i in index)
+    return _traced(index)
+
+
+def _traced_numpy(array, index, value=None) -> bool:
+    return isinstance(array, np.ndarray) and array.dtype in SUPPORTED and current_trace() is not None \
+        and (_has_traced(index) or _traced(value))
+
+
+def getitem(container, index):
+    """``container[index]``: a NumPy array indexed with a traced value is read through the implicit
+    argument standing for it; a floating-point array taken from a list or dict as :func:`outside`."""
+    if _traced_numpy(container, index):
+        return xnp.asarray(container)[index]
+    item = container[index]
+    if not isinstance(container, (np.ndarray, Tracer)) and isinstance(item, np.ndarray) and item.base is None:
+        return outside(item)
+    return item
+
+
+def setitem(target, index, value) -> None:
+    """``target[index] = value``: into a NumPy array with a traced index or value, through the implicit
+    argument standing for it, written back into the array after the call."""
+    if _traced_numpy(target, index, value):
+        writable(target, "a[i] = v")[index] = value
+    else:
+        target[index] = value
+
+
+_IN_PLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+             "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+             "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+             ">>=": operator.irshift}
+
+
+def aug_setitem(target, index, op: str, value) -> None:
+    """``target[index] op= value``, as Python runs it: the item read, updated in place, stored back."""
+    if _traced_numpy(target, index, value):
+        target = writable(target, f"a[i] {op} v")
+    item = _IN_PLACE[op](target[index], value)
+    target[index] = item
+
+
+# ---------------------------------------------------------------- calls
+
+
+def call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, with ``fn`` converted when it is the user's code, and builtins and NumPy
+    creation functions that cannot take traced values routed to xlac."""
+    if current_trace() is None:
+        return fn(*args, **kwargs)
+    replacement = substitute(fn, args, kwargs)
+    if replacement is not None:
+        return replacement(*args, **kwargs)
+    return converted(fn)(*args, **kwargs)
+
+
+def call_allocation(fn, *args, **kwargs):
+    """A call whose result the function writes into later (``out = np.zeros(n)`` then ``out[i] = ...``):
+    a NumPy creation function makes an xlac array instead, which traced values can be written into."""
+    if current_trace() is None:
+        return fn(*args, **kwargs)
+    replacement = substitute(fn, args, kwargs, writable=True)
+    if replacement is not None:
+        return replacement(*args, **kwargs)
+    return converted(fn)(*args, **kwargs)
