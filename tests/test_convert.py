@@ -1,4 +1,5 @@
 """The source converter (xlac/convert/): NumPy programs as written, against NumPy running them."""
+import functools
 import inspect
 import threading
 
@@ -564,3 +565,90 @@ def test_a_numpy_random_function_without_a_counterpart_is_refused_not_frozen():
     with pytest.raises(xlac.UnsupportedError, match=r"np.random.binomial inside a compiled function") as info:
         xlac.compile(f)(np.zeros(3))
     assert f"test_convert.py:{line_of(f, 'np.random.binomial')}" in str(info.value)
+
+
+LENGTHS = np.array([2, 3])
+
+
+def test_an_integer_array_numpy_reads_while_tracing_traces_again_when_it_changes():
+    def f(x):
+        n = int(LENGTHS.sum())              # NumPy's own code on an outside integer array: a static length
+        return x[:n] * 2
+    g = xlac.compile(f)
+    np.testing.assert_array_equal(np.asarray(g(np.arange(8.0))), f(np.arange(8.0)))
+    np.testing.assert_array_equal(np.asarray(g(np.arange(8.0))), f(np.arange(8.0)))
+    assert g.cache_info().traces == 1
+    LENGTHS[0] = 4                          # the program held 5: it traces again, as a static argument would
+    np.testing.assert_array_equal(np.asarray(g(np.arange(8.0))), f(np.arange(8.0)))
+    assert g.cache_info().traces == 2
+    LENGTHS[0] = 2
+
+
+# ---------------------------------------------------------------- Python's features, converted
+
+
+class Base:
+    def scaled(self, x):
+        return x * 2
+
+
+class Derived(Base):
+    def scaled(self, x):
+        y = super().scaled(x)              # zero-argument super() keeps its class cell
+        if y.sum() > 0:
+            y = y + 1
+        return y
+
+    @staticmethod
+    def flip(x, *, k=2.0):
+        return x * k if x.sum() > 0 else -x
+
+    @classmethod
+    def flip3(cls, x):
+        return cls.flip(x, k=3.0)
+
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@logged
+def accumulate(x, *rest, scale=1.0, **extra):
+    total = x
+    for r in rest:
+        total = total + r
+    if (s := total.sum()) > 0:
+        total = total * scale + s * 0
+    return total + extra.get("bias", 0.0)
+
+
+def doubling(n, x):
+    return x if n == 0 else doubling(n - 1, x) * 2
+
+
+def counted(x):
+    count = 0
+
+    def bump():
+        nonlocal count
+        count += 1
+    bump()
+    bump()
+    try:
+        if x.sum() > 0:
+            z = x / 1
+        else:
+            z = x
+    except ZeroDivisionError:
+        z = x
+    return z * count, doubling(3, x), [v * 2 if v is not None else 0 for v in [x, None]][0]
+
+
+def test_methods_decorators_recursion_closures_and_comprehensions_convert():
+    d = Derived()
+    for fn in (d.scaled, Derived.flip, Derived.flip3, counted,
+               lambda x: accumulate(x, x, scale=3.0, bias=1.0)):
+        check_both_ways(fn, (np.array([1.0, 2.0]),), (np.array([-1.0, -2.0]),))

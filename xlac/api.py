@@ -65,6 +65,9 @@ class Traced:
     # What the program checks after the call (traced indices in bounds): its output after the results and
     # the rebound values holds the status and the payload (see xlac.trace.checks).
     checks: list = field(default_factory=list)
+    # (array, contents when traced) for each outside NumPy array NumPy code read while tracing: a call
+    # finding one changed traces again.
+    read_while_tracing: list = field(default_factory=list)
 
     @property
     def graph(self) -> Graph:
@@ -127,6 +130,7 @@ class Compiled:
         traced = lowered.traced
         self.captures = traced.captures
         self.rebound = traced.rebound
+        self.read_while_tracing = traced.read_while_tracing
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
         if graph.input_updates:
@@ -163,6 +167,9 @@ class Compiled:
                                 f"{', '.join(self.captures.names)}) changed shape or dtype, or is gone; "
                                 "call the xlac.compile'd function to trace it again")
             leaves = leaves + outside
+        if self._read_while_tracing_changed():
+            raise TypeError(f"{traced.name}: an array it read from outside while tracing changed; call the "
+                            "xlac.compile'd function to trace it again")
         if self.rebound is not None and not self.rebound.fits(()):
             raise TypeError(f"{traced.name}: a place it rebinds outside its arguments ("
                             f"{', '.join(self.rebound.names)}) is gone or holds another kind of value; "
@@ -180,11 +187,16 @@ class Compiled:
             if outside is None:
                 raise OutsideArrayChanged
             leaves = list(leaves) + outside
+        if self._read_while_tracing_changed():
+            raise OutsideArrayChanged
         if self.rebound is None:
             return self._run(leaves)
         if not self.rebound.fits(statics):
             raise OutsideArrayChanged
         return self._run_and_write_back(leaves, statics)
+
+    def _read_while_tracing_changed(self) -> bool:
+        return any(not np.array_equal(array, contents) for array, contents in self.read_while_tracing)
 
     def _run_and_write_back(self, leaves, statics):
         """Run; then assign each place the function rebinds outside its arguments its new value."""
@@ -196,7 +208,8 @@ class Compiled:
 
 
 class OutsideArrayChanged(Exception):
-    """An array a compiled function reads from outside its arguments changed shape or dtype: trace again."""
+    """An array a compiled function reads from outside its arguments changed shape or dtype, or one NumPy
+    read while tracing changed contents: trace again."""
 
 
 def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree, checks):
@@ -311,7 +324,9 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
-                  rebound=rebindings, checks=trace.checks.all_checks())
+                  rebound=rebindings, checks=trace.checks.all_checks(),
+                  read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
+                                      if key not in captured_values])
 
 
 def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
@@ -540,7 +555,7 @@ class CompiledFunction:
             compiled = self._compiled_for(key, leaves, stale=compiled)
             result = compiled.run(leaves, statics)
         if fast_key is not None:
-            plain = compiled.captures is None and compiled.rebound is None
+            plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
             self._by_flat_key[fast_key] = compiled._run if plain else compiled.run
         return result
 

@@ -12,7 +12,9 @@ def program(a0):
 """
 from __future__ import annotations
 
+import linecache
 import warnings
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -74,7 +76,11 @@ class Program:
     def function(self, np_module, copied_views: bool = False):
         """The program as a Python function whose ``np`` is ``np_module``."""
         namespace = {"np": np_module}
-        exec(compile(self.source(copied_views), "<fuzz program>", "exec"), namespace)
+        source = self.source(copied_views)
+        # Registered with linecache, as a file's lines are: xlac.compile converts the source it can read.
+        filename = f"<fuzz program {zlib.crc32(source.encode()):08x}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        exec(compile(source, filename, "exec"), namespace)
         return namespace["program"]
 
     def inputs(self) -> list:

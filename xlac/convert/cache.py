@@ -15,11 +15,12 @@ its line with another) is traced as written; :func:`why_not_converted` says why.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
+import linecache
 import os
 import sysconfig
-import textwrap
 import threading
 import types
 import weakref
@@ -167,26 +168,36 @@ def _is_private(name: str) -> bool:
 
 
 def _definition(fn: types.FunctionType) -> ast.FunctionDef:
-    """``fn``'s ``def`` (a lambda as a ``def`` returning its body) at its lines in its file, undecorated."""
+    """``fn``'s ``def`` (a lambda as a ``def`` returning its body), found by its line in its file's syntax
+    tree (so that a lambda inside a larger expression is found too), undecorated; a copy."""
     code = fn.__code__
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
-        raise _NotConvertible("its source is not available") from None
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        raise _NotConvertible("its source lines do not parse on their own") from None
-    ast.increment_lineno(tree, code.co_firstlineno - 1)
+    tree = _file_tree(code.co_filename)
     if code.co_name == "<lambda>":
         lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
         if len(lambdas) != 1:
             raise _NotConvertible("a lambda that shares its line with another lambda")
-        node = lambdas[0]
+        node = copy.deepcopy(lambdas[0])
         body = [ast.copy_location(ast.Return(node.body), node.body)]
         return ast.copy_location(ast.FunctionDef("<lambda>", node.args, body, [], None, type_comment=None), node)
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name and \
+                (node.decorator_list[0].lineno if node.decorator_list else node.lineno) == code.co_firstlineno:
+            node = copy.deepcopy(node)
             node.decorator_list = []
             return node
-    raise _NotConvertible("its source does not start with its def")
+    raise _NotConvertible("its def is not where its code says it starts (the file changed?)")
+
+
+def _file_tree(filename: str) -> ast.Module:
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise _NotConvertible("its source is not available")
+    return _parsed("".join(lines))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        raise _NotConvertible("its file does not parse") from None

@@ -154,10 +154,13 @@ def outside(value):
     NumPy array there (weights, caches, running statistics), while tracing, is the implicit argument that
     stands for it (``xlac.captures``): read at every call, written back after it, never a constant of the
     trace. Integer and boolean arrays (index tables, masks, sizes) stay NumPy's until a traced value
-    indexes them or is written into them."""
-    if isinstance(value, np.ndarray) and value.dtype.kind in "fc" and value.dtype in SUPPORTED \
-            and current_trace() is not None:
-        return xnp.asarray(value)
+    indexes them or is written into them (from then on, every read is the implicit argument's); the
+    contents NumPy read while tracing are part of the program, which is traced again when they change."""
+    trace = current_trace()
+    if isinstance(value, np.ndarray) and trace is not None and value.dtype in SUPPORTED:
+        if value.dtype.kind in "fc" or trace.has_captured(value):
+            return xnp.asarray(value)
+        trace.note_read_while_tracing(value)
     return value
 
 

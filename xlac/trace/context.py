@@ -44,6 +44,10 @@ class Trace:
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
         # None where outside arrays are constants (eager calls).
         self.captured: dict[int, tuple] | None = {} if capture_outside_arrays else None
+        # id -> (array, its contents when traced) for each outside NumPy array the function's own NumPy code
+        # read while tracing (an index table, a mask): the program holds what it read, so a call finds the
+        # array changed and traces again (see note_read_while_tracing).
+        self.read_while_tracing: dict[int, tuple] | None = {} if capture_outside_arrays else None
         self.parent: Trace | None = None
         # value id -> (outer Tracer, its stand-in here) for each value of an enclosing trace the function
         # used (a closure over an outer traced value, as in grad(lambda w: loss(w, x)) inside a compile)
@@ -113,6 +117,20 @@ class Trace:
             tracer = self.add_input(TensorType(shape, dtype), name=name, mutability=leaf_mutability(array))
             entry = self.captured[id(array)] = (array, tracer)
         return entry[1]
+
+    def has_captured(self, array) -> bool:
+        """Whether ``array`` is already an implicit argument of the enclosing compiled function."""
+        if self.captured is None:
+            return self.parent is not None and self.parent.has_captured(array)
+        return id(array) in self.captured
+
+    def note_read_while_tracing(self, array: np.ndarray) -> None:
+        """``array``, from outside the function, is read by NumPy while tracing: its contents are part of
+        the program. The compiled function traces again when they change (as for a static argument)."""
+        if self.read_while_tracing is None and self.parent is not None:
+            self.parent.note_read_while_tracing(array)
+        elif self.read_while_tracing is not None and id(array) not in self.read_while_tracing:
+            self.read_while_tracing[id(array)] = (array, array.copy())
 
     def _own(self, x, primitive: Primitive) -> Tracer:
         if isinstance(x, Tracer):
