@@ -55,7 +55,7 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
             # what is known of each leaf once traced (no tracer stays past the trace): an array, or its value
             outcomes[k] = [([_ARRAY if _is_array(leaf) else leaf for leaf in leaves], tree)
                            for leaves, tree in per_name]
-            return [leaf for leaves, _ in per_name for leaf in leaves if _is_array_like(leaf)]
+            return [leaf for leaves, _ in per_name for leaf in leaves if is_array_like(leaf)]
         return run
     regions = trace_branches(what, [traced(k, fn) for k, fn in enumerate(branches)], [], [None, None])
     results: list = []
@@ -72,24 +72,24 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
                     f"{_named(name)} is bound only in the {bound} branch of an `{what}` whose test is traced, and "
                     "read after it: both branches run as one conditional, so both must bind it"))
             for k, leaves in enumerate((leaves0, leaves1)):
-                position[k] += sum(_is_array_like(leaf) for leaf in leaves)
+                position[k] += sum(is_array_like(leaf) for leaf in leaves)
             results.append(UNDEFINED)
             continue
         if tree0 != tree1 or len(leaves0) != len(leaves1):
             raise _mismatch(name, what, _describe_tree(tree0), _describe_tree(tree1))
         var_leaves = []
         for a, b in zip(leaves0, leaves1):
-            if _is_array_like(a) != _is_array_like(b):
+            if is_array_like(a) != is_array_like(b):
                 raise _mismatch(name, what, _describe(a), _describe(b))
-            if not _is_array_like(a):
-                if not _same(a, b):
+            if not is_array_like(a):
+                if not same_value(a, b):
                     raise _mismatch(name, what, repr(a), repr(b))
                 var_leaves.append(a)
                 continue
             at = (position[0], position[1])
             position[0] += 1
             position[1] += 1
-            if is_python_scalar(a) and is_python_scalar(b) and type(a) is type(b) and _same(a, b):
+            if is_python_scalar(a) and is_python_scalar(b) and type(a) is type(b) and same_value(a, b):
                 var_leaves.append(a)           # the same number either way: stays static
                 continue
             types = [regions[k].out_types[at[k]] for k in (0, 1)]
@@ -129,11 +129,11 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tracer, Array, np.ndarray, np.generic))
 
 
-def _is_array_like(x) -> bool:
+def is_array_like(x) -> bool:
     return x is _ARRAY or _is_array(x) or is_python_scalar(x)
 
 
-def _same(a, b) -> bool:
+def same_value(a, b) -> bool:
     if a is b:
         return True
     try:

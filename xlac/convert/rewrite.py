@@ -154,15 +154,16 @@ def _assigned_names(statements) -> list[str]:
     return list(names)
 
 
-def _unconvertible_reason(statements, returns: bool) -> str | None:
-    """Why these branch statements cannot become a function, or None. ``returns``: the branch must end in
-    a return on every path, and return nowhere else."""
+def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str | None:
+    """Why these branch statements (a loop's body with ``loop``) cannot become a function, or None.
+    ``returns``: the branch must end in a return on every path, and return nowhere else."""
     tail = _tail_returns(statements) if returns else set()
     for node in _own_scope(statements):
         if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
-            return "it leaves a loop with break or continue"
+            return "its loop body uses break or continue" if loop else "it leaves a loop with break or continue"
         if isinstance(node, ast.Return) and id(node) not in tail:
-            return "it returns from one branch only, or before the branch ends"
+            return "it returns from inside the loop" if loop else \
+                "it returns from one branch only, or before the branch ends"
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
             return "it yields or awaits"
         if isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -257,6 +258,21 @@ def _located(new: ast.AST, original: ast.AST) -> ast.AST:
     return new
 
 
+def _current(names) -> ast.Call:
+    """``RUNTIME.current_values(locals(), names)``: the variables' values now, UNDEFINED where unbound (read
+    through ``locals()``: a converted statement inside may have unbound a variable again)."""
+    return _runtime_call("current_values", [ast.Call(ast.Name("locals", ast.Load()), [], []), _strings(names)])
+
+
+def _assign_back(names, call: ast.expr) -> list:
+    """``(names...) = call``, then each name the call left UNDEFINED unbound again, as Python leaves it."""
+    out = [ast.Assign([_names(names, ast.Store)], call)]
+    for name in names:
+        out.append(ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime(UNDEFINED)]),
+                          [ast.Delete([ast.Name(name, ast.Del())])], []))
+    return out
+
+
 def _contains(node: ast.AST, kinds) -> bool:
     return any(isinstance(n, kinds) for n in ast.walk(node))
 
@@ -315,21 +331,13 @@ class _Converter(ast.NodeTransformer):
             true_fn = _branch_function(true_name, names, self._block(body), None)
             false_fn = _branch_function(false_name, names, self._block(orelse), None)
         else:
-            true_fn = _branch_function(true_name, names, self._block(body), _names(names, ast.Load))
-            false_fn = _branch_function(false_name, names, self._block(orelse), _names(names, ast.Load))
-        current = _runtime_call("current_values", [ast.Call(ast.Name("locals", ast.Load()), [], []),
-                                                    _strings(names)])
+            true_fn = _branch_function(true_name, names, self._block(body), _current(names))
+            false_fn = _branch_function(false_name, names, self._block(orelse), _current(names))
+        current = _current(names)
         call = _runtime_call("if_return" if both_return else "if_stmt",
                              [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
                              {"names": _strings(names), "live": _strings(live), "line": ast.Constant(node.lineno)})
-        out = [true_fn, false_fn]
-        if both_return:
-            out.append(ast.Return(call))
-        else:
-            out.append(ast.Assign([_names(names, ast.Store)], call))
-            for name in names:        # a variable no branch bound stays unbound, as Python leaves it
-                out.append(ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime(UNDEFINED)]),
-                                  [ast.Delete([ast.Name(name, ast.Del())])], []))
+        out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
         return [_located(s, node) for s in out]
 
     def _live_after(self, node: ast.If, names: list[str]) -> list[str]:
@@ -338,6 +346,45 @@ class _Converter(ast.NodeTransformer):
         function = self.function_stack[-1] if self.function_stack else node
         everywhere, inside = _loaded_names(function), _loaded_names(node)
         return [n for n in names if everywhere.get(n, 0) > inside.get(n, 0)]
+
+    # ---- loops
+
+    def visit_While(self, node: ast.While):
+        reason = "it has an else clause" if node.orelse else _unconvertible_reason(node.body, False, loop=True)
+        test = self.visit(node.test)
+        if reason is not None:
+            node.test = _located(_runtime_call("concrete_test", [test], {
+                "reason": ast.Constant(reason), "line": ast.Constant(node.lineno), "what": ast.Constant("while")}),
+                node.test)
+            node.body = self._block(node.body)
+            return node
+        n = next(self.counter)
+        names = [v for v in _assigned_names(node.body) if v != RUNTIME]
+        test_fn = _branch_function(f"__xlac_while_test_{n}", names, [], test)
+        body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names))
+        call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
+                                            _current(names)],
+                             {"names": _strings(names), "live": _strings(self._live_after(node, names))})
+        return [_located(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
+
+    def visit_For(self, node: ast.For):
+        iterator = node.iter
+        is_range = isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name) and \
+            iterator.func.id == "range" and not iterator.keywords and 1 <= len(iterator.args) <= 3 and \
+            not any(isinstance(a, ast.Starred) for a in iterator.args)
+        if not is_range or node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
+            return self.generic_visit(node)
+        n = next(self.counter)
+        target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
+        names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
+        item = f"__xlac_item_{n}"
+        bind_target = _located(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
+        body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
+                                   _current(names))
+        bounds = ast.Tuple([self.visit(a) for a in iterator.args], ast.Load())
+        call = _runtime_call("for_range", [bounds, ast.Name(body_fn.name, ast.Load()), _current(names)],
+                             {"names": _strings(names), "live": _strings(self._live_after(node, names))})
+        return [_located(s, node) for s in [body_fn, *_assign_back(names, call)]]
 
     # ---- expressions
 

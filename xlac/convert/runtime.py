@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 import xlac.numpy as xnp
-from xlac.convert import branches
+from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
 from xlac.convert.substitutes import substitute
@@ -25,7 +25,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
            "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice"]
+           "index_slice", "while_stmt", "for_range"]
 
 
 def _traced(x) -> bool:
@@ -63,14 +63,31 @@ def if_expr(test, body, orelse, *, line: int):
     return branches.traced_if(test, wrap, (), ("the value",), (), "if-else expression")[0]
 
 
-def concrete_test(test, *, reason: str, line: int):
-    """The test of an ``if`` the converter left as written (``reason``): a traced one raises."""
+def concrete_test(test, *, reason: str, line: int, what: str = "if"):
+    """The test of an ``if`` or ``while`` the converter left as written (``reason``): a traced one raises."""
     if _traced(test):
+        if what == "while":
+            raise TracerConversionError(located(
+                f"this `while` tests a traced value, and it cannot become an XLA loop because {reason}. Move the "
+                "exit into the test (carry a flag), or use xlac.while_loop"))
         raise TracerConversionError(located(
             f"this `if` tests a traced value, and it cannot become a conditional because {reason}. Rewrite it "
             "so that both branches end alike (bind the same variables, or both return), or select with "
             "xnp.where(test, a, b)"))
     return test
+
+
+# ---------------------------------------------------------------- loops
+
+
+def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
+    """A ``while`` loop: the new values of the variables ``names`` its body binds."""
+    return loops.while_stmt(test_fn, body_fn, values, names, live)
+
+
+def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
+    """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds."""
+    return loops.for_range(bounds, body_fn, values, names, live)
 
 
 # ---------------------------------------------------------------- boolean operators

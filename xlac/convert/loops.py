@@ -1,0 +1,137 @@
+"""Converted Python loops whose trip depends on a traced value: a ``while`` whose test is traced, a
+``for`` over ``range(...)`` with a traced bound. Each runs as one XLA loop (``xlac.while_loop``) whose
+carries are the loop's variables, matched by name: arrays and Python numbers are carried (a Python number
+the body turns into an array takes its dtype, as a weak value); any other value (``None``, a string, an
+object) must come out of the body as it went in. A variable first bound inside the loop is local to each
+iteration, and reading it after the loop is refused (with a traced trip count, Python's "the value of the
+last iteration, if there was one" has no single answer).
+
+A loop whose bounds and test are concrete stays a Python loop, as before conversion: its body is traced
+once per iteration. A ``while`` loop whose test becomes traced after some iterations rolls from there.
+
+>>> import numpy as np, xlac
+>>> @xlac.compile
+... def halvings(x):
+...     n = 0
+...     while x > 1.0:
+...         x = x / 2
+...         n += 1
+...     return n
+>>> int(halvings(40.0)), int(halvings(0.5))
+(6, 0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import xlac.numpy as xnp
+from xlac.control_flow import while_loop
+from xlac.convert.branches import UNDEFINED, is_array_like, same_value
+from xlac.errors import UnsupportedError, located
+from xlac.trace import pytree
+from xlac.trace.tracer import Tracer
+
+
+def while_stmt(test_fn, body_fn, values: tuple, names: tuple, live: tuple):
+    """``while test_fn(*values): values = body_fn(*values)``: the variables' values after the loop."""
+    values = tuple(values)
+    test = test_fn(*values)
+    while not isinstance(test, Tracer):
+        if not test:
+            return values
+        values = body_fn(*values)
+        test = test_fn(*values)
+    return _rolled(lambda item, vs: _truth(test_fn(*vs)), lambda item, vs: body_fn(*vs), None, None,
+                   values, names, live, "while")
+
+
+def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple):
+    """``for item in range(*bounds): values = body_fn(item, *values)``: the variables' values after it."""
+    if not any(isinstance(b, Tracer) for b in bounds):
+        values = tuple(values)
+        for item in range(*bounds):
+            values = body_fn(item, *values)
+        return values
+    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    if isinstance(step, Tracer) or step == 0:
+        raise UnsupportedError(located("for ... in range(...) with a traced bound: the step must be a nonzero "
+                                       "Python int (its sign decides the loop's test)"))
+    if step > 0:
+        def more(item, _):
+            return item < stop
+    else:
+        def more(item, _):
+            return item > stop
+    return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(start), step, values, names, live,
+                   "for")
+
+
+def _truth(test) -> Tracer:
+    test = xnp.asarray(test)
+    if test.size != 1:
+        raise ValueError(located(f"the test of a while loop is a traced array of shape {test.shape}: the truth "
+                                 "value of an array with more than one element is ambiguous"))
+    test = test.reshape(())
+    return test if test.dtype == np.bool_ else test != 0
+
+
+def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str):
+    """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
+    ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None."""
+    carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
+    for name, value in zip(names, values):
+        if value is UNDEFINED:
+            if name in live:
+                raise TypeError(located(
+                    f"variable '{name}' is first bound inside a `{kind}` loop whose trip count is traced, and read "
+                    "after it: bind it before the loop"))
+            statics.append(None)
+            continue
+        leaves, tree = pytree.flatten(value)
+        statics.append((tree, [None if is_array_like(leaf) else leaf for leaf in leaves]))
+        carried.extend(leaf for leaf in leaves if is_array_like(leaf))
+
+    def rebuild(carry) -> tuple:
+        it = iter(carry)
+        out = []
+        for static in statics:
+            if static is None:
+                out.append(UNDEFINED)
+                continue
+            tree, leaves = static
+            out.append(pytree.unflatten(tree, [next(it) if leaf is None else leaf for leaf in leaves]))
+        return tuple(out)
+
+    def carry_of(new_values) -> list:
+        carry = []
+        for name, static, value in zip(names, statics, new_values):
+            if static is None:
+                continue                             # local to the iteration
+            tree, leaves = static
+            new_leaves, new_tree = pytree.flatten(value)
+            if new_tree != tree or any((leaf is None) != is_array_like(new) or
+                                       leaf is not None and not same_value(leaf, new)
+                                       for leaf, new in zip(leaves, new_leaves)):
+                raise TypeError(located(
+                    f"variable '{name}' is {value!r} after an iteration of a `{kind}` loop whose trip count is "
+                    f"traced, and {rebuild_value(static)} before it: a rolled loop carries arrays and numbers; "
+                    "any other value must stay as it is"))
+            carry.extend(new for leaf, new in zip(leaves, new_leaves) if leaf is None)
+        return carry
+
+    def rebuild_value(static) -> str:
+        tree, leaves = static
+        return repr(pytree.unflatten(tree, ["<array>" if leaf is None else leaf for leaf in leaves]))
+
+    def cond(state):
+        item_now, carry = state
+        return more(item_now, rebuild(carry))
+
+    def body(state):
+        item_now, carry = state
+        new_values = step_fn(item_now, rebuild(carry))
+        return (item_now + step if step is not None else item_now), carry_of(new_values)
+
+    start = item if item is not None else xnp.asarray(0)
+    _, final = while_loop(cond, body, (start, list(carried)))
+    return rebuild(final)
