@@ -137,3 +137,119 @@ def test_a_while_with_break_on_a_traced_test_says_why_it_cannot_roll():
                                                          "break or continue") as info:
         xlac.compile(f)(8.0)
     assert f"test_convert_loops.py:{line_of(f, 'while x > 1.0')}" in str(info.value)
+
+
+# ---------------------------------------------------------------- loops with a trip count known when tracing
+
+
+def heat_1d(u, steps):
+    for _ in range(steps):
+        u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def diagonal_tanh_sum(a):
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += np.tanh(a[i, i])
+    return acc
+
+
+def test_a_long_stencil_loop_rolls_into_one_while_with_numpys_values():
+    u = np.sin(np.linspace(0.0, np.pi, 64))
+    expected = heat_1d(u.copy(), 1000)
+    f = xlac.compile(heat_1d, static_argnums=1)
+    ir = str(f.trace(u, 1000).ir())
+    assert ir.count("= while[") == 1
+    np.testing.assert_allclose(np.asarray(f(u, 1000)), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(u, expected, rtol=1e-12, atol=1e-14)     # the argument, written in place
+
+
+def test_a_carried_python_scalar_and_index_dependent_reads_roll():
+    a = np.random.default_rng(0).normal(size=(100, 100))
+    f = xlac.compile(diagonal_tanh_sum)
+    assert str(f.trace(a).ir()).count("= while[") == 1
+    assert float(f(a)) == pytest.approx(diagonal_tanh_sum(a), rel=1e-12)
+
+
+def test_index_dependent_writes_roll_and_update_the_argument_in_place():
+    def f(out, x):
+        for i in range(out.shape[0]):
+            out[i] = x * i
+        return out.sum()
+    out = xlac.asarray(np.zeros((80, 3)))
+    total = xlac.compile(f)(out, np.arange(3.0))
+    expected = np.zeros((80, 3))
+    assert float(total) == f(expected, np.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(out), expected)
+    report = xlac.compile(f).lower(out, np.arange(3.0)).compile().as_text()
+    assert "while" in report
+
+
+def test_short_loops_and_loops_that_act_on_python_state_unroll_with_numpys_result():
+    def building(x):
+        rows = []
+        for i in range(70):
+            rows.append(x * i)
+        return np.stack(rows)
+    f = xlac.compile(building)
+    assert "while" not in str(f.trace(np.ones(2)).ir())
+    np.testing.assert_array_equal(np.asarray(f(np.ones(2))), building(np.ones(2)))
+
+
+def test_a_body_that_needs_a_concrete_index_unrolls_and_says_why_when_long():
+    def prefix_sums(x):
+        out = np.zeros(300)
+        for i in range(300):
+            out[i] = x[:i].sum()
+        return out
+    x = np.arange(300.0)
+    with pytest.warns(UserWarning, match=r"runs 300 iterations unrolled, because its body cannot run with a "
+                                         r"traced index"):
+        got = xlac.compile(prefix_sums)(x)
+    np.testing.assert_array_equal(np.asarray(got), prefix_sums(x))
+    with pytest.raises(xlac.TracerConversionError):
+        xlac.compile(prefix_sums, loops="roll")(x)
+
+
+def test_loops_option_chooses():
+    a = np.random.default_rng(1).normal(size=(8, 8))
+    assert "while" in str(xlac.compile(diagonal_tanh_sum, loops="roll").trace(a).ir())
+    big = np.random.default_rng(1).normal(size=(70, 70))
+    assert "while" not in str(xlac.compile(diagonal_tanh_sum, loops="unroll").trace(big).ir())
+    with pytest.raises(ValueError, match="loops must be"):
+        xlac.compile(diagonal_tanh_sum, loops="sometimes")
+
+
+# ---------------------------------------------------------------- generated loops
+
+LOOP_STATEMENTS = ("s = s + a[i % 4]", "a = a * 0.5 + s", "b[i % 3] += s", "s = s * 0.9 - b[(i + 1) % 3]",
+                   "a[i % 4] = s - i", "t = a.sum() * 0.1\n{indent}s = s + t",
+                   "if a[0] > s:\n{indent}    s = s - 1.0\n{indent}else:\n{indent}    s = s + 0.5",
+                   "b = np.where(b > s, b - 1.0, b + 1.0)")
+
+
+@st.composite
+def loop_programs(draw):
+    lo, hi = draw(st.integers(-3, 6)), draw(st.integers(-3, 9))
+    step = draw(st.sampled_from([1, 2, 3, -1, -2]))
+    body = [draw(st.sampled_from(LOOP_STATEMENTS)).format(indent="        ")
+            for _ in range(draw(st.integers(1, 4)))]
+    lines = ["def program(a, b, s):", "    a = a.copy()", f"    for i in range({lo}, {hi}, {step}):"]
+    lines += ["        " + statement for statement in body]
+    return "\n".join(lines + ["    return a, b, s"]) + "\n"
+
+
+@settings(max_examples=30, deadline=None)
+@given(source=loop_programs(), values=st.lists(st.floats(-2, 2), min_size=8, max_size=8))
+def test_generated_loops_rolled_match_numpy(tmp_path_factory, source, values):
+    path = tmp_path_factory.mktemp("loops") / "program.py"
+    path.write_text(source)
+    namespace = {"np": np}
+    exec(compile(source, str(path), "exec"), namespace)
+    program = namespace["program"]
+    a, b, s = np.array(values[:4]), np.array(values[4:7]), values[7]
+    expected = program(a, b.copy(), s)
+    got = xlac.compile(program, loops="roll")(a, b.copy(), s)
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-10)

@@ -286,15 +286,17 @@ def _check_no_shared_memory(leaves, written, paths) -> None:
 
 def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
                    mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True,
-                   convert: bool = False) -> Traced:
+                   convert: bool = False, loops: str = "auto") -> Traced:
     """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
     ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
     With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
     function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
-    without, constants. ``convert``: trace the function's converted source (see ``xlac.convert``)."""
+    without, constants. ``convert``: trace the function's converted source (see ``xlac.convert``), its
+    loops rolled per ``loops``."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
-    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert) as trace:
+    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert,
+               loops=loops) as trace:
         if statics is not None:
             trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
@@ -389,7 +391,9 @@ class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-                 convert=True):
+                 convert=True, loops="auto"):
+        if loops not in ("auto", "roll", "unroll"):
+            raise ValueError(f"xlac.compile: loops must be 'auto', 'roll' or 'unroll', got {loops!r}")
         if not callable(fn):
             raise TypeError(f"xlac.compile expects a callable, got {type(fn).__name__}")
         # A callable object's attributes are its own state, not the wrapper's: copy only the names.
@@ -399,6 +403,7 @@ class CompiledFunction:
         self._dump_dir = dump_dir
         self._check_bounds = check_bounds
         self._convert = convert
+        self._loops = loops
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
@@ -521,7 +526,7 @@ class CompiledFunction:
         return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
                               [leaf_mutability(leaf) for leaf in leaves],
                               statics=_unwrap_all(statics), static_names=self._static_names(statics),
-                              check_bounds=self._check_bounds, convert=self._convert)
+                              check_bounds=self._check_bounds, convert=self._convert, loops=self._loops)
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -706,7 +711,7 @@ def _static_args(fn, static_argnums, static_argnames):
 
 
 def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-            convert=True):
+            convert=True, loops="auto"):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
@@ -724,7 +729,10 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     conditional expressions and ``and``/``or``/``not`` on traced values become conditionals, ``max``/``min``
     of traced values and NumPy arrays the function allocates and fills become xlac's (see
     ``xlac.convert``). Python side effects in the branches of an ``if`` on a traced value (``print``,
-    appending to a list) happen once per trace, for both branches.
+    appending to a list) happen once per trace, for both branches. ``loops``: how a converted
+    ``for i in range(n)`` with ``n`` known when tracing runs: ``"auto"`` rolls it into one XLA loop when it
+    runs at least 64 iterations and its body can be traced with a traced index (else it unrolls, with a
+    warning when long), ``"roll"`` always rolls (an error says why it cannot), ``"unroll"`` never does.
 
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")
@@ -735,5 +743,6 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     """
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 device=device, dump_dir=dump_dir, check_bounds=check_bounds, convert=convert)
-    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert)
+                                 device=device, dump_dir=dump_dir, check_bounds=check_bounds, convert=convert,
+                                 loops=loops)
+    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert, loops)

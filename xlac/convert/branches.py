@@ -101,14 +101,20 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
         results.append((tree0, var_leaves))
     regions = [with_outputs(region, keep[k], dtypes) for k, region in enumerate(regions)]
     traced_results = bind_case(index, regions, [])
+    return variables_from_leaves(results, lambda leaf: isinstance(leaf, _ResultIndex),
+                                 lambda leaf: traced_results[leaf])
+
+
+def variables_from_leaves(entries, is_placeholder, value_of) -> tuple:
+    """Each variable's value from its ``(tree, leaves)`` entry (UNDEFINED stays UNDEFINED), each placeholder
+    leaf replaced by ``value_of(leaf)`` (in leaf order)."""
     out = []
-    for result in results:
-        if result is UNDEFINED:
+    for entry in entries:
+        if entry is UNDEFINED:
             out.append(UNDEFINED)
             continue
-        tree, var_leaves = result
-        leaves = [traced_results[leaf] if isinstance(leaf, _ResultIndex) else leaf for leaf in var_leaves]
-        out.append(pytree.unflatten(tree, leaves))
+        tree, leaves = entry
+        out.append(pytree.unflatten(tree, [value_of(leaf) if is_placeholder(leaf) else leaf for leaf in leaves]))
     return tuple(out)
 
 

@@ -6,8 +6,10 @@ object) must come out of the body as it went in. A variable first bound inside t
 iteration, and reading it after the loop is refused (with a traced trip count, Python's "the value of the
 last iteration, if there was one" has no single answer).
 
-A loop whose bounds and test are concrete stays a Python loop, as before conversion: its body is traced
-once per iteration. A ``while`` loop whose test becomes traced after some iterations rolls from there.
+A ``for`` over a ``range`` known when tracing rolls too when it is long (see ``xlac.compile``'s
+``loops``), else it stays a Python loop, as before conversion: its body is traced once per iteration. A
+``while`` whose test is concrete stays a Python loop; one whose test becomes traced after some iterations
+rolls from there.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -22,13 +24,16 @@ once per iteration. A ``while`` loop whose test becomes traced after some iterat
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 import xlac.numpy as xnp
 from xlac.control_flow import while_loop
-from xlac.convert.branches import UNDEFINED, is_array_like, same_value
+from xlac.convert.branches import UNDEFINED, is_array_like, same_value, variables_from_leaves
 from xlac.errors import UnsupportedError, located
 from xlac.trace import pytree
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 
@@ -45,13 +50,12 @@ def while_stmt(test_fn, body_fn, values: tuple, names: tuple, live: tuple):
                    values, names, live, "while")
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple):
-    """``for item in range(*bounds): values = body_fn(item, *values)``: the variables' values after it."""
+def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, pure: bool):
+    """``for item in range(*bounds): values = body_fn(item, *values)``: the variables' values after it.
+    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...)."""
+    values = tuple(values)
     if not any(isinstance(b, Tracer) for b in bounds):
-        values = tuple(values)
-        for item in range(*bounds):
-            values = body_fn(item, *values)
-        return values
+        return _static_range(range(*bounds), body_fn, values, names, pure)
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     if isinstance(step, Tracer) or step == 0:
         raise UnsupportedError(located("for ... in range(...) with a traced bound: the step must be a nonzero "
@@ -64,6 +68,55 @@ def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple):
             return item > stop
     return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(start), step, values, names, live,
                    "for")
+
+
+ROLL_AT = 64          # "auto": a loop of at least this many iterations rolls when its body allows
+WARN_AT = 256         # ... and one that must unroll this many iterations says why
+
+
+def _static_range(items: range, body_fn, values: tuple, names: tuple, pure: bool) -> tuple:
+    """A loop whose trip count is known: unrolled in Python, or rolled per ``Trace.loops`` (see
+    ``xlac.compile``'s ``loops``). A rolled loop runs its first iteration unrolled, so that every variable
+    is bound and typed going in, then the rest as one XLA loop."""
+    mode = current_trace().loops
+    reason = None
+    if mode == "unroll" or len(items) < 2 or mode == "auto" and len(items) < ROLL_AT:
+        return _unrolled(items, body_fn, values)
+    if mode == "auto" and not pure:
+        reason = "its body calls print, append or another function that acts on Python state"
+    values = body_fn(items[0], *values)
+    if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
+        reason = "it changes a Python list, dict or set"
+    if reason is None:
+        rest = items[1:]
+        if rest.step > 0:
+            def more(item, _):
+                return item < rest.stop
+        else:
+            def more(item, _):
+                return item > rest.stop
+        try:
+            return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(rest.start), rest.step, values,
+                           names, (), "for")
+        except Exception as error:
+            if mode == "roll":
+                raise
+            reason = f"its body cannot run with a traced index ({type(error).__name__}: " \
+                     f"{str(error).splitlines()[0]})"
+    if len(items) >= WARN_AT:
+        warnings.warn(located(f"xlac: this loop runs {len(items)} iterations unrolled, because {reason}; "
+                              "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
+    return _unrolled(items[1:], body_fn, values)
+
+
+class LoopUnrolledWarning(UserWarning):
+    """A long Python loop in a compiled function runs unrolled (its program grows with its trip count)."""
+
+
+def _unrolled(items, body_fn, values: tuple) -> tuple:
+    for item in items:
+        values = body_fn(item, *values)
+    return values
 
 
 def _truth(test) -> Tracer:
@@ -85,7 +138,7 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
                 raise TypeError(located(
                     f"variable '{name}' is first bound inside a `{kind}` loop whose trip count is traced, and read "
                     "after it: bind it before the loop"))
-            statics.append(None)
+            statics.append(UNDEFINED)
             continue
         leaves, tree = pytree.flatten(value)
         statics.append((tree, [None if is_array_like(leaf) else leaf for leaf in leaves]))
@@ -93,19 +146,12 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
 
     def rebuild(carry) -> tuple:
         it = iter(carry)
-        out = []
-        for static in statics:
-            if static is None:
-                out.append(UNDEFINED)
-                continue
-            tree, leaves = static
-            out.append(pytree.unflatten(tree, [next(it) if leaf is None else leaf for leaf in leaves]))
-        return tuple(out)
+        return variables_from_leaves(statics, lambda leaf: leaf is None, lambda leaf: next(it))
 
     def carry_of(new_values) -> list:
         carry = []
         for name, static, value in zip(names, statics, new_values):
-            if static is None:
+            if static is UNDEFINED:
                 continue                             # local to the iteration
             tree, leaves = static
             new_leaves, new_tree = pytree.flatten(value)

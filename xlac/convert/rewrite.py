@@ -183,6 +183,22 @@ def _inside_loop(node: ast.AST, statements) -> bool:
     return False
 
 
+_PYTHON_STATE_CALLS = {"print", "input", "open", "append", "extend", "insert", "pop", "remove", "add", "update",
+                       "setdefault", "discard", "clear", "write", "popitem", "appendleft", "extendleft", "send"}
+
+
+def _acts_on_python_state(statements) -> bool:
+    """Whether ``statements`` call something that looks like a Python side effect (``print(...)``,
+    ``xs.append(...)``): run again, it would happen again, so their loop is not traced twice."""
+    for node in ast.walk(ast.Module(list(statements), [])):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in _PYTHON_STATE_CALLS:
+                return True
+    return False
+
+
 def _always_returns(statements) -> bool:
     """Whether every path through ``statements`` ends in a return at its end."""
     if not statements:
@@ -375,6 +391,7 @@ class _Converter(ast.NodeTransformer):
         if not is_range or node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
             return self.generic_visit(node)
         n = next(self.counter)
+        pure = not _acts_on_python_state(node.body)          # before the body is rewritten
         target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
         names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
         item = f"__xlac_item_{n}"
@@ -383,7 +400,8 @@ class _Converter(ast.NodeTransformer):
                                    _current(names))
         bounds = ast.Tuple([self.visit(a) for a in iterator.args], ast.Load())
         call = _runtime_call("for_range", [bounds, ast.Name(body_fn.name, ast.Load()), _current(names)],
-                             {"names": _strings(names), "live": _strings(self._live_after(node, names))})
+                             {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+                              "pure": ast.Constant(pure)})
         return [_located(s, node) for s in [body_fn, *_assign_back(names, call)]]
 
     # ---- expressions

@@ -85,9 +85,10 @@ def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple) ->
     return loops.while_stmt(test_fn, body_fn, values, names, live)
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
-    """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds."""
-    return loops.for_range(bounds, body_fn, values, names, live)
+def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool) -> tuple:
+    """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
+    ``pure``: its body calls nothing that acts on Python state."""
+    return loops.for_range(bounds, body_fn, values, names, live, pure)
 
 
 # ---------------------------------------------------------------- boolean operators

@@ -32,13 +32,15 @@ class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
     def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None,
-                 convert: bool | None = None):
+                 convert: bool | None = None, loops: str | None = None):
         self.graph = Graph(inputs=[])
         enclosing = current_trace()
         if check_bounds is None:            # a transform's trace checks as the trace it runs inside does
             check_bounds = enclosing.checks.enabled if enclosing is not None else True
         # Whether functions traced here run converted (xlac.convert); a transform's trace as the enclosing one.
         self.convert = convert if convert is not None else enclosing.convert if enclosing is not None else True
+        # How converted Python loops with a trip count known when tracing run: "auto", "roll" or "unroll".
+        self.loops = loops if loops is not None else enclosing.loops if enclosing is not None else "auto"
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
