@@ -75,9 +75,19 @@ def test_returns_from_branches_and_early_returns():
     check_both_ways(early_return, (np.array([1.0, 2.0]),), (np.array([-1.0, 2.0]),), (np.array([-1.0, 0.5]),))
 
 
-def test_conditional_is_one_case_node_whatever_the_values():
+def test_short_elementwise_branches_select_and_others_are_one_case_node():
     text = str(xlac.compile(piecewise).trace(np.zeros(2)).ir())
-    assert text.count("case(") == 2 or text.count("case") >= 2
+    assert "= case[" not in text and "select" in text          # both computed, then selected
+
+    def heavy(x, w):
+        if x.sum() > 0:
+            y = x @ w
+        else:
+            y = x * 2
+        return y
+    text = str(xlac.compile(heavy).trace(np.ones(3), np.ones((3, 3))).ir())
+    assert text.count("= case[") == 1
+    check_both_ways(heavy, (np.ones(3), np.eye(3) * 2), (-np.ones(3), np.eye(3)))
 
 
 def test_concrete_tests_stay_python_ifs_and_trace_one_branch():

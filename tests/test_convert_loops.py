@@ -253,3 +253,17 @@ def test_generated_loops_rolled_match_numpy(tmp_path_factory, source, values):
     got = xlac.compile(program, loops="roll")(a, b.copy(), s)
     for e, g in zip(expected, got):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-10)
+
+
+def test_a_rolled_loops_own_index_needs_no_bounds_check_and_others_keep_theirs():
+    def total(data, extra):
+        h = 0
+        for i in range(data.shape[0] + extra):
+            h = h + data[i]
+        return h
+    data = np.arange(100)
+    fits = xlac.compile(total, static_argnums=1).trace(data, 0)
+    assert "= while[" in str(fits.ir()) and fits.checks == []
+    assert int(xlac.compile(total, static_argnums=1)(data, 0)) == total(data, 0)
+    with pytest.raises(IndexError, match="index 100 is out of bounds for axis 0 with size 100"):
+        xlac.compile(total, static_argnums=1)(data, 5)

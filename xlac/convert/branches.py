@@ -1,7 +1,8 @@
 """A converted ``if`` (statement, returning statement or conditional expression) on a traced test: both
 branches traced into one ``case`` node, their variables matched by name.
 
-Each branch runs as a function of the variables the ``if`` binds and returns their values. Per variable:
+Each branch runs as a function of the variables the ``if`` binds and returns their values; two short
+branches of elementwise math are both computed and selected, others become a ``case`` node. Per variable:
 arrays and Python numbers are the conditional's results (a Python number in one branch takes the dtype of
 the array in the other, as a weak value does); anything else (``None``, a string, an object, a function)
 must be the same object or an equal value in both branches, and passes through; the same Python number in
@@ -28,7 +29,8 @@ from xlac.array import Array
 from xlac.control_flow import bind_case, branch_index, trace_branches, with_outputs
 from xlac.errors import located
 from xlac.numpy._core import is_python_scalar
-from xlac.trace import pytree
+from xlac.trace import ops, pytree
+from xlac.trace.inline import inline
 from xlac.trace.tracer import Tracer
 
 
@@ -100,7 +102,7 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
             var_leaves.append(_ResultIndex(len(dtypes) - 1))
         results.append((tree0, var_leaves))
     regions = [with_outputs(region, keep[k], dtypes) for k, region in enumerate(regions)]
-    traced_results = bind_case(index, regions, [])
+    traced_results = _selected(index, regions) if _cheap(regions) else bind_case(index, regions, [])
     return variables_from_leaves(results, lambda leaf: isinstance(leaf, _ResultIndex),
                                  lambda leaf: traced_results[leaf])
 
@@ -116,6 +118,30 @@ def variables_from_leaves(entries, is_placeholder, value_of) -> tuple:
         tree, leaves = entry
         out.append(pytree.unflatten(tree, [value_of(leaf) if is_placeholder(leaf) else leaf for leaf in leaves]))
     return tuple(out)
+
+
+# Branches made of these only (elementwise math, selects, shape changes), and few of them, are computed
+# both and selected: cheaper than a conditional, in a loop above all. Others are a `case` node.
+_CHEAP_CATEGORIES = {"unary", "binary", "compare", "convert", "select", "creation", "identity", "shape"}
+_CHEAP_NODES = 64
+
+
+def _cheap(regions) -> bool:
+    return all(not region.written and not region.checks and len(region.graph.nodes) <= _CHEAP_NODES and
+               all(node.primitive.category in _CHEAP_CATEGORIES and not node.subgraphs
+                   for node in region.graph.nodes) for region in regions)
+
+
+def _selected(index, regions) -> list:
+    """Both branches computed, each result selected by ``index`` (1: the second branch's)."""
+    taken = ops.compare(index, ops.full_like(index, 0), "NE")
+    false_out, true_out = (inline(region.graph, list(region.lifted)) for region in regions)
+    results = []
+    for k, (a, b) in enumerate(zip(false_out, true_out)):
+        result = ops.select(ops.broadcast_in_dim(taken, a.shape, ()), b, a)
+        result.weak = regions[0].out_weak[k] and regions[1].out_weak[k]
+        results.append(result)
+    return results
 
 
 class _ResultIndex(int):

@@ -97,7 +97,7 @@ def _static_range(items: range, body_fn, values: tuple, names: tuple, pure: bool
                 return item > rest.stop
         try:
             return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(rest.start), rest.step, values,
-                           names, (), "for")
+                           names, (), "for", item_range=(min(rest[0], rest[-1]), max(rest[0], rest[-1])))
         except Exception as error:
             if mode == "roll":
                 raise
@@ -128,9 +128,12 @@ def _truth(test) -> Tracer:
     return test if test.dtype == np.bool_ else test != 0
 
 
-def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str):
+def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
+            item_range: tuple[int, int] | None = None):
     """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
-    ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None."""
+    ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
+    ``item_range``: the lowest and highest item (a range known when tracing): indexing an axis that holds
+    them needs no bounds check."""
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
@@ -175,6 +178,7 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
 
     def body(state):
         item_now, carry = state
+        item_now.known_range = item_range
         new_values = step_fn(item_now, rebuild(carry))
         return (item_now + step if step is not None else item_now), carry_of(new_values)
 

@@ -10,6 +10,9 @@ behaviour for concrete values and routes traced ones into xlac:
   returns, followed by the rest of its block, first becomes an ``if``/``else`` holding that rest.
 - conditional expressions, ``and``/``or``, ``not`` and chained comparisons: ``runtime.if_expr``,
   ``and_``, ``or_``, ``not_``, ``compare_chain``, their operands as thunks where Python evaluates them lazily.
+- loops: a ``while`` becomes test and body functions of the variables its body binds and
+  ``runtime.while_stmt``; a ``for`` over ``range(...)`` a body function of the item and those variables and
+  ``runtime.for_range`` (see :mod:`xlac.convert.loops`: rolled when the trip count is traced, or by policy).
 - calls: ``runtime.call(f, ...)``, which converts user functions it reaches and routes builtins and
   NumPy's creation functions; a creation call whose result the function later writes into
   (``out = np.zeros(n)`` then ``out[i] = ...``) is ``runtime.call_allocation``.

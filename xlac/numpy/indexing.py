@@ -222,7 +222,11 @@ def _apply_slices(x: Tracer, items) -> Tracer:
 def normalized_traced_index(index: Tracer, size: int, axis: int | None) -> Tracer:
     """A traced index as int64 with negative values wrapped. Unless the trace's checks are off, the call
     raises IndexError afterwards for an index outside ``[-size, size)`` (see :mod:`xlac.trace.checks`);
-    XLA clamps such an index meanwhile."""
+    XLA clamps such an index meanwhile. An index known to lie in ``[0, size)`` (a rolled loop's own index
+    over a range that fits the axis) needs neither."""
+    known = index.known_range
+    if known is not None and 0 <= known[0] and known[1] < size:
+        return ops.convert(index, INDEX_DTYPE)
     require_index_in_bounds(index, size, axis)
     if dtypes.is_unsigned_int(index.dtype):
         return ops.convert(index, INDEX_DTYPE)

@@ -34,7 +34,7 @@ class Tracer:
     # strides: element strides relative to the memory it views (None: C-contiguous, its own);
     # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
     # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
-    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability")
+    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability", "known_range")
     __array_priority__ = 1000
 
     def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):
@@ -44,6 +44,8 @@ class Tracer:
         self.base = None
         self.strides = None
         self.mutability = mutability
+        # (lowest, highest): values this scalar is known to lie between (a rolled loop's own index), or None
+        self.known_range = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -123,6 +125,7 @@ class Tracer:
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
+        self.known_range = None
         current = current_trace()
         if self._trace is not current:
             if current is None or not current.writes_enclosing or not current.encloses(self._trace):
