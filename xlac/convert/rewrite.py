@@ -31,7 +31,7 @@ when the test is traced. Generated nodes carry the line of the code they replace
 >>> import ast
 >>> tree = ast.parse("def f(x):\\n    y = 1 if x > 0 else 2\\n    return y")
 >>> print(ast.unparse(convert_function(tree.body[0])).splitlines()[1])
-    y = __xlac_runtime__.if_expr(x > 0, lambda: 1, lambda: 2, line=2)
+    y = __xlac_runtime__.if_expr(x > 0, lambda: 1, lambda: 2)
 """
 from __future__ import annotations
 
@@ -338,8 +338,7 @@ class _Converter(ast.NodeTransformer):
         test = self.visit(node.test)
         if reason is not None:
             node.test = _located(
-                _runtime_call("concrete_test", [test], {"reason": ast.Constant(reason),
-                                                        "line": ast.Constant(node.lineno)}), node.test)
+                _runtime_call("concrete_test", [test], {"reason": ast.Constant(reason)}), node.test)
             node.body, node.orelse = self._block(body), self._block(orelse)
             return node
         n = next(self.counter)
@@ -355,7 +354,7 @@ class _Converter(ast.NodeTransformer):
         current = _current(names)
         call = _runtime_call("if_return" if both_return else "if_stmt",
                              [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
-                             {"names": _strings(names), "live": _strings(live), "line": ast.Constant(node.lineno)})
+                             {"names": _strings(names), "live": _strings(live)})
         out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
         return [_located(s, node) for s in out]
 
@@ -373,7 +372,7 @@ class _Converter(ast.NodeTransformer):
         test = self.visit(node.test)
         if reason is not None:
             node.test = _located(_runtime_call("concrete_test", [test], {
-                "reason": ast.Constant(reason), "line": ast.Constant(node.lineno), "what": ast.Constant("while")}),
+                "reason": ast.Constant(reason), "what": ast.Constant("while")}),
                 node.test)
             node.body = self._block(node.body)
             return node
@@ -413,8 +412,7 @@ class _Converter(ast.NodeTransformer):
         node = self.generic_visit(node)
         if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return node
-        return _located(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)],
-                                               {"line": ast.Constant(node.lineno)}), node)
+        return _located(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
 
     def visit_BoolOp(self, node: ast.BoolOp):
         node = self.generic_visit(node)

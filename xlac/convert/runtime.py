@@ -1,7 +1,8 @@
 """The functions converted code calls (see :mod:`xlac.convert.rewrite`). Each keeps Python's behaviour for
-concrete values and routes traced ones into xlac.
+concrete values and routes traced ones into xlac. Errors name the user's line from the calling frame,
+whose code keeps the user's line numbers.
 
->>> if_expr(True, lambda: "yes", lambda: "no", line=1)
+>>> if_expr(True, lambda: "yes", lambda: "no")
 'yes'
 >>> and_(lambda: 0, lambda: 1 / 0)          # short-circuits, as Python's `and`
 0
@@ -40,14 +41,14 @@ def current_values(local_vars: dict, names: tuple) -> tuple:
     return tuple(local_vars.get(name, UNDEFINED) for name in names)
 
 
-def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, line: int) -> tuple:
+def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
     """An ``if`` statement: the new values of the variables ``names`` it binds."""
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
     return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if")
 
 
-def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, line: int):
+def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple):
     """An ``if`` statement whose branches both return: the value returned."""
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
@@ -55,7 +56,7 @@ def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tup
     return branches.traced_if(test, wrap, values, ("the returned value",), (), "if")[0]
 
 
-def if_expr(test, body, orelse, *, line: int):
+def if_expr(test, body, orelse):
     """``body() if test else orelse()``."""
     if not _traced(test):
         return body() if test else orelse()
@@ -63,7 +64,7 @@ def if_expr(test, body, orelse, *, line: int):
     return branches.traced_if(test, wrap, (), ("the value",), (), "if-else expression")[0]
 
 
-def concrete_test(test, *, reason: str, line: int, what: str = "if"):
+def concrete_test(test, *, reason: str, what: str = "if"):
     """The test of an ``if`` or ``while`` the converter left as written (``reason``): a traced one raises."""
     if _traced(test):
         if what == "while":
