@@ -506,3 +506,35 @@ def test_bad_arguments_raise_clear_errors_at_the_users_line(call, error, message
     with pytest.raises(error, match=message) as raised:
         xlac.compile(call)(np.ones(3))
     assert "test_control_flow.py" in str(raised.value)
+
+
+SEEN = []
+
+
+def _appending_body(i, c):
+    SEEN.append(c)
+    return c + 1
+
+
+def _scan_appending(x):
+    def step(c, _):
+        return _appending_body(0, c), c
+    return xlac.scan(step, x, None, length=3)[0]
+
+
+def _while_appending(x):
+    def more(c):
+        return c < 3
+
+    def body(c):
+        return _appending_body(0, c)
+    return xlac.while_loop(more, body, x)
+
+
+def test_a_loop_body_that_leaves_a_traced_value_in_a_global_list_is_refused_and_the_list_restored():
+    # The body itself (fori_loop) or a function it calls (converted code notes the state each reaches).
+    for run in (lambda x: xlac.fori_loop(0, 3, _appending_body, x), _scan_appending, _while_appending):
+        SEEN.clear()
+        with pytest.raises(xlac.RebindingError, match=r"traced array f64\[\] in SEEN\[0\]"):
+            xlac.compile(run)(1.0)
+        assert SEEN == []

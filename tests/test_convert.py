@@ -662,3 +662,19 @@ def test_methods_decorators_recursion_closures_and_comprehensions_convert():
     for fn in (d.scaled, Derived.flip, Derived.flip3, counted,
                lambda x: accumulate(x, x, scale=3.0, bias=1.0)):
         check_both_ways(fn, (np.array([1.0, 2.0]),), (np.array([-1.0, -2.0]),))
+
+
+TRACE_LOG = []
+
+
+def _logging_helper(x):
+    TRACE_LOG.append(x)
+    return x
+
+
+def test_a_helper_that_leaves_a_traced_value_in_a_global_list_is_refused_and_the_list_restored():
+    def f(x):
+        return _logging_helper(x) * 2
+    with pytest.raises(xlac.RebindingError, match=r"traced array f64\[\] in TRACE_LOG\[0\]"):
+        xlac.compile(f)(1.0)
+    assert TRACE_LOG == []

@@ -82,22 +82,26 @@ def _body_location(fn) -> SourceLocation | None:
 
 
 def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool = False,
-                  location: SourceLocation | None = None) -> Region:
+                  location: SourceLocation | None = None, user_fn=None) -> Region:
     """Trace ``fn(*operands)`` into a closed graph. ``status_carry``: the graph takes the checks status
     of the iterations before and returns it, or its own where those all held (a loop body); a body with
     checks is traced again so that none of its writes happens after an earlier iteration failed, as NumPy
-    would have stopped there. ``location``: the user's function, where ``fn`` wraps it, for errors."""
-    region = _trace_region_once(fn, operands, what, status_carry, location, guard_by_status=False)
+    would have stopped there. ``location``: the user's function, where ``fn`` wraps it, for errors;
+    ``user_fn``: that function, whose reachable state (a global list it appends to) must come out as it
+    went in: no traced value stays there."""
+    watched = [fn] + ([user_fn] if user_fn is not None else [])
+    region = _trace_region_once(fn, operands, what, status_carry, location, watched, guard_by_status=False)
     if status_carry and region.checks:
-        region = _trace_region_once(fn, operands, what, status_carry, location, guard_by_status=True)
+        region = _trace_region_once(fn, operands, what, status_carry, location, watched, guard_by_status=True)
     return region
 
 
-def _trace_region_once(fn, operands, what, status_carry, location, guard_by_status: bool) -> Region:
+def _trace_region_once(fn, operands, what, status_carry, location, watched, guard_by_status: bool) -> Region:
     with Trace() as trace:
         trace.writes_enclosing = True
         trace.watch = StateWatch(trace, f"{what}")
-        trace.watch.add_function(fn, fixed=True)
+        for watched_fn in watched:
+            trace.watch.add_function(watched_fn, fixed=True)
         inputs = [trace.add_input(x.value.type, weak=x.weak, name=f"operand{i}") for i, x in enumerate(operands)]
         status_in = trace.add_input(STATUS_TYPE, name="status") if status_carry else None
         if guard_by_status:
@@ -212,9 +216,10 @@ def _as_carries(leaves) -> list[Tracer]:
 
 
 def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
-                 location: SourceLocation | None) -> tuple[list[Tracer], Region]:
+                 location: SourceLocation | None, user_fn) -> tuple[list[Tracer], Region]:
     def trace_once(carries):
-        body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location)
+        body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location,
+                             user_fn=user_fn)
         if body.out_tree != tree:
             raise TypeError(located(f"{api}: body_fun must return a value with the structure of init_val "
                                     f"({len(carries)} arrays); it returned another structure", body.location))
@@ -246,15 +251,18 @@ def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) ->
 
 
 def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
-           trip_count: int | None = None):
+           trip_count: int | None = None, user_fn=None):
+    """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
     cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
 
     def wrap(fn):
         return lambda *c: fn(pytree.unflatten(tree, list(c)))
-    carries, body = _traced_body(api, body_fun, tree, carries, wrap, location or _body_location(body_fun))
-    cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun))
+    carries, body = _traced_body(api, body_fun, tree, carries, wrap, location or _body_location(body_fun),
+                                 user_fn or body_fun)
+    cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun),
+                         user_fn=cond_fun)
     if cond.checks:
         raise UnsupportedError(located(f"{api}: indexing with a traced index inside cond_fun is not supported "
                                        "yet; read the value in body_fun and carry it", cond.location))
@@ -326,6 +334,7 @@ def _loop_index(lower, upper):
 
 def _rolled_fori(lower, upper, body_fun, init_val):
     lo, hi = _loop_index(lower, upper)
+    body_fun = _as_traced(body_fun)
 
     def cond_fun(state):
         return state[0] < hi
@@ -334,7 +343,7 @@ def _rolled_fori(lower, upper, body_fun, init_val):
         i, val = state
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
     trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
-    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips)[1]
+    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun)[1]
 
 
 def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
@@ -417,15 +426,17 @@ def _case(api: str, index: Tracer, branches, operands):
     leaves, tree = pytree.flatten(tuple(operands))
     args = _as_carries(leaves)
     regions = trace_branches(api, [lambda *xs, fn=fn: fn(*pytree.unflatten(tree, list(xs))) for fn in branches],
-                             args, [_body_location(fn) for fn in branches])
+                             args, [_body_location(fn) for fn in branches], branches)
     _check_same_outputs(api, regions)
     return pytree.unflatten(regions[0].out_tree, bind_case(index, regions, args))
 
 
-def trace_branches(api: str, branches, args: list[Tracer], locations) -> list[Region]:
-    """Each of ``branches`` traced on ``args`` into a region."""
-    return [_trace_region(fn, args, f"{api}'s branch {k}", location=location)
-            for k, (fn, location) in enumerate(zip(branches, locations))]
+def trace_branches(api: str, branches, args: list[Tracer], locations, user_fns=None) -> list[Region]:
+    """Each of ``branches`` traced on ``args`` into a region (``user_fns``: the user's function each one
+    runs, whose state is watched)."""
+    user_fns = user_fns or [None] * len(branches)
+    return [_trace_region(fn, args, f"{api}'s branch {k}", location=location, user_fn=user_fn)
+            for k, (fn, location, user_fn) in enumerate(zip(branches, locations, user_fns))]
 
 
 def _check_same_outputs(api: str, regions: list[Region]) -> None:
@@ -570,7 +581,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
     if unroll is not True and operator.index(unroll) != 1:
         raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
-    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n)
+    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n, f)
     return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
 
 
@@ -598,7 +609,7 @@ def _count_leaves(tree) -> int:
 
 def _traced_scan_step(step, carry_tree, carries, x_example, f):
     def trace_once(carries):
-        region = _trace_region(step, [*carries, *x_example], "scan's f", location=_body_location(f))
+        region = _trace_region(step, [*carries, *x_example], "scan's f", location=_body_location(f), user_fn=f)
         if _split_out_tree(region.out_tree)[0] != carry_tree:
             raise TypeError(located("scan: f must return a carry with the structure of init", region.location))
         return region

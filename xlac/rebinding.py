@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import types
 from collections import deque
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -234,6 +235,15 @@ class StateWatch:
         self.trace = trace
         self.who = who                      # for errors: "xlac.compile'd step", "loss, under a transform,"
         self.containers: dict[int, _Container] = {}     # by the id of the object noted
+        self._called: set[tuple[int, int]] = set()      # functions noted by add_called
+
+    def add_called(self, fn) -> None:
+        """Note the places a function the traced code calls reaches (a helper appending to a global list),
+        once per function and bound object."""
+        key = (id(getattr(fn, "__func__", fn)), id(getattr(fn, "__self__", None)))
+        if key not in self._called:
+            self._called.add(key)
+            self.add_function(fn, fixed=True)
 
     def add_function(self, fn, statics: tuple = (), static_names: dict | None = None, *,
                      fixed: bool = False) -> "StateWatch":
@@ -262,9 +272,16 @@ class StateWatch:
                 if id(obj) in self.containers:
                     continue
                 item = _container(obj, path, resolve, depth, names)
-            elif id(item.obj) in self.containers:
+            known = self.containers.get(id(item.obj))
+            if known is None:
+                container = self.containers[id(item.obj)] = item
+            elif item.kind == known.kind == "global":
+                # the same module's globals, reached by another function: note the names it adds
+                new = {k: v for k, v in item.before.items() if k not in known.before}
+                known.before.update(new)
+                container = dataclasses.replace(known, before=new)
+            else:
                 continue
-            container = self.containers[id(item.obj)] = item
             visited += 1
             if container.depth + 1 >= _MAX_DEPTH:
                 continue

@@ -240,13 +240,18 @@ def aug_setitem(target, index, op: str, value) -> None:
 
 def call(fn, *args, **kwargs):
     """``fn(*args, **kwargs)``, with ``fn`` converted when it is the user's code, and builtins and NumPy
-    creation functions that cannot take traced values routed to xlac."""
-    if current_trace() is None:
+    creation functions that cannot take traced values routed to xlac. The state a user function reaches
+    is watched as the traced function's own (see ``xlac.rebinding``): no traced value stays there."""
+    trace = current_trace()
+    if trace is None:
         return fn(*args, **kwargs)
     replacement = substitute(fn, args, kwargs)
     if replacement is not None:
         return replacement(*args, **kwargs)
-    return converted(fn)(*args, **kwargs)
+    run = converted(fn)
+    if run is not fn and trace.watch is not None:
+        trace.watch.add_called(fn)
+    return run(*args, **kwargs)
 
 
 def call_allocation(fn, *args, **kwargs):
