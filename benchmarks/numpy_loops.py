@@ -19,55 +19,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
+from tests.numpy_kernels import (checksum, diagonal_tanh_sum, floyd_warshall, heat_1d, jacobi_2d,  # noqa: E402
+                                 newton_roots)
 
 jax.config.update("jax_enable_x64", True)        # the kernels are float64 and int64, as NumPy's
-
-
-# ---------------------------------------------------------------- the kernels, as NumPy users write them
-
-
-def heat_1d(u, steps):
-    for _ in range(steps):
-        u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
-    return u
-
-
-def jacobi_2d(g, steps):
-    for _ in range(steps):
-        g[1:-1, 1:-1] = 0.25 * (g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:])
-    return g
-
-
-def floyd_warshall(d):
-    n = d.shape[0]
-    for k in range(n):
-        d = np.minimum(d, d[:, k][:, None] + d[k, :][None, :])
-    return d
-
-
-def diagonal_tanh_sum(a):
-    acc = 0.0
-    for i in range(a.shape[0]):
-        acc += np.tanh(a[i, i])
-    return acc
-
-
-def checksum(data):
-    h = 7
-    for i in range(data.shape[0]):
-        v = data[i]
-        if v & 1:
-            h = (h * 31 + v) & 0xFFFF
-        else:
-            h = h ^ v
-    return h
-
-
-def newton_roots(c):
-    x = np.ones_like(c)
-    while np.max(np.abs(x * x * x - c)) > 1e-12:
-        x = x - (x * x * x - c) / (3 * x * x)
-    return x
 
 
 # ---------------------------------------------------------------- the same, hand-written with jax.lax

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
+from tests.numpy_kernels import diagonal_tanh_sum, heat_1d
 
 
 def line_of(fn, text: str) -> int:
@@ -140,19 +141,6 @@ def test_a_while_with_break_on_a_traced_test_says_why_it_cannot_roll():
 
 
 # ---------------------------------------------------------------- loops with a trip count known when tracing
-
-
-def heat_1d(u, steps):
-    for _ in range(steps):
-        u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
-    return u
-
-
-def diagonal_tanh_sum(a):
-    acc = 0.0
-    for i in range(a.shape[0]):
-        acc += np.tanh(a[i, i])
-    return acc
 
 
 def test_a_long_stencil_loop_rolls_into_one_while_with_numpys_values():

@@ -216,15 +216,6 @@ def test_traced_slice_bound_is_refused():
         xlac.compile(lambda a, i: a[i:])(np.arange(3.0), np.int64(1))
 
 
-def test_python_branch_on_an_element_is_refused():
-    def f(a):
-        if a[0] > 0:
-            return a
-        return -a
-    with pytest.raises(xlac.TracerConversionError):
-        xlac.compile(f, convert=False)(np.arange(3.0))
-
-
 # ---------------------------------------------------------------- take, take_along_axis
 
 
