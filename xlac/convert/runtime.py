@@ -186,19 +186,18 @@ def outside(value):
 index_slice = slice
 
 
-def _has_traced(index) -> bool:
-    if isinstance(index, tuple):
-        return any(_has_traced(i) for i in index)
+def _index_has_traced(index) -> bool:
+    """Whether a subscript's index holds a traced value: itself, an item of a tuple or list, a slice bound."""
+    if isinstance(index, (tuple, list)):
+        return any(_index_has_traced(i) for i in index)
     if isinstance(index, slice):
         return any(_traced(b) for b in (index.start, index.stop, index.step))
-    if isinstance(index, list):
-        return any(_has_traced(i) for i in index)
     return _traced(index)
 
 
 def _traced_numpy(array, index, value=None) -> bool:
     return isinstance(array, np.ndarray) and array.dtype in SUPPORTED and current_trace() is not None \
-        and (_has_traced(index) or _traced(value))
+        and (_index_has_traced(index) or _traced(value))
 
 
 def getitem(container, index):
