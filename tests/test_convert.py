@@ -345,9 +345,11 @@ def test_an_if_that_cannot_be_a_conditional_says_why_at_its_line():
     def f(x):
         total = 0.0
         for i in range(3):
-            if x[i] > 0:
-                break
-            total = total + x[i]
+            try:
+                if x[i] > 0:
+                    break          # inside try: the loop stays a Python loop
+            finally:
+                total = total + x[i]
         return total
     with pytest.raises(xlac.TracerConversionError, match="break or continue") as info:
         xlac.compile(f)(np.ones(3))

@@ -127,12 +127,15 @@ def test_a_loop_that_changes_a_python_value_is_refused():
         xlac.compile(f)(8.0)
 
 
-def test_a_while_with_break_on_a_traced_test_says_why_it_cannot_roll():
+def test_a_while_whose_exit_sits_in_a_try_says_why_it_cannot_roll():
     def f(x):
         while x > 1.0:
             x = x / 2
-            if x < 3.0:
-                break
+            try:
+                if x < 3.0:
+                    break
+            finally:
+                pass
         return x
     with pytest.raises(xlac.TracerConversionError, match="cannot become an XLA loop because its loop body uses "
                                                          "break or continue") as info:

@@ -68,6 +68,8 @@ class Traced:
     # (array, contents when traced) for each outside NumPy array NumPy code read while tracing: a call
     # finding one changed traces again.
     read_while_tracing: list = field(default_factory=list)
+    # How each converted Python loop ran (xlac.convert.loops.LoopDecision): rolled or unrolled, and why.
+    loop_decisions: list = field(default_factory=list)
 
     @property
     def graph(self) -> Graph:
@@ -328,7 +330,8 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
                   rebound=rebindings, checks=trace.checks.all_checks(),
                   read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
-                                      if key not in captured_values])
+                                      if key not in captured_values],
+                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)))
 
 
 def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):

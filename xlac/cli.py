@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_summary(summarize(name, signature, cause, compiled, timings)), end="")
     else:
         print(f"{name}({signature})\n")
-        print(explain(traced.stages, traced.inplace_report()))
+        print(explain(traced.stages, traced.inplace_report(), traced.loop_decisions))
     if folder is not None:
         print(f"\ndump written to {folder}")
     elif compiled is not None:

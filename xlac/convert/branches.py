@@ -23,10 +23,13 @@ TypeError when the function reads it after the ``if``.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from xlac.array import Array
 from xlac.control_flow import bind_case, branch_index, trace_branches, with_outputs
+from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.errors import located
 from xlac.numpy._core import is_python_scalar
 from xlac.trace import ops, pytree
@@ -50,16 +53,21 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
     ``live``: the names read after the ``if``. ``what`` names the construct in errors."""
     index = branch_index(what, test)
     outcomes: list[list] = [None, None]
+    fills: dict[int, object] = {}          # per name: makes its value where a branch leaves it unbound
 
     def traced(k, fn):
         def run():
-            per_name = [pytree.flatten(v) for v in fn(*values)]
+            per_name = [pytree.flatten(fills[j]() if v is UNDEFINED and j in fills else v)
+                        for j, v in enumerate(fn(*values))]
             # what is known of each leaf once traced (no tracer stays past the trace): an array, or its value
             outcomes[k] = [([_ARRAY if _is_array(leaf) else leaf for leaf in leaves], tree)
                            for leaves, tree in per_name]
             return [leaf for leaves, _ in per_name for leaf in leaves if is_array_like(leaf)]
         return run
     regions = trace_branches(what, [traced(k, fn) for k, fn in enumerate(branches)], [], [None, None])
+    fills.update(_return_value_fills(names, outcomes, regions))
+    if fills:
+        regions = trace_branches(what, [traced(k, fn) for k, fn in enumerate(branches)], [], [None, None])
     results: list = []
     keep: list[list[int]] = [[], []]
     dtypes: list = []
@@ -105,6 +113,30 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
     traced_results = _selected(index, regions) if _cheap(regions) else bind_case(index, regions, [])
     return variables_from_leaves(results, lambda leaf: isinstance(leaf, _ResultIndex),
                                  lambda leaf: traced_results[leaf])
+
+
+def _return_value_fills(names: tuple, outcomes: list, regions) -> dict:
+    """For each value stored by a ``return`` inside a loop (see :mod:`xlac.convert.loop_exits`) that one
+    branch leaves unbound: zeros of the other branch's type, never read (the returned flag says so)."""
+    fills = {}
+    for j, name in enumerate(names):
+        bound = [outcomes[k][j][0] != [UNDEFINED] for k in (0, 1)]
+        if not name.startswith(RETURN_VALUE_PREFIX) or all(bound) or not any(bound):
+            continue
+        k = bound.index(True)
+        leaves, tree = outcomes[k][j]
+        position = sum(is_array_like(leaf) for leaves_before, _ in outcomes[k][:j] for leaf in leaves_before)
+        types = []
+        for leaf in leaves:
+            types.append(regions[k].out_types[position] if leaf is _ARRAY else None)
+            position += is_array_like(leaf)
+        fills[j] = partial(_zeros_like_leaves, tree, leaves, types)
+    return fills
+
+
+def _zeros_like_leaves(tree, leaves: list, types: list):
+    return pytree.unflatten(tree, [ops.full(t.shape, 0, t.dtype) if t is not None else leaf
+                                   for leaf, t in zip(leaves, types)])
 
 
 def variables_from_leaves(entries, is_placeholder, value_of) -> tuple:

@@ -25,13 +25,15 @@ rolls from there.
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 
 import xlac.numpy as xnp
 from xlac.control_flow import while_loop
-from xlac.convert.branches import UNDEFINED, is_array_like, same_value, variables_from_leaves
-from xlac.errors import UnsupportedError, located
+from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
+from xlac.errors import UnsupportedError, located, user_location
+from xlac.inspection.loops import LoopDecision
 from xlac.trace import pytree
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
@@ -46,77 +48,192 @@ def while_stmt(test_fn, body_fn, values: tuple, names: tuple, live: tuple):
             return values
         values = body_fn(*values)
         test = test_fn(*values)
+    _decided("while", "traced", "rolled", "its test is traced")
     return _rolled(lambda item, vs: _truth(test_fn(*vs)), lambda item, vs: body_fn(*vs), None, None,
                    values, names, live, "while")
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, pure: bool):
+def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None):
     """``for item in range(*bounds): values = body_fn(item, *values)``: the variables' values after it.
-    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...)."""
+    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...).
+    ``until``: the position in ``values`` of the loop's break flag, if it has one: it stops when that is set."""
     values = tuple(values)
     if not any(isinstance(b, Tracer) for b in bounds):
-        return _static_range(range(*bounds), body_fn, values, names, pure)
+        return _counted(range(*bounds), body_fn, values, names, live, pure, until)
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     if isinstance(step, Tracer) or step == 0:
         raise UnsupportedError(located("for ... in range(...) with a traced bound: the step must be a nonzero "
                                        "Python int (its sign decides the loop's test)"))
-    if step > 0:
-        def more(item, _):
-            return item < stop
-    else:
-        def more(item, _):
-            return item > stop
+    _decided("for", "traced", "rolled", "its trip count is traced")
+
+    def more(item, vs):
+        return _not_stopped(item < stop if step > 0 else item > stop, vs, until)
     return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(start), step, values, names, live,
                    "for")
 
 
-ROLL_AT = 64          # "auto": a loop of at least this many iterations rolls when its body allows
+def for_each(iterable, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None):
+    """``for item in iterable: values = body_fn(item, *values)``. A traced array (or ``Rows`` of
+    several, from ``loop_enumerate``/``loop_zip``) is iterated over its first axis with an index that may be
+    traced, as ``for_range`` does; anything else as Python does."""
+    values = tuple(values)
+    if isinstance(iterable, Tracer):
+        iterable = Rows((iterable,), single=True)
+    if isinstance(iterable, Rows):
+        return _counted(iterable, body_fn, values, names, live, pure, until)
+    for item in iterable:
+        if until is not None and _stopped(values[until]):
+            break
+        values = _next_iteration(body_fn, item, values, names, live, until)
+    return values
+
+
+class Rows:
+    """The items of a ``for`` over the first axis of traced arrays: ``zip``'s tuples of rows, and
+    ``enumerate``'s ``(count, row)`` pairs, for an index that may be traced.
+
+    >>> import numpy as np, xlac
+    >>> @xlac.compile
+    ... def weighted(x, w):
+    ...     total = 0.0
+    ...     for i, (row, weight) in enumerate(zip(x, w)):
+    ...         total += i * weight * row.sum()
+    ...     return total
+    >>> float(weighted(np.ones((3, 2)), np.array([1.0, 2.0, 3.0])))
+    16.0
+    """
+
+    def __init__(self, arrays: tuple, *, single: bool = False, count_from=None):
+        for array in arrays:
+            if array.ndim == 0:
+                raise TypeError(located("iteration over a 0-d array"))
+        self.arrays, self.single, self.count_from = arrays, single, count_from
+        self.length = min(array.shape[0] for array in arrays) if arrays else 0
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index):
+        rows = tuple(array[index] for array in self.arrays)
+        item = rows[0] if self.single else rows
+        return item if self.count_from is None else (self.count_from + index, item)
+
+
+def loop_enumerate(iterable, start=0):
+    """What ``for ... in enumerate(iterable, start)`` iterates over: ``Rows`` for a traced array."""
+    if isinstance(iterable, Tracer) and not isinstance(start, Tracer):
+        return Rows((iterable,), single=True, count_from=start)
+    if isinstance(iterable, Rows) and iterable.count_from is None and not isinstance(start, Tracer):
+        return Rows(iterable.arrays, single=iterable.single, count_from=start)
+    return enumerate(iterable, start)
+
+
+def loop_zip(*iterables):
+    """What ``for ... in zip(*iterables)`` iterates over: ``Rows`` when all are traced arrays."""
+    if iterables and all(isinstance(x, Tracer) for x in iterables):
+        return Rows(iterables)
+    return zip(*iterables)
+
+
+ROLL_AT_OPS = 256     # "auto": a loop rolls when its trip count times its body's ops reaches this ...
+ROLL_AT_TRIPS = 4     # ... and it runs at least this many iterations, when its body allows
 WARN_AT = 256         # ... and one that must unroll this many iterations says why
 
 
-def _static_range(items: range, body_fn, values: tuple, names: tuple, pure: bool) -> tuple:
-    """A loop whose trip count is known: unrolled in Python, or rolled per ``Trace.loops`` (see
-    ``xlac.compile``'s ``loops``). A rolled loop runs its first iteration unrolled, so that every variable
-    is bound and typed going in, then the rest as one XLA loop."""
-    mode = current_trace().loops
+def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None) -> tuple:
+    """A loop whose trip count is known when tracing, over ``items`` (a ``range`` or ``Rows``): unrolled
+    in Python, or rolled per ``Trace.loops`` (see ``xlac.compile``'s ``loops``). A rolled loop runs its
+    first iteration unrolled, so that every variable is bound and typed going in (and its size is known),
+    then the rest as one XLA loop over a traced index."""
+    mode, trips = current_trace().loops, len(items)
+    item_of = items.__getitem__ if isinstance(items, Rows) else partial(_range_item, items)
+    if mode == "unroll" or trips < 2:
+        _decided("for", trips, "unrolled", "xlac.compile(loops='unroll')" if mode == "unroll" else
+                 "it runs fewer than 2 iterations")
+        return _unrolled(range(trips), item_of, body_fn, values, names, live, until)
+    graph = current_trace().graph
+    ops_before = _ops_in(graph.nodes)
+    values = _next_iteration(body_fn, item_of(0), values, names, live, until)
+    body_ops = _ops_in(graph.nodes) - ops_before
     reason = None
-    if mode == "unroll" or len(items) < 2 or mode == "auto" and len(items) < ROLL_AT:
-        return _unrolled(items, body_fn, values)
+    if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
+        _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
+        return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
     if mode == "auto" and not pure:
         reason = "its body calls print, append or another function that acts on Python state"
-    values = body_fn(items[0], *values)
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
         reason = "it changes a Python list, dict or set"
     if reason is None:
-        rest = items[1:]
-        if rest.step > 0:
-            def more(item, _):
-                return item < rest.stop
-        else:
-            def more(item, _):
-                return item > rest.stop
+        def more(item, vs):
+            return _not_stopped(item < trips, vs, until)
         try:
-            return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(rest.start), rest.step, values,
-                           names, (), "for", item_range=(min(rest[0], rest[-1]), max(rest[0], rest[-1])))
+            rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
+                             names, (), "for", index_range=(1, trips - 1))
         except Exception as error:
             if mode == "roll":
                 raise
             reason = f"its body cannot run with a traced index ({type(error).__name__}: " \
                      f"{str(error).splitlines()[0]})"
-    if len(items) >= WARN_AT:
-        warnings.warn(located(f"xlac: this loop runs {len(items)} iterations unrolled, because {reason}; "
+        else:
+            _decided("for", trips, "rolled", f"{trips} iterations of {body_ops} ops")
+            return rolled
+    _decided("for", trips, "unrolled", reason)
+    if trips >= WARN_AT:
+        warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
-    return _unrolled(items[1:], body_fn, values)
+    return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
+
+
+def _range_item(items: range, index):
+    """``items[index]`` for an index that may be traced (then the item knows its range)."""
+    if not isinstance(index, Tracer):
+        return items[index]
+    item = index if (items.start, items.step) == (0, 1) else items.start + index * items.step
+    item.known_range = (min(items[0], items[-1]), max(items[0], items[-1]))
+    return item
 
 
 class LoopUnrolledWarning(UserWarning):
     """A long Python loop in a compiled function runs unrolled (its program grows with its trip count)."""
 
 
-def _unrolled(items, body_fn, values: tuple) -> tuple:
-    for item in items:
-        values = body_fn(item, *values)
+def _unrolled(indices, item_of, body_fn, values: tuple, names: tuple, live: tuple, until: int | None) -> tuple:
+    for index in indices:
+        if until is not None and _stopped(values[until]):
+            break
+        values = _next_iteration(body_fn, item_of(index), values, names, live, until)
     return values
+
+
+def _next_iteration(body_fn, item, values: tuple, names: tuple, live: tuple, until: int | None) -> tuple:
+    """The values after one more iteration; after a traced ``break`` (the flag at ``until``), the iteration
+    runs under its negation, as one conditional."""
+    if until is None or not isinstance(values[until], Tracer):
+        return body_fn(item, *values)
+    return traced_if(values[until], [lambda *vs: body_fn(item, *vs), lambda *vs: vs], values, names, live, "for")
+
+
+def _stopped(flag) -> bool:
+    """Whether a loop's break flag is set, known when tracing (False while it is traced)."""
+    return not isinstance(flag, Tracer) and bool(flag)
+
+
+def _not_stopped(more, values: tuple, until: int | None):
+    if until is None:
+        return more
+    return xnp.logical_and(more, xnp.logical_not(values[until]))
+
+
+def _ops_in(nodes) -> int:
+    """The number of ops of ``nodes``, those of their regions included."""
+    return sum(1 + sum(_ops_in(graph.nodes) for graph in node.subgraphs) for node in nodes)
+
+
+def _decided(kind: str, trips, decision: str, reason: str) -> None:
+    """Note how a loop runs on the trace (``Traced.loops``, ``explain``, the dumps' summary)."""
+    location = user_location(2)
+    current_trace().loop_decisions.append(LoopDecision(str(location) if location else "?", kind, trips,
+                                                       decision, reason))
 
 
 def _truth(test) -> Tracer:
@@ -129,11 +246,11 @@ def _truth(test) -> Tracer:
 
 
 def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
-            item_range: tuple[int, int] | None = None):
+            index_range: tuple[int, int] | None = None):
     """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
     ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
-    ``item_range``: the lowest and highest item (a range known when tracing): indexing an axis that holds
-    them needs no bounds check."""
+    ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them
+    needs no bounds check."""
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
@@ -178,7 +295,7 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
 
     def body(state):
         item_now, carry = state
-        item_now.known_range = item_range
+        item_now.known_range = index_range
         new_values = step_fn(item_now, rebuild(carry))
         return (item_now + step if step is not None else item_now), carry_of(new_values)
 

@@ -38,6 +38,9 @@ from __future__ import annotations
 import ast
 import itertools
 
+from xlac.convert.loop_exits import lower_loop_exits
+from xlac.convert.syntax import placed_at
+
 RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
 # Calls left as they are: they read the caller's frame or scope.
@@ -47,6 +50,7 @@ _WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "se
 
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` (a ``def`` without decorators) converted, nested functions included."""
+    lower_loop_exits(fn)
     _normalize_returns(fn)
     converted = _Converter(_written_places(fn), _bound_names(fn)).visit(fn)
     return ast.fix_missing_locations(converted)
@@ -266,17 +270,6 @@ def _branch_function(name: str, params: list[str], body: list, returns: ast.expr
     return ast.FunctionDef(name, args, body or [ast.Pass()], [], None, type_comment=None)
 
 
-def _located(new: ast.AST, original: ast.AST) -> ast.AST:
-    """``new`` and the nodes generated under it (those without a position) placed at the start of
-    ``original``: on one line, so that every instruction of generated code, a method call's too, reports
-    the line where the user's construct begins."""
-    line, column = original.lineno, original.col_offset
-    for node in ast.walk(new):
-        if "lineno" in node._attributes and (node is new or getattr(node, "lineno", None) is None):
-            node.lineno, node.col_offset, node.end_lineno, node.end_col_offset = line, column, line, column
-    return new
-
-
 def _current(names) -> ast.Call:
     """``RUNTIME.current_values(locals(), names)``: the variables' values now, UNDEFINED where unbound (read
     through ``locals()``: a converted statement inside may have unbound a variable again)."""
@@ -337,7 +330,7 @@ class _Converter(ast.NodeTransformer):
         reason = _unconvertible_reason(body, both_return) or _unconvertible_reason(orelse, both_return)
         test = self.visit(node.test)
         if reason is not None:
-            node.test = _located(
+            node.test = placed_at(
                 _runtime_call("concrete_test", [test], {"reason": ast.Constant(reason)}), node.test)
             node.body, node.orelse = self._block(body), self._block(orelse)
             return node
@@ -356,7 +349,7 @@ class _Converter(ast.NodeTransformer):
                              [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
                              {"names": _strings(names), "live": _strings(live)})
         out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
-        return [_located(s, node) for s in out]
+        return [placed_at(s, node) for s in out]
 
     def _live_after(self, node: ast.If, names: list[str]) -> list[str]:
         """The names of ``names`` read anywhere in the enclosing function outside this ``if``: a variable
@@ -371,7 +364,7 @@ class _Converter(ast.NodeTransformer):
         reason = "it has an else clause" if node.orelse else _unconvertible_reason(node.body, False, loop=True)
         test = self.visit(node.test)
         if reason is not None:
-            node.test = _located(_runtime_call("concrete_test", [test], {
+            node.test = placed_at(_runtime_call("concrete_test", [test], {
                 "reason": ast.Constant(reason), "what": ast.Constant("while")}),
                 node.test)
             node.body = self._block(node.body)
@@ -383,28 +376,38 @@ class _Converter(ast.NodeTransformer):
         call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
                                             _current(names)],
                              {"names": _strings(names), "live": _strings(self._live_after(node, names))})
-        return [_located(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
+        return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
 
     def visit_For(self, node: ast.For):
-        iterator = node.iter
-        is_range = isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name) and \
-            iterator.func.id == "range" and not iterator.keywords and 1 <= len(iterator.args) <= 3 and \
-            not any(isinstance(a, ast.Starred) for a in iterator.args)
-        if not is_range or node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
+        if node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
             return self.generic_visit(node)
         n = next(self.counter)
         pure = not _acts_on_python_state(node.body)          # before the body is rewritten
         target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
         names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
         item = f"__xlac_item_{n}"
-        bind_target = _located(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
+        bind_target = placed_at(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
         body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
                                    _current(names))
-        bounds = ast.Tuple([self.visit(a) for a in iterator.args], ast.Load())
-        call = _runtime_call("for_range", [bounds, ast.Name(body_fn.name, ast.Load()), _current(names)],
-                             {"names": _strings(names), "live": _strings(self._live_after(node, names)),
-                              "pure": ast.Constant(pure)})
-        return [_located(s, node) for s in [body_fn, *_assign_back(names, call)]]
+        keywords = {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+                    "pure": ast.Constant(pure), "until": ast.Constant(getattr(node, "xlac_break", None))}
+        runner, iterated = self._iteration(node.iter)
+        call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names)], keywords)
+        return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call)]]
+
+    def _iteration(self, iterator: ast.expr) -> tuple[str, ast.expr]:
+        """The runtime function running a ``for`` over ``iterator``, and what it is given: ``range(...)``'s
+        bounds; ``enumerate(...)``/``zip(...)`` as ``runtime.loop_enumerate``/``loop_zip`` (arrays' rows can
+        be taken with a traced index); anything else as it is."""
+        call = iterator if isinstance(iterator, ast.Call) and isinstance(iterator.func, ast.Name) and \
+            iterator.func.id not in self.bound_names and not iterator.keywords and \
+            not any(isinstance(a, ast.Starred) for a in iterator.args) else None
+        if call is not None and call.func.id == "range" and 1 <= len(call.args) <= 3:
+            return "for_range", ast.Tuple([self.visit(a) for a in call.args], ast.Load())
+        if call is not None and (call.func.id == "enumerate" and 1 <= len(call.args) <= 2 or call.func.id == "zip"):
+            return "for_each", placed_at(_runtime_call(f"loop_{call.func.id}", [self.visit(a) for a in call.args]),
+                                         iterator)
+        return "for_each", self.visit(iterator)
 
     # ---- expressions
 
@@ -412,19 +415,19 @@ class _Converter(ast.NodeTransformer):
         node = self.generic_visit(node)
         if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return node
-        return _located(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
+        return placed_at(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
 
     def visit_BoolOp(self, node: ast.BoolOp):
         node = self.generic_visit(node)
         if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
             return node
         attr = "and_" if isinstance(node.op, ast.And) else "or_"
-        return _located(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
+        return placed_at(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp):
         node = self.generic_visit(node)
         if isinstance(node.op, ast.Not):
-            return _located(_runtime_call("not_", [node.operand]), node)
+            return placed_at(_runtime_call("not_", [node.operand]), node)
         return node
 
     def visit_Compare(self, node: ast.Compare):
@@ -434,7 +437,7 @@ class _Converter(ast.NodeTransformer):
             return node
         symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
         operands = [_thunk(e) for e in [node.left, *node.comparators]]
-        return _located(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
+        return placed_at(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
 
     def visit_Call(self, node: ast.Call):
         callee = node.func
@@ -449,23 +452,23 @@ class _Converter(ast.NodeTransformer):
             return node
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == RUNTIME:
             return node
-        return _located(ast.Call(_runtime("call"), [func, *node.args], node.keywords), node)
+        return placed_at(ast.Call(_runtime("call"), [func, *node.args], node.keywords), node)
 
     def visit_Name(self, node: ast.Name):
         if isinstance(node.ctx, ast.Load) and node.id not in self.bound_names and not node.id.startswith("__xlac"):
-            return _located(_runtime_call("outside", [node]), node)
+            return placed_at(_runtime_call("outside", [node]), node)
         return node
 
     def visit_Attribute(self, node: ast.Attribute):
         node = self.generic_visit(node)
         if isinstance(node.ctx, ast.Load) and not (isinstance(node.value, ast.Name) and node.value.id == RUNTIME):
-            return _located(_runtime_call("outside", [node]), node)
+            return placed_at(_runtime_call("outside", [node]), node)
         return node
 
     def visit_Subscript(self, node: ast.Subscript):
         node = self.generic_visit(node)
         if isinstance(node.ctx, ast.Load):
-            return _located(_runtime_call("getitem", [node.value, _index_expression(node.slice)]), node)
+            return placed_at(_runtime_call("getitem", [node.value, _index_expression(node.slice)]), node)
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign):
@@ -474,14 +477,14 @@ class _Converter(ast.NodeTransformer):
         if not isinstance(target, ast.Subscript):
             return node
         symbol = _AUGMENTED_SYMBOLS[type(node.op)]
-        return _located(ast.Expr(_runtime_call("aug_setitem", [target.value, _index_expression(target.slice),
+        return placed_at(ast.Expr(_runtime_call("aug_setitem", [target.value, _index_expression(target.slice),
                                                                ast.Constant(symbol), node.value])), node)
 
     def visit_Assign(self, node: ast.Assign):
         node = self.generic_visit(node)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
             target = node.targets[0]
-            return _located(ast.Expr(_runtime_call("setitem", [target.value, _index_expression(target.slice),
+            return placed_at(ast.Expr(_runtime_call("setitem", [target.value, _index_expression(target.slice),
                                                                node.value])), node)
         value = node.value
         writes_into = any(_place(t) in self.written_places for t in node.targets)
@@ -500,9 +503,9 @@ def _index_expression(index: ast.expr) -> ast.expr:
     """A subscript's index as an expression: ``a:b:c`` becomes ``slice(a, b, c)``, inside tuples too."""
     if isinstance(index, ast.Slice):
         bounds = [b if b is not None else ast.Constant(None) for b in (index.lower, index.upper, index.step)]
-        return _located(ast.Call(_runtime("index_slice"), bounds, []), index)
+        return placed_at(ast.Call(_runtime("index_slice"), bounds, []), index)
     if isinstance(index, ast.Tuple):
-        return _located(ast.Tuple([_index_expression(e) for e in index.elts], ast.Load()), index)
+        return placed_at(ast.Tuple([_index_expression(e) for e in index.elts], ast.Load()), index)
     return index
 
 
@@ -543,7 +546,7 @@ def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
             if not returns:
                 branch = branch + rest
                 if at_function_end and not _always_returns(branch):
-                    branch = branch + [_located(ast.Return(ast.Constant(None)), statement)]
+                    branch = branch + [placed_at(ast.Return(ast.Constant(None)), statement)]
             setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])
         return statements[:i + 1]
     return statements

@@ -26,7 +26,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
            "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice", "while_stmt", "for_range"]
+           "index_slice", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
 
 
 def _traced(x) -> bool:
@@ -86,10 +86,26 @@ def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple) ->
     return loops.while_stmt(test_fn, body_fn, values, names, live)
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool) -> tuple:
+def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
+              until: str | None) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
-    ``pure``: its body calls nothing that acts on Python state."""
-    return loops.for_range(bounds, body_fn, values, names, live, pure)
+    ``pure``: its body calls nothing that acts on Python state; ``until``: its break flag's name, if any."""
+    return loops.for_range(bounds, body_fn, values, names, live, pure, _position(names, until))
+
+
+def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
+             until: str | None) -> tuple:
+    """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
+    or a Python iterable."""
+    return loops.for_each(iterable, body_fn, values, names, live, pure, _position(names, until))
+
+
+def _position(names: tuple, name: str | None) -> int | None:
+    return None if name is None else names.index(name)
+
+
+loop_enumerate = loops.loop_enumerate
+loop_zip = loops.loop_zip
 
 
 # ---------------------------------------------------------------- boolean operators

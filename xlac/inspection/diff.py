@@ -123,12 +123,14 @@ def _writes_lines(graph: Graph, name: Namer) -> list[str]:
     return lines
 
 
-def explain(stages: list[tuple[str, Graph]], inplace_writes=None) -> str:
+def explain(stages: list[tuple[str, Graph]], inplace_writes=None, loop_decisions=()) -> str:
     """Per pass, what it changed: op count, its report, and the diff of the IR against the stage before.
-    ``inplace_writes``: the in-place report (``Compiled.inplace_report()``), printed at the end."""
+    ``inplace_writes``: the in-place report (``Compiled.inplace_report()``), printed at the end;
+    ``loop_decisions``: how each converted Python loop ran (``Traced.loop_decisions``), printed first."""
     name = Namer()
     first_stage, first = stages[0]
-    lines = [f"{first_stage}: {len(first.nodes)} ops"]
+    lines = (["loops:"] + [f"  {decision}" for decision in loop_decisions] + [""] if loop_decisions else []) + \
+        [f"{first_stage}: {len(first.nodes)} ops"]
     for (_, before), (stage, after) in zip(stages, stages[1:]):
         header = f"{stage}: {len(before.nodes)} -> {len(after.nodes)} ops"
         if after.report:

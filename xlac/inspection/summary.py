@@ -10,6 +10,8 @@ Keys of the summary dict (and of ``summary.json``):
 - ``inplace_writes``: each in-place write (``x[i] = v``, ``x += y``): ``location`` (``file:line``),
   ``array`` (the array written, ``"x f32[8]"``), ``op`` (the op computing its new value), ``in_place``
   (whether XLA updates the buffer in place), ``reason`` (why not), ``bytes`` (the array's size).
+- ``loops``: how each converted Python loop ran: ``location``, ``kind`` ("for"/"while"), ``trips`` (a
+  number, or "traced"), ``decision`` ("rolled"/"unrolled") and ``reason``.
 - ``timings_s``: seconds per stage (``trace``, each pass, ``lower``, ``xla_compile``) and their ``total``.
 - ``cost_analysis``: XLA's estimate (``flops``, ``transcendentals``, ``bytes accessed``, ...).
 - ``memory_analysis``: XLA's buffer sizes in bytes (``argument_size_in_bytes``, ``output_size_in_bytes``,
@@ -28,12 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.inspection.loops import LoopDecision
 from xlac.passes.inplace import format_inplace_table
 
 __all__ = ["SUMMARY_KEYS", "format_summary", "summarize"]
 
 SUMMARY_KEYS = ("function", "signature", "cause", "stages", "op_counts", "op_totals", "pass_reports",
-                "inplace_writes", "timings_s", "cost_analysis", "memory_analysis")
+                "inplace_writes", "loops", "timings_s", "cost_analysis", "memory_analysis")
 
 
 def summarize(name: str, signature: str, cause: str, compiled, timings: dict[str, float]) -> dict:
@@ -49,6 +52,7 @@ def summarize(name: str, signature: str, cause: str, compiled, timings: dict[str
         "op_totals": {stage: sum(counts.values()) for stage, counts in op_counts.items()},
         "pass_reports": {stage: jsonable(graph.report) for stage, graph in stages},
         "inplace_writes": [w.as_dict() for w in _safely(compiled.inplace_report, [])],
+        "loops": [decision.as_dict() for decision in compiled.lowered.traced.loop_decisions],
         "timings_s": _timings(timings),
         "cost_analysis": jsonable(_safely(compiled.cost_analysis, {})),
         "memory_analysis": jsonable(_safely(compiled.memory_analysis, {})),
@@ -93,6 +97,8 @@ def format_summary(summary: dict) -> str:
     lines += _stage_lines(summary)
     lines += _report_lines(summary["pass_reports"])
     lines += _inplace_lines(summary["inplace_writes"])
+    if summary["loops"]:
+        lines += ["", "loops:"] + [f"  {LoopDecision(**loop)}" for loop in summary["loops"]]
     lines += ["", "time (ms): " + ", ".join(f"{stage} {seconds * 1e3:.1f}"
                                             for stage, seconds in summary["timings_s"].items())]
     lines += ["", "XLA cost: " + _cost_text(summary["cost_analysis"]),

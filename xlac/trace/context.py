@@ -41,6 +41,8 @@ class Trace:
         self.convert = convert if convert is not None else enclosing.convert if enclosing is not None else True
         # How converted Python loops with a trip count known when tracing run: "auto", "roll" or "unroll".
         self.loops = loops if loops is not None else enclosing.loops if enclosing is not None else "auto"
+        # How each converted loop ran (xlac.convert.loops.LoopDecision), one list for a trace and those inside.
+        self.loop_decisions: list = enclosing.loop_decisions if enclosing is not None else []
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
         # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
