@@ -30,7 +30,8 @@ from functools import partial
 import numpy as np
 
 import xlac.numpy as xnp
-from xlac.control_flow import while_loop
+from xlac.control_flow import fori_loop, while_loop
+from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.inspection.loops import LoopDecision
@@ -168,7 +169,8 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
             return _not_stopped(item < trips, vs, until)
         try:
             rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
-                             names, (), "for", index_range=(1, trips - 1))
+                             names, (), "for", index_range=(1, trips - 1),
+                             count=(1, trips) if until is None else None)
         except Exception as error:
             if mode == "roll":
                 raise
@@ -246,14 +248,20 @@ def _truth(test) -> Tracer:
 
 
 def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
-            index_range: tuple[int, int] | None = None):
+            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None):
     """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
     ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them
-    needs no bounds check."""
+    needs no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
+    ``fori_loop`` (its trip count known, so that reverse mode can differentiate it)."""
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
+            if name in live and name.startswith(RETURN_VALUE_PREFIX):
+                raise UnsupportedError(located(
+                    f"a `return` inside a `{kind}` loop whose trip count is traced: the returned value's type is "
+                    "not known before the loop runs. Bind the result to a variable before the loop, `break`, "
+                    "and return it after the loop"))
             if name in live:
                 raise TypeError(located(
                     f"variable '{name}' is first bound inside a `{kind}` loop whose trip count is traced, and read "
@@ -299,6 +307,11 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
         new_values = step_fn(item_now, rebuild(carry))
         return (item_now + step if step is not None else item_now), carry_of(new_values)
 
+    if count is not None:
+        def counted_body(index, carry):
+            index.known_range = index_range
+            return carry_of(step_fn(index, rebuild(carry)))
+        return rebuild(fori_loop(*count, counted_body, list(carried)))
     start = item if item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))
     return rebuild(final)

@@ -116,9 +116,10 @@ def _while_vjp(attrs, operands, results, cts):
     trips = attrs.get("trip_count")
     if trips is None:
         raise UnsupportedError(located(
-            "reverse-mode differentiation (grad, vjp) of a while_loop, whose number of iterations is known only "
-            "when the program runs, is not supported (as in JAX): use xlac.fori_loop with Python int bounds, "
-            "or xlac.scan"))
+            "reverse-mode differentiation (grad, vjp) of a while_loop (or of a Python `while` on a traced test, "
+            "or a loop that breaks or returns on one), whose number of iterations is known only when the program "
+            "runs, is not supported (as in JAX): use a for over a range known when tracing, xlac.fori_loop with "
+            "Python int bounds, or xlac.scan"))
     cond, body = attrs["regions"]
     n = attrs["n_carries"]
     if trips == 0:                       # the carries come out as they went in
