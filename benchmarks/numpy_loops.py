@@ -19,8 +19,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
-from tests.numpy_kernels import (checksum, diagonal_tanh_sum, floyd_warshall, heat_1d, jacobi_2d,  # noqa: E402
-                                 newton_roots)
+from tests.numpy_kernels import (checksum, diagonal_tanh_sum, floyd_warshall, greedy_decode,  # noqa: E402
+                                 heat_1d, jacobi_2d, newton_roots)
 
 jax.config.update("jax_enable_x64", True)        # the kernels are float64 and int64, as NumPy's
 
@@ -66,6 +66,19 @@ def newton_roots_jax(c):
     return jax.lax.while_loop(more, step, jnp.ones_like(c))
 
 
+def greedy_decode_jax(embed, w_out, h, steps, eos):
+    def more(state):
+        t, _, _, _, done = state
+        return (t < steps) & ~done
+
+    def step(state):
+        t, h, token, tokens, _ = state
+        h = jnp.tanh(h + embed[token])
+        token = jnp.argmax(h @ w_out)
+        return t + 1, h, token, tokens.at[t].set(token), token == eos
+    return jax.lax.while_loop(more, step, (0, h, 0, jnp.full(steps, -1), False))[3]
+
+
 def cases():
     rng = np.random.default_rng(0)
     u = np.sin(np.linspace(0.0, np.pi, 256))
@@ -74,6 +87,7 @@ def cases():
     a = rng.normal(size=(1000, 1000))
     data = rng.integers(0, 1 << 16, size=20000)
     c = rng.random(1000) * 100 + 1
+    embed, w_out, h = rng.normal(size=(512, 64)) * 0.5, rng.normal(size=(64, 512)), np.zeros(64)
     return [
         ("heat 1-D, 100 steps", heat_1d, heat_1d_jax, (u, 100), (1,)),
         ("heat 1-D, 20000 steps", heat_1d, heat_1d_jax, (u, 20000), (1,)),
@@ -82,6 +96,7 @@ def cases():
         ("carried scalar, 1000", diagonal_tanh_sum, diagonal_tanh_sum_jax, (a,), ()),
         ("checksum with branches, 20000", checksum, checksum_jax, (data,), ()),
         ("Newton until converged", newton_roots, newton_roots_jax, (c,), ()),
+        ("greedy decode 200 (break)", greedy_decode, greedy_decode_jax, (embed, w_out, h, 200, -1), (3, 4)),
     ]
 
 

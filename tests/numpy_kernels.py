@@ -45,3 +45,17 @@ def newton_roots(c):
     while np.max(np.abs(x * x * x - c)) > 1e-12:
         x = x - (x * x * x - c) / (3 * x * x)
     return x
+
+
+def greedy_decode(embed, w_out, h, steps, eos):
+    """A toy recurrent language model decoding greedily: one token per step written into the output, until
+    the end token."""
+    tokens = np.full(steps, -1)
+    token = 0
+    for t in range(steps):
+        h = np.tanh(h + embed[token])
+        token = np.argmax(h @ w_out)
+        tokens[t] = token
+        if token == eos:
+            break
+    return tokens

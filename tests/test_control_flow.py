@@ -387,7 +387,7 @@ def test_gradients_and_tangents_through_cond_equal_jax(p):
 def test_reverse_mode_through_a_while_loop_is_a_clear_error():
     def f(w):
         return xlac.while_loop(lambda v: v < 10, lambda v: v * w, 1.0)
-    with pytest.raises(xlac.UnsupportedError, match="use xlac.fori_loop with Python int bounds, or xlac.scan"):
+    with pytest.raises(xlac.UnsupportedError, match="xlac.fori_loop with Python int bounds, or xlac.scan"):
         xlac.grad(f)(2.0)
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
+from tests.numpy_kernels import greedy_decode
 from xlac.inspection import explain, summarize
 
 
@@ -133,6 +134,17 @@ def test_zip_and_enumerate_of_traced_arrays_give_numpys_values():
         return total
     x, w = np.arange(300.0).reshape(100, 3), np.linspace(0.0, 1.0, 120)
     assert float(xlac.compile(f)(x, w)) == pytest.approx(f(x, w), rel=1e-13)
+
+
+def test_a_greedy_decode_loop_that_breaks_at_the_end_token_gives_numpys_tokens():
+    rng = np.random.default_rng(0)
+    embed, w_out, h = rng.normal(size=(64, 16)) * 0.5, rng.normal(size=(16, 64)), np.zeros(16)
+    f = xlac.compile(greedy_decode, static_argnums=(3, 4))
+    never = greedy_decode(embed, w_out, h, 100, -1)
+    for eos in (-1, int(never[0]), int(never[40]), int(never[99])):
+        expected = greedy_decode(embed, w_out, h, 100, eos)
+        np.testing.assert_array_equal(np.asarray(f(embed, w_out, h, 100, eos)), expected)
+    assert [d.decision for d in f.trace(embed, w_out, h, 100, int(never[40])).loop_decisions] == ["rolled"]
 
 
 def test_iterating_a_python_list_or_a_numpy_index_table_stays_a_python_loop():

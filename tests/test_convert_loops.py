@@ -217,21 +217,25 @@ def test_loops_option_chooses():
 LOOP_STATEMENTS = ("s = s + a[i % 4]", "a = a * 0.5 + s", "b[i % 3] += s", "s = s * 0.9 - b[(i + 1) % 3]",
                    "a[i % 4] = s - i", "t = a.sum() * 0.1\n{indent}s = s + t",
                    "if a[0] > s:\n{indent}    s = s - 1.0\n{indent}else:\n{indent}    s = s + 0.5",
-                   "b = np.where(b > s, b - 1.0, b + 1.0)")
+                   "b = np.where(b > s, b - 1.0, b + 1.0)", "if s > 3.0:\n{indent}    break",
+                   "if a[1] < s:\n{indent}    s = s + 0.25\n{indent}    continue")
 
 
 @st.composite
 def loop_programs(draw):
     lo, hi = draw(st.integers(-3, 6)), draw(st.integers(-3, 9))
     step = draw(st.sampled_from([1, 2, 3, -1, -2]))
-    body = [draw(st.sampled_from(LOOP_STATEMENTS)).format(indent="        ")
+    over_rows = draw(st.booleans())          # iterate over b's rows (which the body may write) instead
+    statements = LOOP_STATEMENTS + (("s = s + v",) if over_rows else ())
+    body = [draw(st.sampled_from(statements)).format(indent="        ")
             for _ in range(draw(st.integers(1, 4)))]
-    lines = ["def program(a, b, s):", "    a = a.copy()", f"    for i in range({lo}, {hi}, {step}):"]
+    header = "for i, v in enumerate(b):" if over_rows else f"for i in range({lo}, {hi}, {step}):"
+    lines = ["def program(a, b, s):", "    a = a.copy()", f"    {header}"]
     lines += ["        " + statement for statement in body]
     return "\n".join(lines + ["    return a, b, s"]) + "\n"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(source=loop_programs(), values=st.lists(st.floats(-2, 2), min_size=8, max_size=8))
 def test_generated_loops_rolled_match_numpy(tmp_path_factory, source, values):
     path = tmp_path_factory.mktemp("loops") / "program.py"

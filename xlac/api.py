@@ -732,10 +732,12 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     conditional expressions and ``and``/``or``/``not`` on traced values become conditionals, ``max``/``min``
     of traced values and NumPy arrays the function allocates and fills become xlac's (see
     ``xlac.convert``). Python side effects in the branches of an ``if`` on a traced value (``print``,
-    appending to a list) happen once per trace, for both branches. ``loops``: how a converted
-    ``for i in range(n)`` with ``n`` known when tracing runs: ``"auto"`` rolls it into one XLA loop when it
-    runs at least 64 iterations and its body can be traced with a traced index (else it unrolls, with a
-    warning when long), ``"roll"`` always rolls (an error says why it cannot), ``"unroll"`` never does.
+    appending to a list) happen once per trace, for both branches. ``loops``: how a converted ``for``
+    whose trip count is known when tracing (over ``range(n)``, a traced array's rows, ``enumerate``/``zip``
+    of traced arrays) runs: ``"auto"`` rolls it into one XLA loop when its trip count times its body's ops
+    reaches 256 and its body can be traced with a traced index (else it unrolls, with a warning when long
+    and unable to roll), ``"roll"`` rolls every such loop (an error says why one cannot), ``"unroll"``
+    none. ``Traced.loop_decisions`` lists what was decided for each loop, and why.
 
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")

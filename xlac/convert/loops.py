@@ -1,15 +1,19 @@
-"""Converted Python loops whose trip depends on a traced value: a ``while`` whose test is traced, a
-``for`` over ``range(...)`` with a traced bound. Each runs as one XLA loop (``xlac.while_loop``) whose
-carries are the loop's variables, matched by name: arrays and Python numbers are carried (a Python number
+"""Converted Python loops. A ``while`` whose test is traced and a ``for`` over ``range(...)`` with a
+traced bound run as one XLA loop (``xlac.while_loop``) whose carries are the loop's variables, matched by
+name: arrays and Python numbers are carried (a Python number
 the body turns into an array takes its dtype, as a weak value); any other value (``None``, a string, an
 object) must come out of the body as it went in. A variable first bound inside the loop is local to each
 iteration, and reading it after the loop is refused (with a traced trip count, Python's "the value of the
 last iteration, if there was one" has no single answer).
 
-A ``for`` over a ``range`` known when tracing rolls too when it is long (see ``xlac.compile``'s
-``loops``), else it stays a Python loop, as before conversion: its body is traced once per iteration. A
-``while`` whose test is concrete stays a Python loop; one whose test becomes traced after some iterations
-rolls from there.
+A ``for`` whose trip count is known when tracing (over a ``range``, a traced array's rows, ``enumerate``
+or ``zip`` of traced arrays) rolls when its trip count times its body's ops is large enough (see
+``xlac.compile``'s ``loops``), as a ``fori_loop`` (or a ``while_loop`` when it may break), else it stays a
+Python loop, as before conversion: its body is traced once per iteration. A ``while`` whose test is
+concrete stays a Python loop; one whose test becomes traced after some iterations rolls from there. A loop's
+break flag (see :mod:`xlac.convert.loop_exits`) is part of its test; once traced in a Python loop, each
+later iteration runs under it as a conditional. Each decision is noted on the trace
+(``Traced.loop_decisions``).
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -139,6 +143,8 @@ def loop_zip(*iterables):
 ROLL_AT_OPS = 256     # "auto": a loop rolls when its trip count times its body's ops reaches this ...
 ROLL_AT_TRIPS = 4     # ... and it runs at least this many iterations, when its body allows
 WARN_AT = 256         # ... and one that must unroll this many iterations says why
+SHORT_BODY_OPS = 24   # a rolled loop over a range whose body has at most this many ops ...
+UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (less loop overhead per op)
 
 
 def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None) -> tuple:
@@ -167,17 +173,19 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
     if reason is None:
         def more(item, vs):
             return _not_stopped(item < trips, vs, until)
+        unroll = UNROLL_SHORT if until is None and body_ops <= SHORT_BODY_OPS and trips > 2 * UNROLL_SHORT else 1
         try:
             rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
                              names, (), "for", index_range=(1, trips - 1),
-                             count=(1, trips) if until is None else None)
+                             count=(1, trips) if until is None else None, unroll=unroll)
         except Exception as error:
             if mode == "roll":
                 raise
             reason = f"its body cannot run with a traced index ({type(error).__name__}: " \
                      f"{str(error).splitlines()[0]})"
         else:
-            _decided("for", trips, "rolled", f"{trips} iterations of {body_ops} ops")
+            _decided("for", trips, "rolled", f"{trips} iterations of {body_ops} ops" +
+                     (f", {unroll} per step of the XLA loop" if unroll > 1 else ""))
             return rolled
     _decided("for", trips, "unrolled", reason)
     if trips >= WARN_AT:
@@ -248,12 +256,13 @@ def _truth(test) -> Tracer:
 
 
 def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
-            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None):
+            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None, unroll: int = 1):
     """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
     ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them
     needs no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
-    ``fori_loop`` (its trip count known, so that reverse mode can differentiate it)."""
+    ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
+    per step."""
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
@@ -311,7 +320,7 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
         def counted_body(index, carry):
             index.known_range = index_range
             return carry_of(step_fn(index, rebuild(carry)))
-        return rebuild(fori_loop(*count, counted_body, list(carried)))
+        return rebuild(fori_loop(*count, counted_body, list(carried), unroll=unroll))
     start = item if item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))
     return rebuild(final)
