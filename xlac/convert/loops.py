@@ -143,8 +143,9 @@ def loop_zip(*iterables):
 ROLL_AT_OPS = 256     # "auto": a loop rolls when its trip count times its body's ops reaches this ...
 ROLL_AT_TRIPS = 4     # ... and it runs at least this many iterations, when its body allows
 WARN_AT = 256         # ... and one that must unroll this many iterations says why
-SHORT_BODY_OPS = 24   # a rolled loop over a range whose body has at most this many ops ...
-UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (less loop overhead per op)
+SHORT_BODY = 256      # a rolled loop whose body computes at most this many elements (all its ops' results) ...
+UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (less loop overhead per op;
+                      # on larger arrays, XLA's fusions of the unrolled steps recompute and run slower)
 
 
 def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None) -> tuple:
@@ -159,9 +160,10 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
                  "it runs fewer than 2 iterations")
         return _unrolled(range(trips), item_of, body_fn, values, names, live, until)
     graph = current_trace().graph
-    ops_before = _ops_in(graph.nodes)
+    nodes_before = len(graph.nodes)
     values = _next_iteration(body_fn, item_of(0), values, names, live, until)
-    body_ops = _ops_in(graph.nodes) - ops_before
+    body = graph.nodes[nodes_before:]
+    body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
         _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
@@ -173,7 +175,8 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
     if reason is None:
         def more(item, vs):
             return _not_stopped(item < trips, vs, until)
-        unroll = UNROLL_SHORT if until is None and body_ops <= SHORT_BODY_OPS and trips > 2 * UNROLL_SHORT else 1
+        short = until is None and trips > 2 * UNROLL_SHORT and _elements_computed(body) <= SHORT_BODY
+        unroll = UNROLL_SHORT if short else 1
         try:
             rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
                              names, (), "for", index_range=(1, trips - 1),
@@ -232,6 +235,12 @@ def _not_stopped(more, values: tuple, until: int | None):
     if until is None:
         return more
     return xnp.logical_and(more, xnp.logical_not(values[until]))
+
+
+def _elements_computed(nodes) -> int:
+    """The number of elements the results of ``nodes`` hold, those of their regions' ops included."""
+    return sum(sum(int(np.prod(v.type.shape)) for v in node.results) +
+               sum(_elements_computed(graph.nodes) for graph in node.subgraphs) for node in nodes)
 
 
 def _ops_in(nodes) -> int:
