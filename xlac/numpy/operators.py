@@ -20,7 +20,7 @@ from xlac import runtime
 from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy.array_api import namespace_for, to_device
 from xlac.numpy.dtypes import with_complex_part
-from xlac.numpy.masked_selection import MaskedSelection, selection
+from xlac.numpy import dynamic_extent
 from xlac.numpy.protocols import array_function, array_ufunc
 
 
@@ -143,8 +143,8 @@ class ArrayOperators:
     def __getitem__(self, index):
         try:
             return xnp.getitem(self, index)
-        except TracerConversionError as error:   # a traced mask: allowed only for `x[mask] op= v`
-                return selection(self, index, error)
+        except TracerConversionError as error:   # a traced slice bound or mask: a dynamic extent
+            return dynamic_extent.read(self, index, error)
 
     # -- in-place updates: subclasses provide `mutability` and `_store(new)`, which makes the memory
     # this array refers to hold `new` (an array of the same shape and dtype).
@@ -160,8 +160,8 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
-        if isinstance(value, MaskedSelection) and value.writes_back_to(self, index):
-            self._store(value.new_base_value())
+        if isinstance(value, dynamic_extent.DynamicExtent) or dynamic_extent.has_traced_slice(index):
+            self._store(dynamic_extent.write(self, index, value))
             return
         self._store(xnp.index_update(self, index, value))
 

@@ -1,0 +1,693 @@
+"""Values whose length along some axes is known only when the program runs: ``x[i:j]`` with traced bounds
+and ``x[mask]`` with a traced boolean mask.
+
+XLA needs static shapes, so such a value is held as the full-size data it came from plus, per dynamic axis,
+which positions hold its elements (:class:`AxisExtent`): a traced start and count for a slice, a traced
+mask for a boolean selection. Its elements stay where they were in the source array; operations mask the
+rest, as JAX users write by hand with ``where``:
+
+- elementwise operations (operators, ufuncs, ``np.where``) between values of the same extent, or with
+  operands that broadcast along the dynamic axes (scalars, axes of length 1); two slices of different
+  starts are aligned by shifting one, and equal lengths are checked when the program runs (NumPy's
+  broadcast error after the call);
+- reductions fill the masked positions with the operation's identity (``sum``, ``prod``, ``max``/``min``,
+  with NumPy's error for an empty extent checked after the call, ``mean``/``var``/``std`` dividing by the
+  traced count, ``any``/``all``, ``argmax``/``argmin``, ``count_nonzero``, a vector's ``norm``);
+- contractions (``dot``, ``@``, ``inner``, ``vdot``, ``outer``) zero the masked positions first;
+- writes (``x[i:j] = v``, ``x[k + 1:, k] /= x[k, k]``, ``x[mask] += 1``) become a select over the region.
+
+Asking such a value for its shape (``len``, ``.shape``, ``reshape``, returning it from a compiled
+function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does so runs
+unrolled instead (see :mod:`xlac.convert.loops`).
+
+>>> import numpy as np, xlac
+>>> @xlac.compile
+... def forward_substitution(L, b):
+...     x = np.zeros_like(b)
+...     for i in range(b.shape[0]):
+...         x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+...     return x
+>>> L = np.tril(np.ones((3, 3))) + np.eye(3)
+>>> np.asarray(forward_substitution(L, np.array([2.0, 5.0, 9.0]))).tolist()
+[1.0, 1.5, 2.1666666666666665]
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+import xlac.numpy as xnp
+from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
+from xlac.trace import ops
+from xlac.trace.checks import Check
+from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
+
+__all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "has_traced_slice", "read", "write"]
+
+INDEX = np.dtype("int64")
+
+
+class DynamicShapeError(TracerConversionError):
+    """A value whose length is known only when the program runs (``x[i:j]`` with traced bounds, ``x[mask]``
+    with a traced mask) was asked for its shape, or used where XLA needs one."""
+
+
+@dataclass(frozen=True, eq=False)
+class AxisExtent:
+    """Which positions along one axis of the data hold a dynamic value's elements: ``valid`` (bool, the
+    axis's length), ``count`` (how many, int64), and ``start`` (the first, int64) where they are contiguous
+    (a slice); ``key`` identifies their bounds (two slices with the same key hold the same positions, two
+    mask selections with the same key the same mask)."""
+
+    valid: Tracer
+    count: Tracer
+    start: Tracer | None
+    key: tuple
+
+    @property
+    def size(self) -> int:
+        return self.valid.shape[0]
+
+
+class DynamicExtent:
+    """``data`` (the full-size values) and, per axis, its :class:`AxisExtent` or None (a static axis)."""
+
+    def __init__(self, data: Tracer, axes: list, source=None):
+        self.data, self.axes = data, list(axes)
+        self.source = source          # (array, index) this value was read from, for writing it back
+
+    # ---- what is known when tracing
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    def _shape_error(self, what: str) -> DynamicShapeError:
+        return DynamicShapeError(located(
+            f"{what} of a value whose length is known only when the program runs (x[i:j] with traced bounds, or "
+            "x[mask] with a traced mask): it can be combined elementwise, reduced (sum, max, mean, ...), "
+            "contracted (dot, @) or written into an array, not asked for its shape. Outside a loop, select with "
+            "xnp.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
+
+    @property
+    def shape(self):
+        raise self._shape_error("the shape")
+
+    @property
+    def size(self):
+        raise self._shape_error("the size")
+
+    def __len__(self):
+        raise self._shape_error("len()")
+
+    def __iter__(self):
+        raise self._shape_error("iterating over elements")
+
+    def __array__(self, *args, **kwargs):
+        raise self._shape_error("a NumPy array")
+
+    def __bool__(self):
+        raise self._shape_error("the truth value")
+
+    def __getitem__(self, index):
+        raise self._shape_error("indexing")
+
+    def __setitem__(self, index, value):
+        raise self._shape_error("writing into an element")
+
+    def reshape(self, *shape, **kwargs):
+        raise self._shape_error("reshape")
+
+    def __repr__(self) -> str:
+        dims = ", ".join("?" if a is not None else str(n) for a, n in zip(self.axes, self.data.shape))
+        return f"DynamicExtent({self.dtype}[{dims}])"
+
+    __hash__ = object.__hash__
+
+    # ---- NumPy's protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "__call__" and not kwargs.get("out") and set(kwargs) <= {"out", "dtype"}:
+            fn = getattr(xnp, ufunc.__name__)
+            return elementwise(lambda *a: fn(*a, **{k: v for k, v in kwargs.items() if k != "out"}), inputs)
+        if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCTIONS and not kwargs.get("out"):
+            return reduce(_UFUNC_REDUCTIONS[ufunc.__name__], inputs[0], kwargs.get("axis", 0),
+                          kwargs.get("keepdims", False))
+        raise UnsupportedError(located(f"np.{ufunc.__name__}.{method} of a value whose length is known only when "
+                                       "the program runs"))
+
+    def __array_function__(self, func, types, args, kwargs):
+        handler = _FUNCTIONS.get(func.__name__)
+        if handler is None or getattr(func, "__module__", "").startswith("numpy.fft"):
+            raise UnsupportedError(located(f"np.{func.__name__} of a value whose length is known only when the "
+                                           "program runs (x[i:j] with traced bounds, x[mask] with a traced mask) "
+                                           "is not supported"))
+        return handler(*args, **kwargs)
+
+    # ---- methods
+    def astype(self, dtype, *args, **kwargs):
+        return DynamicExtent(xnp.astype(self.data, dtype), self.axes)
+
+    def copy(self):
+        return self
+
+    @property
+    def T(self):
+        return transpose(self)
+
+    def transpose(self, *axes):
+        return transpose(self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None)
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return reduce("sum", self, axis, keepdims, dtype)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return reduce("prod", self, axis, keepdims, dtype)
+
+    def max(self, axis=None, keepdims=False):
+        return reduce("max", self, axis, keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return reduce("min", self, axis, keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return reduce("any", self, axis, keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return reduce("all", self, axis, keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return mean(self, axis, dtype, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return var(self, axis, dtype, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return _sqrt(var(self, axis, dtype, ddof=ddof, keepdims=keepdims))
+
+    def argmax(self, axis=None):
+        return arg_extreme("argmax", self, axis)
+
+    def argmin(self, axis=None):
+        return arg_extreme("argmin", self, axis)
+
+    def dot(self, other):
+        return dot(self, other)
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+
+_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+              "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
+              "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}
+_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
+                "ne": "not_equal"}
+
+
+def _binary(name: str, reflected: bool = False):
+    fn = getattr(xnp, name)
+    if reflected:
+        return lambda self, other: elementwise(fn, (other, self))
+    return lambda self, other: elementwise(fn, (self, other))
+
+
+def _in_place(name: str):
+    fn = getattr(xnp, name)
+
+    def apply(self, other):
+        result = elementwise(fn, (self, other))
+        if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise TypeError(located(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {self.dtype!r} "
+                                    "with casting rule 'same_kind'"))
+        return result.astype(self.dtype)
+    return apply
+
+
+for _op, _name in _OPERATORS.items():
+    setattr(DynamicExtent, f"__{_op}__", _binary(_name))
+    setattr(DynamicExtent, f"__r{_op}__", _binary(_name, reflected=True))
+    setattr(DynamicExtent, f"__i{_op}__", _in_place(_name))
+for _op, _name in _COMPARISONS.items():
+    setattr(DynamicExtent, f"__{_op}__", _binary(_name))
+for _op, _name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
+    setattr(DynamicExtent, f"__{_op}__", lambda self, _fn=getattr(xnp, _name): elementwise(_fn, (self,)))
+
+
+# ---------------------------------------------------------------- reading and writing
+
+
+def has_traced_slice(index) -> bool:
+    """Whether ``index`` holds a slice with a traced bound."""
+    entries = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(e, slice) and any(isinstance(b, Tracer) for b in (e.start, e.stop, e.step))
+               for e in entries)
+
+
+def _is_traced_mask(x, index) -> bool:
+    return isinstance(index, Tracer) and index.dtype == np.bool_ and index.ndim >= 1 and \
+        index.shape == x.shape[:index.ndim]
+
+
+def read(x: Tracer, index, error: Exception):
+    """``x[index]`` for an index with a traced slice bound or a traced boolean mask over ``x``'s leading
+    axes, as a :class:`DynamicExtent`; else raise ``error``."""
+    if _is_traced_mask(x, index):
+        mask = ops.reshape(index, (index.size,))
+        data = xnp.reshape(x, (index.size,) + x.shape[index.ndim:])
+        count = ops.reduce(ops.convert(mask, INDEX), "sum", (0,))
+        axis = AxisExtent(mask, count, None, ("mask", index.value.id))
+        return DynamicExtent(data, [axis] + [None] * (x.ndim - index.ndim), source=(x, index))
+    if not has_traced_slice(index):
+        raise error
+    view_index, dynamic = _static_view_index(x.ndim, index)
+    view = x[view_index]
+    axes = [None] * view.ndim
+    for view_axis, (source_axis, bounds) in dynamic.items():
+        axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+    return DynamicExtent(view, axes, source=(x, index))
+
+
+def write(x: Tracer, index, value) -> Tracer:
+    """``x`` after ``x[index] = value``, for an index :func:`read` takes."""
+    if _is_traced_mask(x, index):
+        if isinstance(value, DynamicExtent) and value.axes[0] is not None and \
+                value.axes[0].key == ("mask", index.value.id):
+            mask = ops.broadcast_in_dim(index, x.shape, tuple(range(index.ndim)))
+            new = xnp.reshape(_cast_for_write(value.data, x.dtype), x.shape)
+            return xnp.where(mask, new, x)
+        return xnp.index_update(x, index, _as_static(value, "written through a traced mask"))
+    view_index, dynamic = _static_view_index(x.ndim, index)
+    region = x[view_index]
+    axes = [None] * region.ndim
+    for view_axis, (source_axis, bounds) in dynamic.items():
+        axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+    target = DynamicExtent(region, axes)
+    new = _aligned(value, target.ndim, axes, [region.shape[a] for a in range(region.ndim)],
+                   "could not broadcast input array into the region")
+    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), region.shape)
+    return xnp.index_update(x, view_index, xnp.where(_valid_mask(target), new, region))
+
+
+def _cast_for_write(values, dtype):
+    from xlac.numpy.index_write import update_values
+    return update_values(xnp.asarray(values), dtype)
+
+
+def _as_static(value, what: str):
+    if isinstance(value, DynamicExtent):
+        raise UnsupportedError(located(f"a value whose length is known only when the program runs, {what}"))
+    return value
+
+
+def _static_view_index(ndim: int, index) -> tuple[tuple, dict]:
+    """``index`` with each traced slice replaced by ``:``, and for each such slice: the axis of the view it
+    becomes, the axis of ``x`` it slices, and its bounds."""
+    entries = index if isinstance(index, tuple) else (index,)
+    consumed = sum(0 if e is None or e is Ellipsis else 1 for e in entries)
+    view_index, dynamic, view_axis, source_axis = [], {}, 0, 0
+    for entry in entries:
+        if entry is Ellipsis:
+            span = ndim - consumed
+            view_index.append(entry)
+            view_axis, source_axis = view_axis + span, source_axis + span
+        elif entry is None:
+            view_index.append(entry)
+            view_axis += 1
+        elif isinstance(entry, slice):
+            if has_traced_slice(entry):
+                if entry.step is not None and (isinstance(entry.step, Tracer) or entry.step != 1):
+                    raise UnsupportedError(located(
+                        "a slice with a traced bound takes step 1 (or none); stepped and reversed slices with "
+                        "traced bounds are not supported yet"))
+                dynamic[view_axis] = (source_axis, (entry.start, entry.stop))
+                view_index.append(slice(None))
+            else:
+                view_index.append(entry)
+            view_axis, source_axis = view_axis + 1, source_axis + 1
+        elif isinstance(entry, (int, np.integer)) or isinstance(entry, Tracer) and entry.ndim == 0 and \
+                entry.dtype.kind in "iu":
+            view_index.append(entry)
+            source_axis += 1
+        else:
+            raise UnsupportedError(located(
+                "a slice with a traced bound combined with an integer array or boolean index is not supported; "
+                "index in two steps"))
+    if source_axis > ndim:
+        raise IndexError(located(f"too many indices for array: array is {ndim}-dimensional, but {source_axis} "
+                                 "were indexed"))
+    return tuple(view_index), dynamic
+
+
+def _bound(value, size: int, default: int) -> Tracer:
+    """A slice bound as NumPy reads it for step 1: negative counts from the end, then clipped to [0, size]."""
+    if value is None:
+        return ops.constant(default, INDEX)
+    if isinstance(value, Tracer) and (value.ndim != 0 or value.dtype.kind not in "iub"):
+        raise TypeError(located("slice indices must be integers or None or have an __index__ method"))
+    value = xnp.astype(xnp.asarray(value), INDEX)
+    value = xnp.where(value < 0, value + size, value)
+    return xnp.clip(value, 0, size)
+
+
+def _bound_key(value, default: int):
+    if value is None:
+        return ("int", default)
+    return ("traced", value.value.id) if isinstance(value, Tracer) else ("int", int(value))
+
+
+def _slice_extent(bounds, size: int) -> AxisExtent:
+    start, stop = _bound(bounds[0], size, 0), _bound(bounds[1], size, size)
+    count = xnp.maximum(stop - start, 0)
+    positions = ops.iota((size,), INDEX, 0)
+    valid = xnp.logical_and(positions >= start, positions < start + count)
+    return AxisExtent(valid, count, start, ("slice", size, _bound_key(bounds[0], 0), _bound_key(bounds[1], size)))
+
+
+# ---------------------------------------------------------------- alignment
+
+
+def _valid_mask(value: DynamicExtent) -> Tracer:
+    """Where ``value``'s elements are, as a bool array of the data's shape."""
+    mask = None
+    for axis, extent in enumerate(value.axes):
+        if extent is None:
+            continue
+        along = ops.broadcast_in_dim(extent.valid, value.data.shape, (axis,))
+        mask = along if mask is None else ops.and_(mask, along)
+    return mask if mask is not None else ops.full(value.data.shape, True, np.bool_)
+
+
+def _require(holds, payload, error: type, message: str) -> None:
+    checks = current_trace().checks
+    if checks.enabled:
+        checks.require(holds, payload, Check(error, message, user_location(3)))
+
+
+def _shifted(data, axis: int, by, size: int):
+    """``out[t] = data[t - by]`` along ``axis`` for ``t`` in ``[0, size)``, zero where that is outside."""
+    low, high = [0] * data.ndim, [0] * data.ndim
+    low[axis] = high[axis] = size
+    padded = ops.pad(data, ops.constant(0, data.dtype), low, high)
+    starts = [ops.constant(0, INDEX)] * data.ndim
+    starts[axis] = xnp.astype(size - by, INDEX)
+    sizes = list(data.shape)
+    sizes[axis] = size
+    result = ops.dynamic_slice(padded, starts, sizes)
+    result.weak = data.weak
+    return result
+
+
+def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
+    """``operand``'s data placed in the coordinates of ``targets`` (per axis of an ``ndim``-dimensional
+    result: the :class:`AxisExtent` there, or None), broadcastable to it; unequal lengths fail after the call."""
+    if isinstance(operand, DynamicExtent):
+        data, axes = operand.data, operand.axes
+    else:
+        data = xnp.asarray(operand)
+        axes = [None] * data.ndim
+    if data.ndim > ndim:
+        raise ValueError(located(f"{message}: too many dimensions"))
+    lead = ndim - data.ndim
+    if lead:
+        data = xnp.reshape(data, (1,) * lead + tuple(data.shape))
+        axes = [None] * lead + list(axes)
+    for axis, target in enumerate(targets):
+        extent, length = axes[axis], data.shape[axis]
+        if target is None and extent is not None:
+            target = _leading(sizes[axis])               # a static axis: the whole of it, from 0
+        if target is None or extent is target:
+            continue
+        if extent is not None:
+            if extent.key == target.key and length == sizes[axis]:
+                continue
+            if extent.start is None or target.start is None:
+                raise DynamicShapeError(located(
+                    "two selections by different traced boolean masks are combined elementwise: NumPy pairs "
+                    "their elements in order, which xlac cannot do without their lengths; select with "
+                    "xnp.where(mask, x, 0) instead"))
+            _require(ops.compare(extent.count, target.count, "EQ"), extent.count, ValueError,
+                     f"{message}: lengths {{value}} and another differ (slices with traced bounds)")
+            data = _shifted(data, axis, target.start - extent.start, sizes[axis])
+        elif length != 1:
+            if target.start is None:
+                raise DynamicShapeError(located(
+                    f"{message}: an axis of length {length} against a selection by a traced mask, whose length "
+                    "is known only when the program runs (a scalar, or an axis of length 1, broadcasts)"))
+            _require(ops.compare(target.count, ops.constant(length, INDEX), "EQ"), target.count, ValueError,
+                     f"{message}: a slice of length {{value}} against an axis of length {length}")
+            data = _shifted(data, axis, target.start, sizes[axis])
+    return data
+
+
+def _result_axes(operands, ndim: int) -> tuple[list, list]:
+    """Per axis of the broadcast result: the first operand's :class:`AxisExtent` there (or None), and the
+    size of the data along it."""
+    targets, sizes = [None] * ndim, [1] * ndim
+    for operand in operands:
+        if not isinstance(operand, DynamicExtent):
+            shape = np.shape(operand) if not isinstance(operand, Tracer) else operand.shape
+            for axis, n in enumerate(shape, ndim - len(shape)):
+                if targets[axis] is None and n != 1:
+                    sizes[axis] = n
+            continue
+        lead = ndim - operand.ndim
+        for axis, extent in enumerate(operand.axes, lead):
+            if extent is not None and targets[axis] is None:
+                targets[axis], sizes[axis] = extent, extent.size
+            elif targets[axis] is None and operand.data.shape[axis - lead] != 1:
+                sizes[axis] = operand.data.shape[axis - lead]
+    return targets, sizes
+
+
+def _ndim(x) -> int:
+    return x.ndim if isinstance(x, (DynamicExtent, Tracer)) else np.ndim(x)
+
+
+def elementwise(fn, operands):
+    """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
+    ndim = max(_ndim(x) for x in operands)
+    targets, sizes = _result_axes(operands, ndim)
+    data = [_aligned(x, ndim, targets, sizes, "operands could not be broadcast together") for x in operands]
+    return DynamicExtent(fn(*data), targets)
+
+
+# ---------------------------------------------------------------- reductions
+
+
+_UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+                     "logical_and": "all", "logical_or": "any"}
+
+
+def _axes(value: DynamicExtent, axis) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(value.ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(int(a) % value.ndim for a in axes))
+
+
+def _identity(kind: str, dtype):
+    if kind in ("sum", "any"):
+        return 0
+    if kind in ("prod", "all"):
+        return 1
+    if dtype == np.bool_:
+        return kind == "min"
+    if dtype.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if kind == "max" else info.max
+
+
+def _count(value: DynamicExtent, axes) -> Tracer:
+    """How many elements a reduction over ``axes`` takes, per result element (int64)."""
+    count = ops.constant(math.prod(value.data.shape[a] for a in axes if value.axes[a] is None), INDEX)
+    for a in axes:
+        if value.axes[a] is not None:
+            count = ops.mul(count, value.axes[a].count)
+    return count
+
+
+def _finish(result, value: DynamicExtent, axes, keepdims: bool):
+    remaining = [None if a in axes else extent for a, extent in enumerate(value.axes)]
+    if not keepdims:
+        remaining = [extent for a, extent in enumerate(remaining) if a not in axes]
+    return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
+
+
+def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
+    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value."""
+    if not isinstance(value, DynamicExtent):
+        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims)
+    axes = _axes(value, axis)
+    if kind in ("max", "min"):
+        name = "maximum" if kind == "max" else "minimum"
+        _require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
+                 ValueError, f"zero-size array to reduction operation {name} which has no identity")
+    data = value.data
+    if kind in ("any", "all"):
+        data = data != 0
+    filled = xnp.where(_valid_mask(value), data, _identity(kind, data.dtype))
+    kwargs = {"dtype": dtype} if dtype is not None and kind in ("sum", "prod") else {}
+    result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
+    return _finish(result, value, axes, keepdims)
+
+
+def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
+    if not isinstance(value, DynamicExtent):
+        return xnp.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
+    axes = _axes(value, axis)
+    dtype = np.dtype(dtype) if dtype is not None else \
+        value.dtype if value.dtype.kind in "fc" else np.dtype("float64")
+    total = reduce("sum", value.astype(dtype), axes, keepdims)
+    count = xnp.astype(_count(value, axes), dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+
+
+def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    """``np.var`` of a dynamic value."""
+    if not isinstance(value, DynamicExtent):
+        return xnp.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    axes = _axes(value, axis)
+    centre = mean(value, axes, dtype, keepdims=True)
+    deviation = elementwise(xnp.subtract, (value, centre))
+    squares = elementwise(lambda d: xnp.real(d * xnp.conj(d)), (deviation,))
+    total = reduce("sum", squares, axes, keepdims)
+    count = xnp.astype(_count(value, axes) - ddof, total.dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+
+
+def _sqrt(value):
+    return elementwise(xnp.sqrt, (value,)) if isinstance(value, DynamicExtent) else xnp.sqrt(value)
+
+
+def arg_extreme(kind: str, value, axis=None):
+    """``np.argmax`` / ``np.argmin`` of a one-dimensional dynamic value: the position among its elements."""
+    if not isinstance(value, DynamicExtent):
+        return getattr(xnp, kind)(value, axis=axis)
+    if value.ndim != 1:
+        raise UnsupportedError(located(f"np.{kind} of a value of more than one axis whose length is known only "
+                                       "when the program runs is not supported yet"))
+    extent = value.axes[0]
+    _require(ops.compare(extent.count, ops.constant(0, INDEX), "GT"), extent.count, ValueError,
+             f"attempt to get {kind} of an empty sequence")
+    fill = _identity("max" if kind == "argmax" else "min", value.dtype)
+    position = getattr(xnp, kind)(xnp.where(extent.valid, value.data, fill))
+    if extent.start is not None:
+        return position - extent.start
+    return xnp.sum(xnp.where(ops.iota((extent.size,), INDEX, 0) < position, extent.valid, False))
+
+
+def count_nonzero(value, axis=None, *, keepdims=False):
+    return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, INDEX), (value,)), axis, keepdims)
+
+
+def norm(value, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm`` of a dynamic vector (2-norm)."""
+    if ord not in (None, 2) or axis is not None or value.ndim != 1:
+        raise UnsupportedError(located("np.linalg.norm of a value whose length is known only when the program "
+                                       "runs: only a vector's 2-norm is supported"))
+    return xnp.sqrt(reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,))))
+
+
+# ---------------------------------------------------------------- contractions
+
+
+def _zeroed(value):
+    """The data with masked positions zero, and the per-axis extents (None for a static operand)."""
+    if not isinstance(value, DynamicExtent):
+        value = xnp.asarray(value)
+        return value, [None] * value.ndim
+    return xnp.where(_valid_mask(value), value.data, 0), list(value.axes)
+
+
+def matmul(a, b):
+    """``a @ b`` where either is dynamic (one or two axes each)."""
+    a_data, a_axes = _zeroed(a)
+    b_data, b_axes = _zeroed(b)
+    if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
+        raise UnsupportedError(located("matmul of a value whose length is known only when the program runs: "
+                                       "one- and two-dimensional operands are supported"))
+    a_extent, b_extent = a_axes[-1], b_axes[0]
+    if a_extent is not None or b_extent is not None:
+        # b's first axis placed in the coordinates of a's last (a whole static axis, if a's is static)
+        target = a_extent if a_extent is not None else _leading(a_data.shape[-1])
+        b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
+        b_data = _aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
+                          [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
+    result = xnp.matmul(a_data, b_data)
+    axes = a_axes[:-1] + b_axes[1:]
+    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def _leading(size: int) -> AxisExtent:
+    """The extent of a whole static axis of ``size``: its positions from 0."""
+    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), ops.constant(0, INDEX),
+                      ("whole", size))
+
+
+def dot(a, b, out=None):
+    """``np.dot`` where either operand is dynamic."""
+    if _ndim(a) == 0 or _ndim(b) == 0:
+        return elementwise(xnp.multiply, (a, b))
+    return matmul(a, b)
+
+
+def vdot(a, b):
+    return matmul(elementwise(xnp.conj, (a,)) if isinstance(a, DynamicExtent) else xnp.conj(a), b)
+
+
+def inner(a, b):
+    if _ndim(a) != 1 or _ndim(b) != 1:
+        raise UnsupportedError(located("np.inner of dynamic values: vectors only"))
+    return matmul(a, b)
+
+
+def outer(a, b, out=None):
+    """``np.outer`` of two vectors, either dynamic."""
+    a_data, a_axes = _zeroed(a)
+    b_data, b_axes = _zeroed(b)
+    if a_data.ndim != 1 or b_data.ndim != 1:
+        raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
+    return DynamicExtent(xnp.outer(a_data, b_data), [a_axes[0], b_axes[0]])
+
+
+def transpose(value, axes=None):
+    order = tuple(reversed(range(value.ndim))) if axes is None else tuple(int(a) % value.ndim for a in axes)
+    return DynamicExtent(xnp.transpose(value.data, order), [value.axes[a] for a in order])
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise UnsupportedError(located("np.where(condition) of a dynamic value: give both x and y"))
+    return elementwise(xnp.where, (condition, x, y))
+
+
+def _reduction(kind: str):
+    def handler(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if kind in ("max", "min", "any", "all"):
+            return reduce(kind, a, axis, keepdims)
+        return reduce(kind, a, axis, keepdims, dtype)
+    return handler
+
+
+_FUNCTIONS = {
+    "sum": _reduction("sum"), "prod": _reduction("prod"), "max": _reduction("max"), "amax": _reduction("max"),
+    "min": _reduction("min"), "amin": _reduction("min"), "any": _reduction("any"), "all": _reduction("all"),
+    "mean": mean, "var": var, "std": lambda *args, **kw: _sqrt(var(*args, **kw)),
+    "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
+    "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
+    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "vdot": vdot, "inner": inner, "outer": outer,
+    "matmul": matmul, "where": where, "transpose": transpose, "copy": lambda a, *args, **kw: a,
+    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
+    "square": lambda a, **kw: elementwise(xnp.square, (a,)),
+}
