@@ -59,3 +59,68 @@ def greedy_decode(embed, w_out, h, steps, eos):
         if token == eos:
             break
     return tokens
+
+
+# ---------------------------------------------------------------- loops whose slices depend on the index
+
+
+def forward_substitution(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def lu_without_pivoting(A):
+    n = A.shape[0]
+    for k in range(n - 1):
+        A[k + 1:, k] /= A[k, k]
+        A[k + 1:, k + 1:] -= np.outer(A[k + 1:, k], A[k, k + 1:])
+    return A
+
+
+def cholesky_rows(A):
+    n = A.shape[0]
+    L = np.zeros_like(A)
+    for i in range(n):
+        for j in range(i + 1):
+            s = A[i, j] - L[i, :j] @ L[j, :j]
+            if i == j:
+                L[i, j] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    return L
+
+
+def gram_schmidt(A):
+    n = A.shape[1]
+    Q = np.zeros_like(A)
+    R = np.zeros((n, n))
+    for j in range(n):
+        R[:j, j] = Q[:, :j].T @ A[:, j]
+        v = A[:, j] - Q[:, :j] @ R[:j, j]
+        R[j, j] = np.linalg.norm(v)
+        Q[:, j] = v / R[j, j]
+    return Q, R
+
+
+def syr2k_lower(C, A, B, alpha):
+    for i in range(C.shape[0]):
+        C[i, :i + 1] += alpha * (A[i] @ B[:i + 1].T + B[i] @ A[:i + 1].T)
+    return C
+
+
+def csr_matvec(data, indices, indptr, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        y[i] = data[start:stop] @ x[indices[start:stop]]
+    return y
+
+
+def binned_average(radius, values, edges):
+    means = np.zeros(edges.shape[0] - 1)
+    for b in range(edges.shape[0] - 1):
+        r1, r2 = edges[b], edges[b + 1]
+        means[b] = values[(r1 <= radius) & (radius < r2)].mean()
+    return means

@@ -225,9 +225,10 @@ def test_an_augmented_assignment_through_a_traced_mask_matches_numpy():
                                   _masked_scale_rows(b.copy(), m))
 
 
-def test_a_traced_mask_selection_used_otherwise_raises_the_read_error():
+def test_a_traced_mask_selection_reduces_and_refuses_to_leave_the_function():
+    assert float(xlac.compile(lambda a: a[a > 0].sum())(np.arange(-2.0, 3.0))) == 3.0
     with pytest.raises(xlac.TracerConversionError, match="traced mask"):
-        xlac.compile(lambda a: a[a > 0].sum())(np.arange(3.0))
+        xlac.compile(lambda a: a[a > 0])(np.arange(3.0))
     with pytest.raises(TypeError, match="same_kind"):             # as NumPy: the selection is an int array
         def f(a):
             a[a < 0] += 1.5

@@ -48,6 +48,8 @@ def asarray(x, dtype=None) -> Tracer:
             x = x.__xlac_array__()
     try:
         array = np.asarray(x)
+    except TracerConversionError:
+        raise
     except Exception as e:
         raise TypeError(located(f"cannot convert {type(x).__name__} to an array: {e}")) from None
     if array.dtype not in dtypes.SUPPORTED:

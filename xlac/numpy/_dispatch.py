@@ -38,6 +38,8 @@ def numpy_function(fn=None, *, view: str | None = None):
         trace = current_trace()
         if trace is None:
             return _eager_call(wrapper, args, kwargs)
+        if _holds_dynamic_extent(args, kwargs):
+            return _dynamic_call(name, args, kwargs)
         first_node = len(trace.graph.nodes)
         with origin(name):
             result = fn(*args, **kwargs)
@@ -45,6 +47,26 @@ def numpy_function(fn=None, *, view: str | None = None):
 
     wrapper.__wrapped_numpy__ = fn
     return wrapper
+
+
+def _holds_dynamic_extent(args, kwargs) -> bool:
+    """Whether an argument (or an item of a list or tuple argument) is a value with a dynamic extent."""
+    for arg in (*args, *kwargs.values()):
+        if getattr(arg, "is_dynamic_extent", False) or isinstance(arg, (list, tuple)) and \
+                any(getattr(item, "is_dynamic_extent", False) for item in arg):
+            return True
+    return False
+
+
+def _dynamic_call(name, args, kwargs):
+    raise RuntimeError("xlac internal error: xlac.numpy.dynamic_extent did not register its dispatch")
+
+
+def set_dynamic_dispatch(call) -> None:
+    """Registration point for :mod:`xlac.numpy.dynamic_extent`: ``call(name, args, kwargs)`` runs the
+    xlac.numpy function ``name`` on arguments some of which have a dynamic extent."""
+    global _dynamic_call
+    _dynamic_call = call
 
 
 def _no_eager_runner(fn, args, kwargs):

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import xlac.numpy as xnp
+from xlac.numpy._dispatch import set_dynamic_dispatch
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
 from xlac.trace.checks import Check
@@ -75,6 +76,8 @@ class AxisExtent:
 class DynamicExtent:
     """``data`` (the full-size values) and, per axis, its :class:`AxisExtent` or None (a static axis)."""
 
+    is_dynamic_extent = True          # what xlac.numpy's functions look for, to call :func:`dispatch`
+
     def __init__(self, data: Tracer, axes: list, source=None):
         self.data, self.axes = data, list(axes)
         self.source = source          # (array, index) this value was read from, for writing it back
@@ -90,7 +93,8 @@ class DynamicExtent:
 
     def _shape_error(self, what: str) -> DynamicShapeError:
         return DynamicShapeError(located(
-            f"{what} of a value whose length is known only when the program runs (x[i:j] with traced bounds, or "
+            f"cannot take {what} of a value whose length is known only when the program runs (x[i:j] with traced "
+            "bounds, or "
             "x[mask] with a traced mask): it can be combined elementwise, reduced (sum, max, mean, ...), "
             "contracted (dot, @) or written into an array, not asked for its shape. Outside a loop, select with "
             "xnp.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
@@ -107,19 +111,19 @@ class DynamicExtent:
         raise self._shape_error("len()")
 
     def __iter__(self):
-        raise self._shape_error("iterating over elements")
+        raise self._shape_error("the elements one by one (iterating)")
 
     def __array__(self, *args, **kwargs):
-        raise self._shape_error("a NumPy array")
+        raise self._shape_error("an array (np.asarray, or a result of the compiled function)")
 
     def __bool__(self):
         raise self._shape_error("the truth value")
 
     def __getitem__(self, index):
-        raise self._shape_error("indexing")
+        raise self._shape_error("an index")
 
     def __setitem__(self, index, value):
-        raise self._shape_error("writing into an element")
+        raise self._shape_error("an element to write")
 
     def reshape(self, *shape, **kwargs):
         raise self._shape_error("reshape")
@@ -132,9 +136,9 @@ class DynamicExtent:
 
     # ---- NumPy's protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method == "__call__" and not kwargs.get("out") and set(kwargs) <= {"out", "dtype"}:
-            fn = getattr(xnp, ufunc.__name__)
-            return elementwise(lambda *a: fn(*a, **{k: v for k, v in kwargs.items() if k != "out"}), inputs)
+        if method == "__call__" and not kwargs.get("out"):
+            kwargs.pop("out", None)
+            return dispatch(ufunc.__name__, inputs, kwargs)
         if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCTIONS and not kwargs.get("out"):
             return reduce(_UFUNC_REDUCTIONS[ufunc.__name__], inputs[0], kwargs.get("axis", 0),
                           kwargs.get("keepdims", False))
@@ -142,12 +146,10 @@ class DynamicExtent:
                                        "the program runs"))
 
     def __array_function__(self, func, types, args, kwargs):
-        handler = _FUNCTIONS.get(func.__name__)
-        if handler is None or getattr(func, "__module__", "").startswith("numpy.fft"):
-            raise UnsupportedError(located(f"np.{func.__name__} of a value whose length is known only when the "
-                                           "program runs (x[i:j] with traced bounds, x[mask] with a traced mask) "
-                                           "is not supported"))
-        return handler(*args, **kwargs)
+        if getattr(func, "__module__", "").startswith("numpy.fft"):
+            raise UnsupportedError(located(f"np.fft.{func.__name__} of a value whose length is known only when "
+                                           "the program runs"))
+        return dispatch(func.__name__, args, kwargs)
 
     # ---- methods
     def astype(self, dtype, *args, **kwargs):
@@ -666,6 +668,18 @@ def transpose(value, axes=None):
     return DynamicExtent(xnp.transpose(value.data, order), [value.axes[a] for a in order])
 
 
+def getitem(x, index):
+    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent (a gather whose
+    index positions outside the extent read row 0)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    rows = entries[0]
+    if isinstance(x, DynamicExtent) or len(entries) != 1 or rows.ndim != 1 or rows.dtype.kind not in "iu":
+        raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
+                                       "an array indexed by one vector of integers is supported"))
+    safe = xnp.where(rows.axes[0].valid, rows.data, 0)
+    return DynamicExtent(x[safe], rows.axes + [None] * (x.ndim - 1))
+
+
 def where(condition, x=None, y=None):
     if x is None or y is None:
         raise UnsupportedError(located("np.where(condition) of a dynamic value: give both x and y"))
@@ -687,7 +701,23 @@ _FUNCTIONS = {
     "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
     "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
     "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "vdot": vdot, "inner": inner, "outer": outer,
-    "matmul": matmul, "where": where, "transpose": transpose, "copy": lambda a, *args, **kw: a,
+    "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
     "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
     "square": lambda a, **kw: elementwise(xnp.square, (a,)),
 }
+
+
+def dispatch(name: str, args, kwargs):
+    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which are dynamic: an elementwise
+    function (a ufunc) through :func:`elementwise`, the reductions and contractions above, or an error."""
+    handler = _FUNCTIONS.get(name)
+    if handler is not None:
+        return handler(*args, **kwargs)
+    if isinstance(getattr(np, name, None), np.ufunc) and hasattr(xnp, name):
+        fn = getattr(xnp, name)
+        return elementwise(lambda *operands: fn(*operands, **kwargs), args)
+    raise UnsupportedError(located(f"{name} of a value whose length is known only when the program runs "
+                                   "(x[i:j] with traced bounds, x[mask] with a traced mask) is not supported"))
+
+
+set_dynamic_dispatch(dispatch)
