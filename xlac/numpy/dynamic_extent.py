@@ -78,9 +78,9 @@ class DynamicExtent:
 
     is_dynamic_extent = True          # what xlac.numpy's functions look for, to call :func:`dispatch`
 
-    def __init__(self, data: Tracer, axes: list, source=None):
+    def __init__(self, data: Tracer, axes: list):
         self.data, self.axes = data, list(axes)
-        self.source = source          # (array, index) this value was read from, for writing it back
+        self.made_at = user_location()
 
     # ---- what is known when tracing
     @property
@@ -92,9 +92,10 @@ class DynamicExtent:
         return self.data.ndim
 
     def _shape_error(self, what: str) -> DynamicShapeError:
+        made = f" (the value made at {self.made_at})" if self.made_at is not None else ""
         return DynamicShapeError(located(
-            f"cannot take {what} of a value whose length is known only when the program runs (x[i:j] with traced "
-            "bounds, or "
+            f"cannot take {what} of a value{made} whose length is known only when the program runs (x[i:j] with "
+            "traced bounds, or "
             "x[mask] with a traced mask): it can be combined elementwise, reduced (sum, max, mean, ...), "
             "contracted (dot, @) or written into an array, not asked for its shape. Outside a loop, select with "
             "xnp.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
@@ -267,7 +268,7 @@ def read(x: Tracer, index, error: Exception):
         data = xnp.reshape(x, (index.size,) + x.shape[index.ndim:])
         count = ops.reduce(ops.convert(mask, INDEX), "sum", (0,))
         axis = AxisExtent(mask, count, None, ("mask", index.value.id))
-        return DynamicExtent(data, [axis] + [None] * (x.ndim - index.ndim), source=(x, index))
+        return DynamicExtent(data, [axis] + [None] * (x.ndim - index.ndim))
     if not has_traced_slice(index):
         raise error
     view_index, dynamic = _static_view_index(x.ndim, index)
@@ -275,7 +276,7 @@ def read(x: Tracer, index, error: Exception):
     axes = [None] * view.ndim
     for view_axis, (source_axis, bounds) in dynamic.items():
         axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
-    return DynamicExtent(view, axes, source=(x, index))
+    return DynamicExtent(view, axes)
 
 
 def write(x: Tracer, index, value) -> Tracer:
@@ -408,6 +409,18 @@ def _shifted(data, axis: int, by, size: int):
     return result
 
 
+def _first_along(data, axis: int, start, size: int):
+    """The element at ``start`` along ``axis``, repeated ``size`` times."""
+    starts = [ops.constant(0, INDEX)] * data.ndim
+    starts[axis] = start
+    sizes = list(data.shape)
+    sizes[axis] = 1
+    first = ops.dynamic_slice(data, starts, sizes)
+    shape = list(data.shape)
+    shape[axis] = size
+    return xnp.broadcast_to(first, tuple(shape))
+
+
 def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     """``operand``'s data placed in the coordinates of ``targets`` (per axis of an ``ndim``-dimensional
     result: the :class:`AxisExtent` there, or None), broadcastable to it; unequal lengths fail after the call."""
@@ -436,9 +449,12 @@ def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                     "two selections by different traced boolean masks are combined elementwise: NumPy pairs "
                     "their elements in order, which xlac cannot do without their lengths; select with "
                     "xnp.where(mask, x, 0) instead"))
-            _require(ops.compare(extent.count, target.count, "EQ"), extent.count, ValueError,
-                     f"{message}: lengths {{value}} and another differ (slices with traced bounds)")
-            data = _shifted(data, axis, target.start - extent.start, sizes[axis])
+            single = ops.compare(extent.count, ops.constant(1, INDEX), "EQ")
+            _require(ops.or_(ops.compare(extent.count, target.count, "EQ"), single), extent.count, ValueError,
+                     f"{message}: a slice of length {{value}} against one of another length (slices with traced "
+                     "bounds; a slice of length 1 broadcasts when it is not the first operand)")
+            shifted = _shifted(data, axis, target.start - extent.start, sizes[axis])
+            data = xnp.where(single, _first_along(data, axis, extent.start, sizes[axis]), shifted)
         elif length != 1:
             if target.start is None:
                 raise DynamicShapeError(located(
