@@ -101,9 +101,18 @@ def cases():
 
 
 def main() -> None:
+    run(cases())
+
+
+def _on_host(result):
+    return tuple(np.asarray(r) for r in result) if isinstance(result, tuple) else np.asarray(result)
+
+
+def run(cases: list) -> None:
+    """Per case ``(name, kernel, kernel_jax, args, static_argnums)``: one line of the table."""
     print(f"{'kernel':32s} {'rolled':>6s} {'compile xlac s':>14s} {'jax s':>7s} {'run xlac ms':>11s} "
           f"{'NumPy ms':>9s} {'jax ms':>8s} {'xlac/NumPy':>10s} {'xlac/jax':>8s}")
-    for name, kernel, kernel_jax, args, static in cases():
+    for name, kernel, kernel_jax, args, static in cases:
         compiled = xlac.compile(kernel, static_argnums=static)
         start = time.perf_counter()
         traced = compiled.trace(*args)
@@ -118,9 +127,9 @@ def main() -> None:
         def copies():           # the kernels write into their first argument: each call gets a fresh copy
             return (args[0].copy(),) + args[1:]
         compiled(*copies())
-        run_xlac = lambda: np.asarray(compiled(*copies()))  # noqa: E731
+        run_xlac = lambda: _on_host(compiled(*copies()))  # noqa: E731
         run_numpy = lambda: kernel(*copies())  # noqa: E731
-        run_jax = lambda: np.asarray(jitted(*args))  # noqa: E731
+        run_jax = lambda: _on_host(jitted(*args))  # noqa: E731
         number = 3
         xlac_time, numpy_time = interleaved(run_xlac, run_numpy, number=number, rounds=3)
         _, jax_time = interleaved(run_xlac, run_jax, number=number, rounds=3)

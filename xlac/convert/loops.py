@@ -74,7 +74,7 @@ def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, 
     def more(item, vs):
         return _not_stopped(item < stop if step > 0 else item > stop, vs, until)
     return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(start), step, values, names, live,
-                   "for")
+                   "for", index_range=_traced_range(start, stop, step))
 
 
 def for_each(iterable, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None):
@@ -195,6 +195,19 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
         warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
     return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
+
+
+def _traced_range(start, stop, step: int) -> tuple[int, int] | None:
+    """The lowest and highest item of ``range(start, stop, step)`` over every value its traced bounds are
+    known to take (see ``Tracer.known_range``), or None."""
+    ends = []
+    for bound in (start, stop):
+        known = (bound, bound) if isinstance(bound, int) else getattr(bound, "known_range", None)
+        if known is None:
+            return None
+        ends.append(known)
+    (start_low, start_high), (stop_low, stop_high) = ends
+    return (start_low, stop_high - 1) if step > 0 else (stop_low + 1, start_high)
 
 
 def _range_item(items: range, index):

@@ -285,6 +285,23 @@ def _assign_back(names, call: ast.expr) -> list:
     return out
 
 
+def _as_one_store(node: ast.If) -> ast.Assign | None:
+    """``if t: x[i] = a`` / ``else: x[i] = b`` (``elif`` chains too) as ``x[i] = a if t else b``: with a traced
+    test, one element selected instead of a conditional over the whole array. None for any other ``if``."""
+    def single_store(statements):
+        if len(statements) == 1 and isinstance(statements[0], ast.If):
+            return _as_one_store(statements[0])
+        if len(statements) == 1 and isinstance(statements[0], ast.Assign) and len(statements[0].targets) == 1 \
+                and isinstance(statements[0].targets[0], ast.Subscript):
+            return statements[0]
+        return None
+    true, false = single_store(node.body), single_store(node.orelse)
+    if true is None or false is None or ast.dump(true.targets[0]) != ast.dump(false.targets[0]):
+        return None
+    return placed_at(ast.Assign([true.targets[0]], placed_at(ast.IfExp(node.test, true.value, false.value), node)),
+                     node)
+
+
 def _contains(node: ast.AST, kinds) -> bool:
     return any(isinstance(n, kinds) for n in ast.walk(node))
 
@@ -325,6 +342,9 @@ class _Converter(ast.NodeTransformer):
     # ---- if statements
 
     def visit_If(self, node: ast.If):
+        store = _as_one_store(node)
+        if store is not None:
+            return self.visit(store)
         body, orelse = node.body, node.orelse
         both_return = _always_returns(body) and _always_returns(orelse)
         reason = _unconvertible_reason(body, both_return) or _unconvertible_reason(orelse, both_return)

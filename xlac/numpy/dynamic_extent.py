@@ -642,6 +642,8 @@ def matmul(a, b):
         b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
         b_data = _aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
                           [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
+    if a_data.ndim == 1 and b_data.ndim == 1:      # a product and a sum: XLA fuses them with the masking
+        return xnp.sum(xnp.multiply(a_data, b_data))
     result = xnp.matmul(a_data, b_data)
     axes = a_axes[:-1] + b_axes[1:]
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result

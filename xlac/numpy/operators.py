@@ -21,8 +21,20 @@ from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy.array_api import namespace_for, to_device
 from xlac.numpy.dtypes import with_complex_part
 from xlac.numpy import dynamic_extent
+from xlac.trace.tracer import Tracer
 from xlac.numpy.protocols import array_function, array_ufunc
 
+
+
+def _ranged(result, x, offset, sign: int, offset_sign: int):
+    """``result`` (``sign * x + offset_sign * offset``) with the range it is known to lie in, where ``x``'s
+    is known (a rolled loop's index) and ``offset`` is a Python int: ``x[i + 1]`` needs no bounds check
+    where that range fits the axis."""
+    known = getattr(x, "known_range", None)
+    if known is not None and type(offset) is int and isinstance(result, Tracer):
+        ends = sorted(sign * end + offset_sign * offset for end in known)
+        result.known_range = (ends[0], ends[1])
+    return result
 
 class ArrayOperators:
     """The methods every array class gets (see :func:`install_array_methods`); they use its ``shape``,
@@ -86,10 +98,10 @@ class ArrayOperators:
         self._store(with_complex_part(self, part, value))
 
     # -- arithmetic
-    def __add__(self, other): return xnp.add(self, other)
-    def __radd__(self, other): return xnp.add(other, self)
-    def __sub__(self, other): return xnp.subtract(self, other)
-    def __rsub__(self, other): return xnp.subtract(other, self)
+    def __add__(self, other): return _ranged(xnp.add(self, other), self, other, 1, 1)
+    def __radd__(self, other): return _ranged(xnp.add(other, self), self, other, 1, 1)
+    def __sub__(self, other): return _ranged(xnp.subtract(self, other), self, other, 1, -1)
+    def __rsub__(self, other): return _ranged(xnp.subtract(other, self), self, other, -1, 1)
     def __mul__(self, other): return xnp.multiply(self, other)
     def __rmul__(self, other): return xnp.multiply(other, self)
     def __truediv__(self, other): return xnp.divide(self, other)
