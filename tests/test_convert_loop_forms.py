@@ -258,3 +258,22 @@ def test_reverse_mode_through_a_loop_that_breaks_on_a_traced_test_is_refused_cle
     assert (float(value), float(tangent)) == pytest.approx((f(2.0, x), f(2.0, x) / 2.0), rel=1e-12)
     with pytest.raises(xlac.UnsupportedError, match="loop that breaks or returns on one"):
         xlac.grad(f)(2.0, x)
+
+
+def clipped_codes(x, codes):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            codes[i] = 1.5                 # cast into the integer array, as NumPy's store casts
+        elif x[i] < -1:
+            codes[i] = x[i] * 2
+        else:
+            codes[i] = 7
+    return codes
+
+
+def test_branches_storing_into_one_place_select_the_value_instead_of_a_conditional():
+    x = np.linspace(-3.0, 3.0, 100)
+    f = xlac.compile(clipped_codes)
+    np.testing.assert_array_equal(np.asarray(f(x, np.zeros(100, np.int64))), clipped_codes(x, np.zeros(100, np.int64)))
+    ir = str(f.trace(x, np.zeros(100, np.int64)).ir())
+    assert "while" in ir and "case" not in ir

@@ -285,21 +285,29 @@ def _assign_back(names, call: ast.expr) -> list:
     return out
 
 
-def _as_one_store(node: ast.If) -> ast.Assign | None:
-    """``if t: x[i] = a`` / ``else: x[i] = b`` (``elif`` chains too) as ``x[i] = a if t else b``: with a traced
-    test, one element selected instead of a conditional over the whole array. None for any other ``if``."""
+def _as_one_store(node: ast.If) -> ast.Expr | None:
+    """``if t: x[i] = a`` / ``else: x[i] = b`` (``elif`` chains too) as ``runtime.setitem_either(x, i, t,
+    lambda: a, lambda: b)``: with a traced test, one store of a selected value instead of a conditional over
+    the whole array. Only where ``x`` and ``i`` call nothing (evaluating them before ``t`` changes nothing).
+    None for any other ``if``."""
     def single_store(statements):
         if len(statements) == 1 and isinstance(statements[0], ast.If):
-            return _as_one_store(statements[0])
+            merged = _as_one_store(statements[0])
+            return merged and (merged.target, ast.IfExp(statements[0].test, *merged.values))
         if len(statements) == 1 and isinstance(statements[0], ast.Assign) and len(statements[0].targets) == 1 \
                 and isinstance(statements[0].targets[0], ast.Subscript):
-            return statements[0]
+            return statements[0].targets[0], statements[0].value
         return None
     true, false = single_store(node.body), single_store(node.orelse)
-    if true is None or false is None or ast.dump(true.targets[0]) != ast.dump(false.targets[0]):
+    if true is None or false is None or ast.dump(true[0]) != ast.dump(false[0]) or \
+            _contains(true[0], (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
         return None
-    return placed_at(ast.Assign([true.targets[0]], placed_at(ast.IfExp(node.test, true.value, false.value), node)),
-                     node)
+    target = true[0]
+    call = _runtime_call("setitem_either", [target.value, _index_expression(target.slice), node.test,
+                                            _thunk(true[1]), _thunk(false[1])])
+    store = placed_at(ast.Expr(call), node)
+    store.target, store.values = target, (true[1], false[1])
+    return store
 
 
 def _contains(node: ast.AST, kinds) -> bool:

@@ -26,7 +26,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
            "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
+           "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
 
 
 def _traced(x) -> bool:
@@ -234,6 +234,25 @@ def setitem(target, index, value) -> None:
         writable(target, "a[i] = v")[index] = value
     else:
         target[index] = value
+
+
+def setitem_either(target, index, test, when_true, when_false) -> None:
+    """``if test: target[index] = when_true()`` / ``else: target[index] = when_false()``. With a traced test,
+    one store of the selected value (both cast to the target's dtype and shaped as the region they go to,
+    as the store would), not a conditional over the whole array."""
+    if not _traced(test):
+        setitem(target, index, when_true() if test else when_false())
+        return
+    region = getitem(target, index)
+    if getattr(region, "is_dynamic_extent", False):
+        value = if_expr(test, when_true, when_false)
+    else:
+        shape, dtype = np.shape(region), region.dtype
+
+        def fitted(value_of):
+            return lambda: xnp.broadcast_to(xnp.astype(xnp.asarray(value_of()), dtype), shape)
+        value = if_expr(test, fitted(when_true), fitted(when_false))
+    setitem(target, index, value)
 
 
 _IN_PLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
