@@ -29,7 +29,7 @@ unrolled instead (see :mod:`xlac.convert.loops`).
 ...     return x
 >>> L = np.tril(np.ones((3, 3))) + np.eye(3)
 >>> np.asarray(forward_substitution(L, np.array([2.0, 5.0, 9.0]))).tolist()
-[1.0, 1.5, 2.1666666666666665]
+[1.0, 2.0, 3.0]
 """
 from __future__ import annotations
 
