@@ -362,9 +362,12 @@ def _bound(value, size: int, default: int) -> Tracer:
 
 
 def _bound_key(value, default: int):
+    """What identifies a slice bound: a Python int, or a traced value plus a Python int."""
     if value is None:
         return ("int", default)
-    return ("traced", value.value.id) if isinstance(value, Tracer) else ("int", int(value))
+    if not isinstance(value, Tracer):
+        return ("int", int(value))
+    return ("traced",) + (value.offset_of if value.offset_of is not None else (value.value.id, 0))
 
 
 def _slice_extent(bounds, size: int) -> AxisExtent:

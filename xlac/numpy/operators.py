@@ -27,13 +27,18 @@ from xlac.numpy.protocols import array_function, array_ufunc
 
 
 def _ranged(result, x, offset, sign: int, offset_sign: int):
-    """``result`` (``sign * x + offset_sign * offset``) with the range it is known to lie in, where ``x``'s
-    is known (a rolled loop's index) and ``offset`` is a Python int: ``x[i + 1]`` needs no bounds check
-    where that range fits the axis."""
-    known = getattr(x, "known_range", None)
-    if known is not None and type(offset) is int and isinstance(result, Tracer):
-        ends = sorted(sign * end + offset_sign * offset for end in known)
+    """``result`` (``sign * x + offset_sign * offset``, ``offset`` a Python int) with what is known of it from
+    ``x``, a traced scalar: the range it lies in, where ``x``'s is known (a rolled loop's index: ``x[i + 1]``
+    needs no bounds check where that range fits the axis), and, for ``x + n``, which value plus which
+    offset it is (slices ``a[k + 1:]`` and ``b[k + 1:]`` hold the same positions)."""
+    if type(offset) is not int or not isinstance(result, Tracer) or not isinstance(x, Tracer) or x.ndim:
+        return result
+    if x.known_range is not None:
+        ends = sorted(sign * end + offset_sign * offset for end in x.known_range)
         result.known_range = (ends[0], ends[1])
+    if sign == 1 and x.dtype.kind in "iu":
+        base, shift = x.offset_of if x.offset_of is not None else (x.value.id, 0)
+        result.offset_of = (base, shift + offset_sign * offset)
     return result
 
 class ArrayOperators:

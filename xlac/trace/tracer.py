@@ -34,7 +34,7 @@ class Tracer:
     # strides: element strides relative to the memory it views (None: C-contiguous, its own);
     # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
     # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
-    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability", "known_range")
+    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability", "known_range", "offset_of")
     __array_priority__ = 1000
 
     def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):
@@ -46,6 +46,8 @@ class Tracer:
         self.mutability = mutability
         # (lowest, highest): values this scalar is known to lie between (a rolled loop's own index), or None
         self.known_range = None
+        # (id of a value v, n): this scalar is v + n, a Python int n (two `k + 1` are one bound), or None
+        self.offset_of = None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -125,7 +127,7 @@ class Tracer:
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
-        self.known_range = None
+        self.known_range = self.offset_of = None
         current = current_trace()
         if self._trace is not current:
             if current is None or not current.writes_enclosing or not current.encloses(self._trace):
