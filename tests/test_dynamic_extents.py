@@ -50,6 +50,31 @@ def test_slices_with_traced_bounds_reduce_and_contract_as_numpy(n, i, j):
         assert np.asarray(g).dtype == np.asarray(e).dtype
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 12), bounds, bounds, st.sampled_from([2, 3, -1, -2, -3]))
+def test_stepped_and_reversed_slices_with_traced_bounds_read_as_numpy(n, i, j, step):
+    x = np.random.default_rng(n).normal(size=n)
+
+    def f(x, i, j):
+        s = x[i:j:step]
+        return s.sum(), (s * x[i:j:step] ** 2).sum(), np.count_nonzero(s > 0), s.mean()
+    got = xlac.compile(f)(x, *(np.int64(b) if b is not None else None for b in (i, j)))
+    for g, e in zip(got, numpy_quietly(f, x, i, j)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-12, atol=1e-12, equal_nan=True)
+    if len(x[i:j:step]):
+        got = xlac.compile(lambda x, i, j: x[i:j:step].argmax())(x, *(np.int64(b) if b is not None else None
+                                                                       for b in (i, j)))
+        assert int(got) == x[i:j:step].argmax()
+
+
+def test_writing_through_a_stepped_slice_with_traced_bounds_is_refused_clearly():
+    def f(x, i):
+        x[i::2] = 0.0
+        return x
+    with pytest.raises(xlac.UnsupportedError, match="writing through a stepped slice with traced bounds"):
+        xlac.compile(f)(np.ones(4), np.int64(1))
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 10), st.integers(-12, 12), st.integers(-12, 12))
 def test_max_min_argmax_of_a_traced_slice_and_numpys_error_when_empty(n, i, j):

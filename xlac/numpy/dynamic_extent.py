@@ -34,6 +34,7 @@ unrolled instead (see :mod:`xlac.convert.loops`).
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -275,7 +276,10 @@ def read(x: Tracer, index, error: Exception):
     view = x[view_index]
     axes = [None] * view.ndim
     for view_axis, (source_axis, bounds) in dynamic.items():
-        axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+        if bounds[2] == 1:
+            axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+        else:
+            view, axes[view_axis] = _stepped(view, view_axis, bounds)
     return DynamicExtent(view, axes)
 
 
@@ -292,6 +296,9 @@ def write(x: Tracer, index, value) -> Tracer:
     region = x[view_index]
     axes = [None] * region.ndim
     for view_axis, (source_axis, bounds) in dynamic.items():
+        if bounds[2] != 1:
+            raise UnsupportedError(located("writing through a stepped slice with traced bounds is not supported "
+                                           "yet; write through a step-1 slice, or with an integer index array"))
         axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
     target = DynamicExtent(region, axes)
     new = _aligned(value, target.ndim, axes, [region.shape[a] for a in range(region.ndim)],
@@ -327,11 +334,12 @@ def _static_view_index(ndim: int, index) -> tuple[tuple, dict]:
             view_axis += 1
         elif isinstance(entry, slice):
             if has_traced_slice(entry):
-                if entry.step is not None and (isinstance(entry.step, Tracer) or entry.step != 1):
-                    raise UnsupportedError(located(
-                        "a slice with a traced bound takes step 1 (or none); stepped and reversed slices with "
-                        "traced bounds are not supported yet"))
-                dynamic[view_axis] = (source_axis, (entry.start, entry.stop))
+                if isinstance(entry.step, Tracer):
+                    raise UnsupportedError(located("a slice's step must be known when tracing (a Python int)"))
+                step = 1 if entry.step is None else operator.index(entry.step)
+                if step == 0:
+                    raise ValueError(located("slice step cannot be zero"))
+                dynamic[view_axis] = (source_axis, (entry.start, entry.stop, step))
                 view_index.append(slice(None))
             else:
                 view_index.append(entry)
@@ -359,6 +367,35 @@ def _bound(value, size: int, default: int) -> Tracer:
     value = xnp.astype(xnp.asarray(value), INDEX)
     value = xnp.where(value < 0, value + size, value)
     return xnp.clip(value, 0, size)
+
+
+def _stepped(view, axis: int, bounds) -> tuple:
+    """``view[start:stop:step]`` along ``axis`` (a static step other than 1, negative too): its elements
+    gathered to the front of an axis of ``ceil(size / |step|)``, in slice order, and that axis's extent."""
+    start, stop, step = bounds
+    size = view.shape[axis]
+    if step > 0:
+        first, end = _bound(start, size, 0), _bound(stop, size, size)
+        count = xnp.maximum((end - first + step - 1) // step, 0)
+    else:
+        first, end = _reversed_bound(start, size, size - 1), _reversed_bound(stop, size, -1)
+        count = xnp.maximum((first - end - step - 1) // -step, 0)
+    length = -(-size // abs(step))
+    positions = first + step * ops.iota((length,), INDEX, 0)
+    gathered = xnp.take(view, xnp.clip(positions, 0, size - 1), axis=axis)
+    valid = ops.iota((length,), INDEX, 0) < count
+    key = ("stepped", size, step, _bound_key(start, 0), _bound_key(stop, size))
+    return gathered, AxisExtent(valid, count, ops.constant(0, INDEX), key)
+
+
+def _reversed_bound(value, size: int, default: int) -> Tracer:
+    """A bound of a slice with a negative step, as NumPy reads it: negative counts from the end, then
+    clipped to [-1, size - 1]."""
+    if value is None:
+        return ops.constant(default, INDEX)
+    value = xnp.astype(xnp.asarray(value), INDEX)
+    value = xnp.where(value < 0, value + size, value)
+    return xnp.clip(value, -1, size - 1)
 
 
 def _bound_key(value, default: int):
