@@ -257,3 +257,13 @@ def test_csr_rows_and_binned_masks_roll_and_match_numpy(seed, density):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
     finite = ~np.isnan(expected)
     assert_within(got[finite], expected[finite], 2 * 500 * EPS * np.abs(values).max())
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(-7, 7))
+def test_einsum_over_slices_with_traced_bounds_matches_numpy(k):
+    def f(A, x, k):
+        return (np.einsum("ij,j->i", A[k:, k:], x[k:]).sum(), np.einsum("i,i->", x[k:], x[k:]),
+                np.einsum("ij,ij->", A[:k, :k], A[:k, :k]))
+    A, x = np.arange(25.0).reshape(5, 5), np.arange(5.0)
+    assert tuple(float(v) for v in xlac.compile(f)(A, x, np.int64(k))) == f(A, x, k)

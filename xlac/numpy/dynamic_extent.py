@@ -712,6 +712,38 @@ def inner(a, b):
     return matmul(a, b)
 
 
+def einsum(subscripts, *operands, **kwargs):
+    """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
+    outside its elements; the operands' dynamic axes of one letter must hold the same positions (the same
+    bounds), and a static operand's axis of such a letter must have length 1."""
+    if not isinstance(subscripts, str) or "->" not in subscripts or "." in subscripts:
+        raise UnsupportedError(located("np.einsum of values whose length is known only when the program runs "
+                                       "takes explicit subscripts ('ij,j->i') without ellipses"))
+    inputs, output = subscripts.replace(" ", "").split("->")
+    letters = inputs.split(",")
+    extents: dict[str, AxisExtent] = {}
+    for spec, operand in zip(letters, operands):
+        for letter, extent in zip(spec, operand.axes if isinstance(operand, DynamicExtent) else ()):
+            if extent is None:
+                continue
+            known = extents.setdefault(letter, extent)
+            if known.key != extent.key:
+                raise UnsupportedError(located(
+                    f"np.einsum: the operands' axes '{letter}' are slices with different bounds; slice them alike"))
+    data = []
+    for spec, operand in zip(letters, operands):
+        value, axes = _zeroed(operand)
+        for letter, extent, n in zip(spec, axes, value.shape):
+            if letter in extents and extent is None and n != 1:
+                raise DynamicShapeError(located(
+                    f"np.einsum: axis '{letter}' of length {n} against a slice whose length is known only when "
+                    "the program runs"))
+        data.append(value)
+    result = xnp.einsum(subscripts, *data, **kwargs)
+    axes = [extents.get(letter) for letter in output]
+    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
 def outer(a, b, out=None):
     """``np.outer`` of two vectors, either dynamic."""
     a_data, a_axes = _zeroed(a)
@@ -758,7 +790,7 @@ _FUNCTIONS = {
     "mean": mean, "var": var, "std": lambda *args, **kw: _sqrt(var(*args, **kw)),
     "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
     "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
-    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "vdot": vdot, "inner": inner, "outer": outer,
+    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
     "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
     "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
     "square": lambda a, **kw: elementwise(xnp.square, (a,)),
