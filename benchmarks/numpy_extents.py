@@ -101,9 +101,9 @@ def binned_average_jax(radius, values, edges):
 
 def cases():
     rng = np.random.default_rng(0)
-    n = 2000
-    L = np.tril(rng.normal(size=(n, n))) + n * np.eye(n)
-    b = rng.normal(size=n)
+    L, b = {}, {}
+    for n in (1000, 2000):
+        L[n], b[n] = np.tril(rng.normal(size=(n, n))) + n * np.eye(n), rng.normal(size=n)
     a = rng.normal(size=(120, 120))
     spd = a @ a.T + 120 * np.eye(120)
     tall = rng.normal(size=(200, 100))
@@ -113,7 +113,8 @@ def cases():
     indices = np.nonzero(dense)[1].astype(np.int64)
     radius, values, edges = rng.random(100_000) * 10, rng.normal(size=100_000), np.linspace(0.0, 10.0, 101)
     return [
-        ("forward substitution 2000", forward_substitution, forward_substitution_jax, (L, b), ()),
+        ("forward substitution 1000", forward_substitution, forward_substitution_jax, (L[1000], b[1000]), ()),
+        ("forward substitution 2000", forward_substitution, forward_substitution_jax, (L[2000], b[2000]), ()),
         ("LU without pivoting 120", lu_without_pivoting, lu_without_pivoting_jax, (spd,), ()),
         ("row-wise Cholesky 120", cholesky_rows, cholesky_rows_jax, (spd,), ()),
         ("Gram-Schmidt 200x100", gram_schmidt, gram_schmidt_jax, (tall,), ()),

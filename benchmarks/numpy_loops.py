@@ -124,12 +124,12 @@ def run(cases: list) -> None:
         jitted.lower(*args).compile()
         jax_compile = time.perf_counter() - start
 
-        def copies():           # the kernels write into their first argument: each call gets a fresh copy
+        def copies():           # some kernels write into their first argument: each call (all three peers) gets a copy
             return (args[0].copy(),) + args[1:]
         compiled(*copies())
         run_xlac = lambda: _on_host(compiled(*copies()))  # noqa: E731
         run_numpy = lambda: kernel(*copies())  # noqa: E731
-        run_jax = lambda: _on_host(jitted(*args))  # noqa: E731
+        run_jax = lambda: _on_host(jitted(*copies()))  # noqa: E731
         number = 3
         xlac_time, numpy_time = interleaved(run_xlac, run_numpy, number=number, rounds=3)
         _, jax_time = interleaved(run_xlac, run_jax, number=number, rounds=3)

@@ -670,6 +670,8 @@ def _zeroed(value):
 
 def matmul(a, b):
     """``a @ b`` where either is dynamic (one or two axes each)."""
+    if _ndim(a) == 1 and _ndim(b) == 1:
+        return _vector_dot(a, b)
     a_data, a_axes = _zeroed(a)
     b_data, b_axes = _zeroed(b)
     if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
@@ -682,11 +684,18 @@ def matmul(a, b):
         b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
         b_data = _aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
                           [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
-    if a_data.ndim == 1 and b_data.ndim == 1:      # a product and a sum: XLA fuses them with the masking
-        return xnp.sum(xnp.multiply(a_data, b_data))
     result = xnp.matmul(a_data, b_data)
     axes = a_axes[:-1] + b_axes[1:]
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def _vector_dot(a, b):
+    """The dot product of two vectors, either dynamic: ``b`` placed in ``a``'s coordinates, the product summed
+    where ``a`` has elements (one select, which XLA fuses with the product and the sum)."""
+    a_data = a.data if isinstance(a, DynamicExtent) else xnp.asarray(a)
+    target = a.axes[0] if isinstance(a, DynamicExtent) else _leading(a_data.shape[0])
+    b_data = _aligned(b, 1, [target], [target.size], "matmul: mismatch in its core dimension")
+    return xnp.sum(xnp.where(target.valid, xnp.multiply(a_data, b_data), 0))
 
 
 def _leading(size: int) -> AxisExtent:
