@@ -62,6 +62,11 @@ def _dynamic_call(name, args, kwargs):
     raise RuntimeError("xlac internal error: xlac.numpy.dynamic_extent did not register its dispatch")
 
 
+def dynamic_call(name: str, args, kwargs):
+    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which have a dynamic extent."""
+    return _dynamic_call(name, args, kwargs)
+
+
 def set_dynamic_dispatch(call) -> None:
     """Registration point for :mod:`xlac.numpy.dynamic_extent`: ``call(name, args, kwargs)`` runs the
     xlac.numpy function ``name`` on arguments some of which have a dynamic extent."""

@@ -33,14 +33,13 @@ unrolled instead (see :mod:`xlac.convert.loops`).
 """
 from __future__ import annotations
 
-import math
 import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 import xlac.numpy as xnp
-from xlac.numpy._dispatch import set_dynamic_dispatch
+from xlac.numpy._dispatch import dynamic_call
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
 from xlac.trace.checks import Check
@@ -136,14 +135,14 @@ class DynamicExtent:
 
     __hash__ = object.__hash__
 
-    # ---- NumPy's protocols
+    # ---- NumPy's protocols and methods: the rules of xlac.numpy.dynamic_extent_math, as xlac.numpy's
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "__call__" and not kwargs.get("out"):
             kwargs.pop("out", None)
-            return dispatch(ufunc.__name__, inputs, kwargs)
+            return dynamic_call(ufunc.__name__, inputs, kwargs)
         if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCTIONS and not kwargs.get("out"):
-            return reduce(_UFUNC_REDUCTIONS[ufunc.__name__], inputs[0], kwargs.get("axis", 0),
-                          kwargs.get("keepdims", False))
+            return dynamic_call(_UFUNC_REDUCTIONS[ufunc.__name__], inputs[:1],
+                                {"axis": kwargs.get("axis", 0), "keepdims": kwargs.get("keepdims", False)})
         raise UnsupportedError(located(f"np.{ufunc.__name__}.{method} of a value whose length is known only when "
                                        "the program runs"))
 
@@ -151,9 +150,8 @@ class DynamicExtent:
         if getattr(func, "__module__", "").startswith("numpy.fft"):
             raise UnsupportedError(located(f"np.fft.{func.__name__} of a value whose length is known only when "
                                            "the program runs"))
-        return dispatch(func.__name__, args, kwargs)
+        return dynamic_call(func.__name__, args, kwargs)
 
-    # ---- methods
     def astype(self, dtype, *args, **kwargs):
         return DynamicExtent(xnp.astype(self.data, dtype), self.axes)
 
@@ -162,54 +160,29 @@ class DynamicExtent:
 
     @property
     def T(self):
-        return transpose(self)
+        return dynamic_call("transpose", (self,), {})
 
     def transpose(self, *axes):
-        return transpose(self, axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None)
-
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return reduce("sum", self, axis, keepdims, dtype)
-
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return reduce("prod", self, axis, keepdims, dtype)
-
-    def max(self, axis=None, keepdims=False):
-        return reduce("max", self, axis, keepdims)
-
-    def min(self, axis=None, keepdims=False):
-        return reduce("min", self, axis, keepdims)
-
-    def any(self, axis=None, keepdims=False):
-        return reduce("any", self, axis, keepdims)
-
-    def all(self, axis=None, keepdims=False):
-        return reduce("all", self, axis, keepdims)
-
-    def mean(self, axis=None, dtype=None, keepdims=False):
-        return mean(self, axis, dtype, keepdims=keepdims)
-
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return var(self, axis, dtype, ddof=ddof, keepdims=keepdims)
-
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return _sqrt(var(self, axis, dtype, ddof=ddof, keepdims=keepdims))
-
-    def argmax(self, axis=None):
-        return arg_extreme("argmax", self, axis)
-
-    def argmin(self, axis=None):
-        return arg_extreme("argmin", self, axis)
-
-    def dot(self, other):
-        return dot(self, other)
+        order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None
+        return dynamic_call("transpose", (self, order), {})
 
     def __matmul__(self, other):
-        return matmul(self, other)
+        return dynamic_call("matmul", (self, other), {})
 
     def __rmatmul__(self, other):
-        return matmul(other, self)
+        return dynamic_call("matmul", (other, self), {})
 
 
+_UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+                     "logical_and": "all", "logical_or": "any"}
+
+
+def _method(name: str):
+    return lambda self, *args, **kwargs: dynamic_call(name, (self, *args), kwargs)
+
+
+for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot"):
+    setattr(DynamicExtent, _name, _method(_name))
 _OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
               "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}
@@ -301,10 +274,10 @@ def write(x: Tracer, index, value) -> Tracer:
                                            "yet; write through a step-1 slice, or with an integer index array"))
         axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
     target = DynamicExtent(region, axes)
-    new = _aligned(value, target.ndim, axes, [region.shape[a] for a in range(region.ndim)],
+    new = aligned(value, target.ndim, axes, [region.shape[a] for a in range(region.ndim)],
                    "could not broadcast input array into the region")
     new = xnp.broadcast_to(_cast_for_write(new, x.dtype), region.shape)
-    return xnp.index_update(x, view_index, xnp.where(_valid_mask(target), new, region))
+    return xnp.index_update(x, view_index, xnp.where(valid_mask(target), new, region))
 
 
 def _cast_for_write(values, dtype):
@@ -418,7 +391,7 @@ def _slice_extent(bounds, size: int) -> AxisExtent:
 # ---------------------------------------------------------------- alignment
 
 
-def _valid_mask(value: DynamicExtent) -> Tracer:
+def valid_mask(value: DynamicExtent) -> Tracer:
     """Where ``value``'s elements are, as a bool array of the data's shape."""
     mask = None
     for axis, extent in enumerate(value.axes):
@@ -429,7 +402,8 @@ def _valid_mask(value: DynamicExtent) -> Tracer:
     return mask if mask is not None else ops.full(value.data.shape, True, np.bool_)
 
 
-def _require(holds, payload, error: type, message: str) -> None:
+def require(holds, payload, error: type, message: str) -> None:
+    """Check after the call that ``holds``; else raise ``error(message)`` with ``payload`` as ``{value}``."""
     checks = current_trace().checks
     if checks.enabled:
         checks.require(holds, payload, Check(error, message, user_location(3)))
@@ -461,7 +435,7 @@ def _first_along(data, axis: int, start, size: int):
     return xnp.broadcast_to(first, tuple(shape))
 
 
-def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
+def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     """``operand``'s data placed in the coordinates of ``targets`` (per axis of an ``ndim``-dimensional
     result: the :class:`AxisExtent` there, or None), broadcastable to it; unequal lengths fail after the call."""
     if isinstance(operand, DynamicExtent):
@@ -478,7 +452,7 @@ def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     for axis, target in enumerate(targets):
         extent, length = axes[axis], data.shape[axis]
         if target is None and extent is not None:
-            target = _leading(sizes[axis])               # a static axis: the whole of it, from 0
+            target = whole_axis(sizes[axis])               # a static axis: the whole of it, from 0
         if target is None or extent is target:
             continue
         if extent is not None:
@@ -490,7 +464,7 @@ def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                     "their elements in order, which xlac cannot do without their lengths; select with "
                     "xnp.where(mask, x, 0) instead"))
             single = ops.compare(extent.count, ops.constant(1, INDEX), "EQ")
-            _require(ops.or_(ops.compare(extent.count, target.count, "EQ"), single), extent.count, ValueError,
+            require(ops.or_(ops.compare(extent.count, target.count, "EQ"), single), extent.count, ValueError,
                      f"{message}: a slice of length {{value}} against one of another length (slices with traced "
                      "bounds; a slice of length 1 broadcasts when it is not the first operand)")
             shifted = _shifted(data, axis, target.start - extent.start, sizes[axis])
@@ -500,10 +474,16 @@ def _aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                 raise DynamicShapeError(located(
                     f"{message}: an axis of length {length} against a selection by a traced mask, whose length "
                     "is known only when the program runs (a scalar, or an axis of length 1, broadcasts)"))
-            _require(ops.compare(target.count, ops.constant(length, INDEX), "EQ"), target.count, ValueError,
+            require(ops.compare(target.count, ops.constant(length, INDEX), "EQ"), target.count, ValueError,
                      f"{message}: a slice of length {{value}} against an axis of length {length}")
             data = _shifted(data, axis, target.start, sizes[axis])
     return data
+
+
+def whole_axis(size: int) -> AxisExtent:
+    """The extent of a whole static axis of ``size``: its positions from 0."""
+    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), ops.constant(0, INDEX),
+                      ("whole", size))
 
 
 def _result_axes(operands, ndim: int) -> tuple[list, list]:
@@ -526,297 +506,14 @@ def _result_axes(operands, ndim: int) -> tuple[list, list]:
     return targets, sizes
 
 
-def _ndim(x) -> int:
+def ndim_of(x) -> int:
+    """The number of axes of a dynamic value, a traced array or anything NumPy takes."""
     return x.ndim if isinstance(x, (DynamicExtent, Tracer)) else np.ndim(x)
 
 
 def elementwise(fn, operands):
     """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
-    ndim = max(_ndim(x) for x in operands)
+    ndim = max(ndim_of(x) for x in operands)
     targets, sizes = _result_axes(operands, ndim)
-    data = [_aligned(x, ndim, targets, sizes, "operands could not be broadcast together") for x in operands]
+    data = [aligned(x, ndim, targets, sizes, "operands could not be broadcast together") for x in operands]
     return DynamicExtent(fn(*data), targets)
-
-
-# ---------------------------------------------------------------- reductions
-
-
-_UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-                     "logical_and": "all", "logical_or": "any"}
-
-
-def _axes(value: DynamicExtent, axis) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(value.ndim))
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return tuple(sorted(int(a) % value.ndim for a in axes))
-
-
-def _identity(kind: str, dtype):
-    if kind in ("sum", "any"):
-        return 0
-    if kind in ("prod", "all"):
-        return 1
-    if dtype == np.bool_:
-        return kind == "min"
-    if dtype.kind == "f":
-        return -np.inf if kind == "max" else np.inf
-    info = np.iinfo(dtype)
-    return info.min if kind == "max" else info.max
-
-
-def _count(value: DynamicExtent, axes) -> Tracer:
-    """How many elements a reduction over ``axes`` takes, per result element (int64)."""
-    count = ops.constant(math.prod(value.data.shape[a] for a in axes if value.axes[a] is None), INDEX)
-    for a in axes:
-        if value.axes[a] is not None:
-            count = ops.mul(count, value.axes[a].count)
-    return count
-
-
-def _finish(result, value: DynamicExtent, axes, keepdims: bool):
-    remaining = [None if a in axes else extent for a, extent in enumerate(value.axes)]
-    if not keepdims:
-        remaining = [extent for a, extent in enumerate(remaining) if a not in axes]
-    return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
-
-
-def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
-    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value."""
-    if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims)
-    axes = _axes(value, axis)
-    if kind in ("max", "min"):
-        name = "maximum" if kind == "max" else "minimum"
-        _require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
-                 ValueError, f"zero-size array to reduction operation {name} which has no identity")
-    data = value.data
-    if kind in ("any", "all"):
-        data = data != 0
-    filled = xnp.where(_valid_mask(value), data, _identity(kind, data.dtype))
-    kwargs = {"dtype": dtype} if dtype is not None and kind in ("sum", "prod") else {}
-    result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
-    return _finish(result, value, axes, keepdims)
-
-
-def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
-    if not isinstance(value, DynamicExtent):
-        return xnp.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
-    axes = _axes(value, axis)
-    dtype = np.dtype(dtype) if dtype is not None else \
-        value.dtype if value.dtype.kind in "fc" else np.dtype("float64")
-    total = reduce("sum", value.astype(dtype), axes, keepdims)
-    count = xnp.astype(_count(value, axes), dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
-
-
-def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    """``np.var`` of a dynamic value."""
-    if not isinstance(value, DynamicExtent):
-        return xnp.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    axes = _axes(value, axis)
-    centre = mean(value, axes, dtype, keepdims=True)
-    deviation = elementwise(xnp.subtract, (value, centre))
-    squares = elementwise(lambda d: xnp.real(d * xnp.conj(d)), (deviation,))
-    total = reduce("sum", squares, axes, keepdims)
-    count = xnp.astype(_count(value, axes) - ddof, total.dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
-
-
-def _sqrt(value):
-    return elementwise(xnp.sqrt, (value,)) if isinstance(value, DynamicExtent) else xnp.sqrt(value)
-
-
-def arg_extreme(kind: str, value, axis=None):
-    """``np.argmax`` / ``np.argmin`` of a one-dimensional dynamic value: the position among its elements."""
-    if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis)
-    if value.ndim != 1:
-        raise UnsupportedError(located(f"np.{kind} of a value of more than one axis whose length is known only "
-                                       "when the program runs is not supported yet"))
-    extent = value.axes[0]
-    _require(ops.compare(extent.count, ops.constant(0, INDEX), "GT"), extent.count, ValueError,
-             f"attempt to get {kind} of an empty sequence")
-    fill = _identity("max" if kind == "argmax" else "min", value.dtype)
-    position = getattr(xnp, kind)(xnp.where(extent.valid, value.data, fill))
-    if extent.start is not None:
-        return position - extent.start
-    return xnp.sum(xnp.where(ops.iota((extent.size,), INDEX, 0) < position, extent.valid, False))
-
-
-def count_nonzero(value, axis=None, *, keepdims=False):
-    return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, INDEX), (value,)), axis, keepdims)
-
-
-def norm(value, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm`` of a dynamic vector (2-norm)."""
-    if ord not in (None, 2) or axis is not None or value.ndim != 1:
-        raise UnsupportedError(located("np.linalg.norm of a value whose length is known only when the program "
-                                       "runs: only a vector's 2-norm is supported"))
-    return xnp.sqrt(reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,))))
-
-
-# ---------------------------------------------------------------- contractions
-
-
-def _zeroed(value):
-    """The data with masked positions zero, and the per-axis extents (None for a static operand)."""
-    if not isinstance(value, DynamicExtent):
-        value = xnp.asarray(value)
-        return value, [None] * value.ndim
-    return xnp.where(_valid_mask(value), value.data, 0), list(value.axes)
-
-
-def matmul(a, b):
-    """``a @ b`` where either is dynamic (one or two axes each)."""
-    if _ndim(a) == 1 and _ndim(b) == 1:
-        return _vector_dot(a, b)
-    a_data, a_axes = _zeroed(a)
-    b_data, b_axes = _zeroed(b)
-    if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
-        raise UnsupportedError(located("matmul of a value whose length is known only when the program runs: "
-                                       "one- and two-dimensional operands are supported"))
-    a_extent, b_extent = a_axes[-1], b_axes[0]
-    if a_extent is not None or b_extent is not None:
-        # b's first axis placed in the coordinates of a's last (a whole static axis, if a's is static)
-        target = a_extent if a_extent is not None else _leading(a_data.shape[-1])
-        b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
-        b_data = _aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
-                          [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
-    result = xnp.matmul(a_data, b_data)
-    axes = a_axes[:-1] + b_axes[1:]
-    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
-
-
-def _vector_dot(a, b):
-    """The dot product of two vectors, either dynamic: ``b`` placed in ``a``'s coordinates, the product summed
-    where ``a`` has elements (one select, which XLA fuses with the product and the sum)."""
-    a_data = a.data if isinstance(a, DynamicExtent) else xnp.asarray(a)
-    target = a.axes[0] if isinstance(a, DynamicExtent) else _leading(a_data.shape[0])
-    b_data = _aligned(b, 1, [target], [target.size], "matmul: mismatch in its core dimension")
-    return xnp.sum(xnp.where(target.valid, xnp.multiply(a_data, b_data), 0))
-
-
-def _leading(size: int) -> AxisExtent:
-    """The extent of a whole static axis of ``size``: its positions from 0."""
-    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), ops.constant(0, INDEX),
-                      ("whole", size))
-
-
-def dot(a, b, out=None):
-    """``np.dot`` where either operand is dynamic."""
-    if _ndim(a) == 0 or _ndim(b) == 0:
-        return elementwise(xnp.multiply, (a, b))
-    return matmul(a, b)
-
-
-def vdot(a, b):
-    return matmul(elementwise(xnp.conj, (a,)) if isinstance(a, DynamicExtent) else xnp.conj(a), b)
-
-
-def inner(a, b):
-    if _ndim(a) != 1 or _ndim(b) != 1:
-        raise UnsupportedError(located("np.inner of dynamic values: vectors only"))
-    return matmul(a, b)
-
-
-def einsum(subscripts, *operands, **kwargs):
-    """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
-    outside its elements; the operands' dynamic axes of one letter must hold the same positions (the same
-    bounds), and a static operand's axis of such a letter must have length 1."""
-    if not isinstance(subscripts, str) or "->" not in subscripts or "." in subscripts:
-        raise UnsupportedError(located("np.einsum of values whose length is known only when the program runs "
-                                       "takes explicit subscripts ('ij,j->i') without ellipses"))
-    inputs, output = subscripts.replace(" ", "").split("->")
-    letters = inputs.split(",")
-    extents: dict[str, AxisExtent] = {}
-    for spec, operand in zip(letters, operands):
-        for letter, extent in zip(spec, operand.axes if isinstance(operand, DynamicExtent) else ()):
-            if extent is None:
-                continue
-            known = extents.setdefault(letter, extent)
-            if known.key != extent.key:
-                raise UnsupportedError(located(
-                    f"np.einsum: the operands' axes '{letter}' are slices with different bounds; slice them alike"))
-    data = []
-    for spec, operand in zip(letters, operands):
-        value, axes = _zeroed(operand)
-        for letter, extent, n in zip(spec, axes, value.shape):
-            if letter in extents and extent is None and n != 1:
-                raise DynamicShapeError(located(
-                    f"np.einsum: axis '{letter}' of length {n} against a slice whose length is known only when "
-                    "the program runs"))
-        data.append(value)
-    result = xnp.einsum(subscripts, *data, **kwargs)
-    axes = [extents.get(letter) for letter in output]
-    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
-
-
-def outer(a, b, out=None):
-    """``np.outer`` of two vectors, either dynamic."""
-    a_data, a_axes = _zeroed(a)
-    b_data, b_axes = _zeroed(b)
-    if a_data.ndim != 1 or b_data.ndim != 1:
-        raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
-    return DynamicExtent(xnp.outer(a_data, b_data), [a_axes[0], b_axes[0]])
-
-
-def transpose(value, axes=None):
-    order = tuple(reversed(range(value.ndim))) if axes is None else tuple(int(a) % value.ndim for a in axes)
-    return DynamicExtent(xnp.transpose(value.data, order), [value.axes[a] for a in order])
-
-
-def getitem(x, index):
-    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent (a gather whose
-    index positions outside the extent read row 0)."""
-    entries = index if isinstance(index, tuple) else (index,)
-    rows = entries[0]
-    if isinstance(x, DynamicExtent) or len(entries) != 1 or rows.ndim != 1 or rows.dtype.kind not in "iu":
-        raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
-                                       "an array indexed by one vector of integers is supported"))
-    safe = xnp.where(rows.axes[0].valid, rows.data, 0)
-    return DynamicExtent(x[safe], rows.axes + [None] * (x.ndim - 1))
-
-
-def where(condition, x=None, y=None):
-    if x is None or y is None:
-        raise UnsupportedError(located("np.where(condition) of a dynamic value: give both x and y"))
-    return elementwise(xnp.where, (condition, x, y))
-
-
-def _reduction(kind: str):
-    def handler(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        if kind in ("max", "min", "any", "all"):
-            return reduce(kind, a, axis, keepdims)
-        return reduce(kind, a, axis, keepdims, dtype)
-    return handler
-
-
-_FUNCTIONS = {
-    "sum": _reduction("sum"), "prod": _reduction("prod"), "max": _reduction("max"), "amax": _reduction("max"),
-    "min": _reduction("min"), "amin": _reduction("min"), "any": _reduction("any"), "all": _reduction("all"),
-    "mean": mean, "var": var, "std": lambda *args, **kw: _sqrt(var(*args, **kw)),
-    "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
-    "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
-    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
-    "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
-    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
-    "square": lambda a, **kw: elementwise(xnp.square, (a,)),
-}
-
-
-def dispatch(name: str, args, kwargs):
-    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which are dynamic: an elementwise
-    function (a ufunc) through :func:`elementwise`, the reductions and contractions above, or an error."""
-    handler = _FUNCTIONS.get(name)
-    if handler is not None:
-        return handler(*args, **kwargs)
-    if isinstance(getattr(np, name, None), np.ufunc) and hasattr(xnp, name):
-        fn = getattr(xnp, name)
-        return elementwise(lambda *operands: fn(*operands, **kwargs), args)
-    raise UnsupportedError(located(f"{name} of a value whose length is known only when the program runs "
-                                   "(x[i:j] with traced bounds, x[mask] with a traced mask) is not supported"))
-
-
-set_dynamic_dispatch(dispatch)

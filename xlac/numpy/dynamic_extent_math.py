@@ -1,0 +1,301 @@
+"""What values with a dynamic extent (:mod:`xlac.numpy.dynamic_extent`) compute: reductions that fill the
+masked positions with the operation's identity, contractions that zero them, and the table through which
+every ``xlac.numpy`` function given such a value (and NumPy's protocols and its methods) reaches these rules.
+
+>>> import numpy as np, xlac
+>>> @xlac.compile
+... def tail_stats(x, i):
+...     return x[i:].mean(), x[i:].max(), x[i:] @ x[i:]
+>>> [float(v) for v in tail_stats(np.arange(5.0), 2)]
+[3.0, 4.0, 29.0]
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import xlac.numpy as xnp
+from xlac.errors import UnsupportedError, located
+from xlac.numpy._dispatch import set_dynamic_dispatch
+from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, aligned, elementwise,
+                                       ndim_of, require, valid_mask, whole_axis)
+from xlac.trace import ops
+from xlac.trace.tracer import Tracer
+
+__all__ = ["dispatch", "install_dynamic_dispatch"]
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def _axes(value: DynamicExtent, axis) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(value.ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return tuple(sorted(int(a) % value.ndim for a in axes))
+
+
+def _identity(kind: str, dtype):
+    if kind in ("sum", "any"):
+        return 0
+    if kind in ("prod", "all"):
+        return 1
+    if dtype == np.bool_:
+        return kind == "min"
+    if dtype.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if kind == "max" else info.max
+
+
+def _count(value: DynamicExtent, axes) -> Tracer:
+    """How many elements a reduction over ``axes`` takes, per result element (int64)."""
+    count = ops.constant(math.prod(value.data.shape[a] for a in axes if value.axes[a] is None), INDEX)
+    for a in axes:
+        if value.axes[a] is not None:
+            count = ops.mul(count, value.axes[a].count)
+    return count
+
+
+def _finish(result, value: DynamicExtent, axes, keepdims: bool):
+    remaining = [None if a in axes else extent for a, extent in enumerate(value.axes)]
+    if not keepdims:
+        remaining = [extent for a, extent in enumerate(remaining) if a not in axes]
+    return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
+
+
+def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
+    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value."""
+    if not isinstance(value, DynamicExtent):
+        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims)
+    axes = _axes(value, axis)
+    if kind in ("max", "min"):
+        name = "maximum" if kind == "max" else "minimum"
+        require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
+                 ValueError, f"zero-size array to reduction operation {name} which has no identity")
+    data = value.data
+    if kind in ("any", "all"):
+        data = data != 0
+    filled = xnp.where(valid_mask(value), data, _identity(kind, data.dtype))
+    kwargs = {"dtype": dtype} if dtype is not None and kind in ("sum", "prod") else {}
+    result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
+    return _finish(result, value, axes, keepdims)
+
+
+def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
+    if not isinstance(value, DynamicExtent):
+        return xnp.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
+    axes = _axes(value, axis)
+    dtype = np.dtype(dtype) if dtype is not None else \
+        value.dtype if value.dtype.kind in "fc" else np.dtype("float64")
+    total = reduce("sum", value.astype(dtype), axes, keepdims)
+    count = xnp.astype(_count(value, axes), dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+
+
+def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    """``np.var`` of a dynamic value."""
+    if not isinstance(value, DynamicExtent):
+        return xnp.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    axes = _axes(value, axis)
+    centre = mean(value, axes, dtype, keepdims=True)
+    deviation = elementwise(xnp.subtract, (value, centre))
+    squares = elementwise(lambda d: xnp.real(d * xnp.conj(d)), (deviation,))
+    total = reduce("sum", squares, axes, keepdims)
+    count = xnp.astype(_count(value, axes) - ddof, total.dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+
+
+def _sqrt(value):
+    return elementwise(xnp.sqrt, (value,)) if isinstance(value, DynamicExtent) else xnp.sqrt(value)
+
+
+def arg_extreme(kind: str, value, axis=None):
+    """``np.argmax`` / ``np.argmin`` of a one-dimensional dynamic value: the position among its elements."""
+    if not isinstance(value, DynamicExtent):
+        return getattr(xnp, kind)(value, axis=axis)
+    if value.ndim != 1:
+        raise UnsupportedError(located(f"np.{kind} of a value of more than one axis whose length is known only "
+                                       "when the program runs is not supported yet"))
+    extent = value.axes[0]
+    require(ops.compare(extent.count, ops.constant(0, INDEX), "GT"), extent.count, ValueError,
+             f"attempt to get {kind} of an empty sequence")
+    fill = _identity("max" if kind == "argmax" else "min", value.dtype)
+    position = getattr(xnp, kind)(xnp.where(extent.valid, value.data, fill))
+    if extent.start is not None:
+        return position - extent.start
+    return xnp.sum(xnp.where(ops.iota((extent.size,), INDEX, 0) < position, extent.valid, False))
+
+
+def count_nonzero(value, axis=None, *, keepdims=False):
+    return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, INDEX), (value,)), axis, keepdims)
+
+
+def norm(value, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm`` of a dynamic vector (2-norm)."""
+    if ord not in (None, 2) or axis is not None or value.ndim != 1:
+        raise UnsupportedError(located("np.linalg.norm of a value whose length is known only when the program "
+                                       "runs: only a vector's 2-norm is supported"))
+    return xnp.sqrt(reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,))))
+
+
+# ---------------------------------------------------------------- contractions
+
+
+def _zeroed(value):
+    """The data with masked positions zero, and the per-axis extents (None for a static operand)."""
+    if not isinstance(value, DynamicExtent):
+        value = xnp.asarray(value)
+        return value, [None] * value.ndim
+    return xnp.where(valid_mask(value), value.data, 0), list(value.axes)
+
+
+def matmul(a, b):
+    """``a @ b`` where either is dynamic (one or two axes each)."""
+    if ndim_of(a) == 1 and ndim_of(b) == 1:
+        return _vector_dot(a, b)
+    a_data, a_axes = _zeroed(a)
+    b_data, b_axes = _zeroed(b)
+    if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
+        raise UnsupportedError(located("matmul of a value whose length is known only when the program runs: "
+                                       "one- and two-dimensional operands are supported"))
+    a_extent, b_extent = a_axes[-1], b_axes[0]
+    if a_extent is not None or b_extent is not None:
+        # b's first axis placed in the coordinates of a's last (a whole static axis, if a's is static)
+        target = a_extent if a_extent is not None else whole_axis(a_data.shape[-1])
+        b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
+        b_data = aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
+                          [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
+    result = xnp.matmul(a_data, b_data)
+    axes = a_axes[:-1] + b_axes[1:]
+    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def _vector_dot(a, b):
+    """The dot product of two vectors, either dynamic: ``b`` placed in ``a``'s coordinates, the product summed
+    where ``a`` has elements (one select, which XLA fuses with the product and the sum)."""
+    a_data = a.data if isinstance(a, DynamicExtent) else xnp.asarray(a)
+    target = a.axes[0] if isinstance(a, DynamicExtent) else whole_axis(a_data.shape[0])
+    b_data = aligned(b, 1, [target], [target.size], "matmul: mismatch in its core dimension")
+    return xnp.sum(xnp.where(target.valid, xnp.multiply(a_data, b_data), 0))
+
+
+def dot(a, b, out=None):
+    """``np.dot`` where either operand is dynamic."""
+    if ndim_of(a) == 0 or ndim_of(b) == 0:
+        return elementwise(xnp.multiply, (a, b))
+    return matmul(a, b)
+
+
+def vdot(a, b):
+    return matmul(elementwise(xnp.conj, (a,)) if isinstance(a, DynamicExtent) else xnp.conj(a), b)
+
+
+def inner(a, b):
+    if ndim_of(a) != 1 or ndim_of(b) != 1:
+        raise UnsupportedError(located("np.inner of dynamic values: vectors only"))
+    return matmul(a, b)
+
+
+def einsum(subscripts, *operands, **kwargs):
+    """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
+    outside its elements; the operands' dynamic axes of one letter must hold the same positions (the same
+    bounds), and a static operand's axis of such a letter must have length 1."""
+    if not isinstance(subscripts, str) or "->" not in subscripts or "." in subscripts:
+        raise UnsupportedError(located("np.einsum of values whose length is known only when the program runs "
+                                       "takes explicit subscripts ('ij,j->i') without ellipses"))
+    inputs, output = subscripts.replace(" ", "").split("->")
+    letters = inputs.split(",")
+    extents: dict[str, AxisExtent] = {}
+    for spec, operand in zip(letters, operands):
+        for letter, extent in zip(spec, operand.axes if isinstance(operand, DynamicExtent) else ()):
+            if extent is None:
+                continue
+            known = extents.setdefault(letter, extent)
+            if known.key != extent.key:
+                raise UnsupportedError(located(
+                    f"np.einsum: the operands' axes '{letter}' are slices with different bounds; slice them alike"))
+    data = []
+    for spec, operand in zip(letters, operands):
+        value, axes = _zeroed(operand)
+        for letter, extent, n in zip(spec, axes, value.shape):
+            if letter in extents and extent is None and n != 1:
+                raise DynamicShapeError(located(
+                    f"np.einsum: axis '{letter}' of length {n} against a slice whose length is known only when "
+                    "the program runs"))
+        data.append(value)
+    result = xnp.einsum(subscripts, *data, **kwargs)
+    axes = [extents.get(letter) for letter in output]
+    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def outer(a, b, out=None):
+    """``np.outer`` of two vectors, either dynamic."""
+    a_data, a_axes = _zeroed(a)
+    b_data, b_axes = _zeroed(b)
+    if a_data.ndim != 1 or b_data.ndim != 1:
+        raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
+    return DynamicExtent(xnp.outer(a_data, b_data), [a_axes[0], b_axes[0]])
+
+
+def transpose(value, axes=None):
+    order = tuple(reversed(range(value.ndim))) if axes is None else tuple(int(a) % value.ndim for a in axes)
+    return DynamicExtent(xnp.transpose(value.data, order), [value.axes[a] for a in order])
+
+
+def getitem(x, index):
+    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent (a gather whose
+    index positions outside the extent read row 0)."""
+    entries = index if isinstance(index, tuple) else (index,)
+    rows = entries[0]
+    if isinstance(x, DynamicExtent) or len(entries) != 1 or rows.ndim != 1 or rows.dtype.kind not in "iu":
+        raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
+                                       "an array indexed by one vector of integers is supported"))
+    safe = xnp.where(rows.axes[0].valid, rows.data, 0)
+    return DynamicExtent(x[safe], rows.axes + [None] * (x.ndim - 1))
+
+
+def where(condition, x=None, y=None):
+    if x is None or y is None:
+        raise UnsupportedError(located("np.where(condition) of a dynamic value: give both x and y"))
+    return elementwise(xnp.where, (condition, x, y))
+
+
+def _reduction(kind: str):
+    if kind in ("max", "min", "any", "all"):
+        return lambda a, axis=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims)
+    return lambda a, axis=None, dtype=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims,
+                                                                                    dtype)
+
+
+_FUNCTIONS = {
+    "sum": _reduction("sum"), "prod": _reduction("prod"), "max": _reduction("max"), "amax": _reduction("max"),
+    "min": _reduction("min"), "amin": _reduction("min"), "any": _reduction("any"), "all": _reduction("all"),
+    "mean": mean, "var": var, "std": lambda *args, **kw: _sqrt(var(*args, **kw)),
+    "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
+    "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
+    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
+    "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
+    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
+    "square": lambda a, **kw: elementwise(xnp.square, (a,)),
+}
+
+
+def dispatch(name: str, args, kwargs):
+    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which are dynamic: an elementwise
+    function (a ufunc) through :func:`elementwise`, the reductions and contractions above, or an error."""
+    handler = _FUNCTIONS.get(name)
+    if handler is not None:
+        return handler(*args, **kwargs)
+    if isinstance(getattr(np, name, None), np.ufunc) and hasattr(xnp, name):
+        fn = getattr(xnp, name)
+        return elementwise(lambda *operands: fn(*operands, **kwargs), args)
+    raise UnsupportedError(located(f"{name} of a value whose length is known only when the program runs "
+                                   "(x[i:j] with traced bounds, x[mask] with a traced mask) is not supported"))
+
+
+def install_dynamic_dispatch() -> None:
+    """Make :func:`dispatch` what xlac.numpy's functions call when given a value with a dynamic extent."""
+    set_dynamic_dispatch(dispatch)
