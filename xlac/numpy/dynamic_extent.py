@@ -33,6 +33,7 @@ unrolled instead (see :mod:`xlac.convert.loops`).
 """
 from __future__ import annotations
 
+import itertools
 import operator
 from dataclasses import dataclass
 
@@ -506,6 +507,52 @@ def _result_axes(operands, ndim: int) -> tuple[list, list]:
     return targets, sizes
 
 
+def _common_positions(operands: list, ndim: int) -> list:
+    """``operands`` with each axis where their elements sit at different positions (slices of other bounds,
+    selections by other masks) re-based: there each holds its elements from position 0 (a selection by a mask
+    first compacted in order), and one of length 1 repeats its element, as NumPy broadcasts it. Their
+    lengths are checked after the call (equal, or 1)."""
+    for axis in range(ndim):
+        extents = []
+        for k, operand in enumerate(operands):
+            own_axis = axis - (ndim - ndim_of(operand))
+            if isinstance(operand, DynamicExtent) and own_axis >= 0 and operand.axes[own_axis] is not None:
+                extents.append((k, own_axis, operand.axes[own_axis]))
+        if len({extent.key for _, _, extent in extents}) <= 1:
+            continue
+        size = max(extent.size for _, _, extent in extents)
+        count = extents[0][2].count
+        for _, _, extent in extents[1:]:
+            count = xnp.where(count == 1, extent.count, count)
+        target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, ops.constant(0, INDEX),
+                            ("rebased", next(_fresh_keys)))
+        for k, own_axis, extent in extents:
+            require(xnp.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
+                    "operands could not be broadcast together: a value of length {value} against one of another "
+                    "length (slices with traced bounds, or selections by traced masks)")
+            operands[k] = _rebased(operands[k], own_axis, extent, target)
+    return operands
+
+
+_fresh_keys = itertools.count()
+
+
+def _rebased(value: DynamicExtent, axis: int, extent: AxisExtent, target: AxisExtent) -> DynamicExtent:
+    """``value`` with its elements along ``axis`` moved to ``target``'s positions (from 0), one element
+    repeated where ``value`` has only one there."""
+    data = value.data
+    if extent.start is None:                       # a selection by a mask: its elements in order first
+        data = xnp.take(data, xnp.argsort(xnp.logical_not(extent.valid), kind="stable"), axis=axis)
+        start = ops.constant(0, INDEX)
+    else:
+        start = extent.start
+    moved = _shifted(data, axis, -start, target.size)
+    data = xnp.where(extent.count == 1, _first_along(data, axis, start, target.size), moved)
+    axes = list(value.axes)
+    axes[axis] = target
+    return DynamicExtent(data, axes)
+
+
 def ndim_of(x) -> int:
     """The number of axes of a dynamic value, a traced array or anything NumPy takes."""
     return x.ndim if isinstance(x, (DynamicExtent, Tracer)) else np.ndim(x)
@@ -514,6 +561,7 @@ def ndim_of(x) -> int:
 def elementwise(fn, operands):
     """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
     ndim = max(ndim_of(x) for x in operands)
+    operands = _common_positions(list(operands), ndim)
     targets, sizes = _result_axes(operands, ndim)
     data = [aligned(x, ndim, targets, sizes, "operands could not be broadcast together") for x in operands]
     return DynamicExtent(fn(*data), targets)
