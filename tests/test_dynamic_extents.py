@@ -67,12 +67,33 @@ def test_stepped_and_reversed_slices_with_traced_bounds_read_as_numpy(n, i, j, s
         assert int(got) == x[i:j:step].argmax()
 
 
-def test_writing_through_a_stepped_slice_with_traced_bounds_is_refused_clearly():
-    def f(x, i):
-        x[i::2] = 0.0
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10), bounds, bounds, st.sampled_from([2, 3, -1, -2]))
+def test_writes_through_stepped_slices_with_traced_bounds_match_numpy(n, i, j, step):
+    def f(x, y, i, j):
+        x[i:j:step] = 7.0
+        x[i:j:step] += y[i:j:step] * 2
         return x
-    with pytest.raises(xlac.UnsupportedError, match="writing through a stepped slice with traced bounds"):
-        xlac.compile(f)(np.ones(4), np.int64(1))
+    x, y = np.arange(float(n)), np.arange(float(n)) ** 2
+    got = xlac.compile(f)(x.copy(), y, *(np.int64(b) if b is not None else None for b in (i, j)))
+    np.testing.assert_array_equal(np.asarray(got), f(x.copy(), y, i, j))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6),
+       st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6))
+def test_writes_through_a_traced_mask_take_one_value_per_selected_element_as_numpy(a, b):
+    def f(a, b):
+        a[a > 0] = b[b < 1]
+        return a
+    a, b = np.array(a), np.array(b)
+    try:
+        expected = f(a.copy(), b)
+    except ValueError:
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            xlac.compile(f)(a.copy(), b)
+        return
+    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(a.copy(), b)), expected)
 
 
 @settings(max_examples=40, deadline=None)

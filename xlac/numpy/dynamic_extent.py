@@ -47,7 +47,7 @@ from xlac.trace.checks import Check
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "has_traced_slice", "read", "write"]
+__all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "handles_write", "has_traced_slice", "read", "write"]
 
 INDEX = np.dtype("int64")
 
@@ -257,6 +257,14 @@ def read(x: Tracer, index, error: Exception):
     return DynamicExtent(view, axes)
 
 
+def handles_write(x: Tracer, index, value) -> bool:
+    """Whether ``x[index] = value`` is :func:`write`'s: a dynamic value, a slice with a traced bound, or a
+    traced mask taking one value per selected element (a scalar or one row is xlac.numpy's select)."""
+    if isinstance(value, DynamicExtent) or has_traced_slice(index):
+        return True
+    return _is_traced_mask(x, index) and ndim_of(value) == x.ndim - index.ndim + 1 and np.shape(value)[0] != 1
+
+
 def write(x: Tracer, index, value) -> Tracer:
     """``x`` after ``x[index] = value``, for an index :func:`read` takes."""
     if _is_traced_mask(x, index):
@@ -265,20 +273,43 @@ def write(x: Tracer, index, value) -> Tracer:
             mask = ops.broadcast_in_dim(index, x.shape, tuple(range(index.ndim)))
             new = xnp.reshape(_cast_for_write(value.data, x.dtype), x.shape)
             return xnp.where(mask, new, x)
-        return xnp.index_update(x, index, _as_static(value, "written through a traced mask"))
+        return _write_in_mask_order(x, index, value)
     view_index, dynamic = _static_view_index(x.ndim, index)
     region = x[view_index]
-    axes = [None] * region.ndim
+    axes, sizes, stepped = [None] * region.ndim, list(region.shape), {}
     for view_axis, (source_axis, bounds) in dynamic.items():
-        if bounds[2] != 1:
-            raise UnsupportedError(located("writing through a stepped slice with traced bounds is not supported "
-                                           "yet; write through a step-1 slice, or with an integer index array"))
-        axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
-    target = DynamicExtent(region, axes)
-    new = aligned(value, target.ndim, axes, [region.shape[a] for a in range(region.ndim)],
-                   "could not broadcast input array into the region")
-    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), region.shape)
-    return xnp.index_update(x, view_index, xnp.where(valid_mask(target), new, region))
+        if bounds[2] == 1:
+            axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+        else:               # the value is aligned as the slice reads: its elements from the front
+            first, step, axes[view_axis] = _stepped_extent(bounds, region.shape[view_axis])
+            stepped[view_axis] = (first, step)
+            sizes[view_axis] = axes[view_axis].size
+    new = aligned(value, region.ndim, axes, sizes, "could not broadcast input array into the region")
+    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), tuple(sizes))
+    inside = valid_mask(DynamicExtent(region, [None if a in stepped else e for a, e in enumerate(axes)]))
+    for axis, (first, step) in stepped.items():
+        new, placed = _from_front(new, axis, first, step, region.shape[axis], axes[axis].count)
+        inside = ops.and_(inside, ops.broadcast_in_dim(placed, region.shape, (axis,)))
+    return xnp.index_update(x, view_index, xnp.where(inside, new, region))
+
+
+def _write_in_mask_order(x: Tracer, mask: Tracer, value) -> Tracer:
+    """``x[mask] = value`` where ``value`` has one element (row) per selected one, in order: each selected
+    position takes the value of its rank among them (lengths checked after the call)."""
+    rows = mask.size
+    flat_mask = ops.reshape(mask, (rows,))
+    count = ops.reduce(ops.convert(flat_mask, INDEX), "sum", (0,))
+    front = AxisExtent(ops.iota((rows,), INDEX, 0) < count, count, ops.constant(0, INDEX), ("rank", next(_fresh_keys)))
+    if isinstance(value, DynamicExtent) and any(extent is not None for extent in value.axes[1:]):
+        raise UnsupportedError(located("x[mask] = v with a traced mask: v's axes after the first must be static"))
+    rest = x.shape[mask.ndim:]
+    values = aligned(value, 1 + len(rest), [front] + [None] * len(rest), [rows, *rest],
+                     "shape mismatch: value array could not be broadcast to the indexing result")
+    values = xnp.broadcast_to(_cast_for_write(values, x.dtype), (rows, *rest))
+    rank = xnp.cumsum(ops.convert(flat_mask, INDEX)) - 1
+    placed = xnp.take(values, xnp.clip(rank, 0, rows - 1), axis=0)
+    selected = ops.broadcast_in_dim(flat_mask, (rows, *rest), (0,))
+    return xnp.reshape(xnp.where(selected, placed, xnp.reshape(x, (rows, *rest))), x.shape)
 
 
 def _cast_for_write(values, dtype):
@@ -346,8 +377,16 @@ def _bound(value, size: int, default: int) -> Tracer:
 def _stepped(view, axis: int, bounds) -> tuple:
     """``view[start:stop:step]`` along ``axis`` (a static step other than 1, negative too): its elements
     gathered to the front of an axis of ``ceil(size / |step|)``, in slice order, and that axis's extent."""
-    start, stop, step = bounds
     size = view.shape[axis]
+    first, step, extent = _stepped_extent(bounds, size)
+    positions = first + step * ops.iota((extent.size,), INDEX, 0)
+    return xnp.take(view, xnp.clip(positions, 0, size - 1), axis=axis), extent
+
+
+def _stepped_extent(bounds, size: int) -> tuple:
+    """A stepped slice of an axis of ``size``: its first position, its step, and the extent of its elements
+    gathered to the front of an axis of ``ceil(size / |step|)``."""
+    start, stop, step = bounds
     if step > 0:
         first, end = _bound(start, size, 0), _bound(stop, size, size)
         count = xnp.maximum((end - first + step - 1) // step, 0)
@@ -355,11 +394,18 @@ def _stepped(view, axis: int, bounds) -> tuple:
         first, end = _reversed_bound(start, size, size - 1), _reversed_bound(stop, size, -1)
         count = xnp.maximum((first - end - step - 1) // -step, 0)
     length = -(-size // abs(step))
-    positions = first + step * ops.iota((length,), INDEX, 0)
-    gathered = xnp.take(view, xnp.clip(positions, 0, size - 1), axis=axis)
     valid = ops.iota((length,), INDEX, 0) < count
     key = ("stepped", size, step, _bound_key(start, 0), _bound_key(stop, size))
-    return gathered, AxisExtent(valid, count, ops.constant(0, INDEX), key)
+    return first, step, AxisExtent(valid, count, ops.constant(0, INDEX), key)
+
+
+def _from_front(data, axis: int, first, step: int, size: int, count) -> tuple:
+    """The inverse of gathering a stepped slice to the front: ``data`` (its elements from position 0 along
+    ``axis``) placed back at ``first, first + step, ...`` of an axis of ``size``; and where those are."""
+    offset = ops.iota((size,), INDEX, 0) - first
+    rank = offset // step
+    inside = xnp.logical_and(xnp.logical_and(offset % step == 0, rank >= 0), rank < count)
+    return xnp.take(data, xnp.clip(rank, 0, data.shape[axis] - 1), axis=axis), inside
 
 
 def _reversed_bound(value, size: int, default: int) -> Tracer:
@@ -459,17 +505,14 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
         if extent is not None:
             if extent.key == target.key and length == sizes[axis]:
                 continue
-            if extent.start is None or target.start is None:
+            if target.start is None:
                 raise DynamicShapeError(located(
-                    "two selections by different traced boolean masks are combined elementwise: NumPy pairs "
-                    "their elements in order, which xlac cannot do without their lengths; select with "
-                    "xnp.where(mask, x, 0) instead"))
-            single = ops.compare(extent.count, ops.constant(1, INDEX), "EQ")
-            require(ops.or_(ops.compare(extent.count, target.count, "EQ"), single), extent.count, ValueError,
-                     f"{message}: a slice of length {{value}} against one of another length (slices with traced "
-                     "bounds; a slice of length 1 broadcasts when it is not the first operand)")
-            shifted = _shifted(data, axis, target.start - extent.start, sizes[axis])
-            data = xnp.where(single, _first_along(data, axis, extent.start, sizes[axis]), shifted)
+                    f"{message}: a value placed into the positions of a selection by a traced mask; combine "
+                    "them elementwise first, or select with xnp.where(mask, x, 0)"))
+            require(xnp.logical_or(extent.count == target.count, extent.count == 1), extent.count, ValueError,
+                    f"{message}: a value of length {{value}} against one of another length (slices with traced "
+                    "bounds, or selections by traced masks)")
+            data = _moved(data, axis, extent, target.start, sizes[axis])
         elif length != 1:
             if target.start is None:
                 raise DynamicShapeError(located(
@@ -538,19 +581,22 @@ _fresh_keys = itertools.count()
 
 
 def _rebased(value: DynamicExtent, axis: int, extent: AxisExtent, target: AxisExtent) -> DynamicExtent:
-    """``value`` with its elements along ``axis`` moved to ``target``'s positions (from 0), one element
-    repeated where ``value`` has only one there."""
-    data = value.data
-    if extent.start is None:                       # a selection by a mask: its elements in order first
-        data = xnp.take(data, xnp.argsort(xnp.logical_not(extent.valid), kind="stable"), axis=axis)
-        start = ops.constant(0, INDEX)
-    else:
-        start = extent.start
-    moved = _shifted(data, axis, -start, target.size)
-    data = xnp.where(extent.count == 1, _first_along(data, axis, start, target.size), moved)
+    """``value`` with its elements along ``axis`` moved to ``target``'s positions (from 0)."""
     axes = list(value.axes)
     axes[axis] = target
-    return DynamicExtent(data, axes)
+    return DynamicExtent(_moved(value.data, axis, extent, target.start, target.size), axes)
+
+
+def _moved(data, axis: int, extent: AxisExtent, start, size: int):
+    """``data``'s elements along ``axis`` (those of ``extent``) moved to begin at ``start`` of an axis of
+    ``size``: a selection by a mask first gathered in order; one element repeated where there is only one."""
+    if extent.start is None:
+        data = xnp.take(data, xnp.argsort(xnp.logical_not(extent.valid), kind="stable"), axis=axis)
+        first = ops.constant(0, INDEX)
+    else:
+        first = extent.start
+    moved = _shifted(data, axis, start - first, size)
+    return xnp.where(extent.count == 1, _first_along(data, axis, first, size), moved)
 
 
 def ndim_of(x) -> int:

@@ -177,7 +177,7 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
-        if isinstance(value, dynamic_extent.DynamicExtent) or dynamic_extent.has_traced_slice(index):
+        if dynamic_extent.handles_write(self, index, value):
             self._store(dynamic_extent.write(self, index, value))
             return
         self._store(xnp.index_update(self, index, value))
