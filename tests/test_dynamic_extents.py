@@ -301,3 +301,20 @@ def test_einsum_over_slices_with_traced_bounds_matches_numpy(k):
                 np.einsum("ij,ij->", A[:k, :k], A[:k, :k]))
     A, x = np.arange(25.0).reshape(5, 5), np.arange(5.0)
     assert tuple(float(v) for v in xlac.compile(f)(A, x, np.int64(k))) == f(A, x, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(-7, 7), st.integers(-8, 8), st.integers(0, 41))
+def test_argmax_and_argmin_over_two_dynamic_axes_count_as_numpy(i, j, threshold):
+    A = np.random.default_rng(3).permutation(42).reshape(6, 7).astype(np.float64)
+
+    def f(A, i, j, t):
+        block = A[i:, :j]
+        return block.argmax(), block.argmin(axis=0).sum(), block.argmax(axis=1).sum(), A[A >= t].argmax()
+    block = A[i:, :j]
+    if block.size == 0:
+        with pytest.raises(ValueError, match="empty sequence"):
+            xlac.compile(f)(A, np.int64(i), np.int64(j), float(threshold))
+        return
+    assert tuple(int(v) for v in xlac.compile(f)(A, np.int64(i), np.int64(j), float(threshold))) == \
+        f(A, i, j, threshold)

@@ -113,20 +113,36 @@ def _sqrt(value):
 
 
 def arg_extreme(kind: str, value, axis=None):
-    """``np.argmax`` / ``np.argmin`` of a one-dimensional dynamic value: the position among its elements."""
+    """``np.argmax`` / ``np.argmin`` of a dynamic value: positions among its elements (counted in the
+    flattened elements for ``axis=None``, as NumPy counts them)."""
     if not isinstance(value, DynamicExtent):
         return getattr(xnp, kind)(value, axis=axis)
-    if value.ndim != 1:
-        raise UnsupportedError(located(f"np.{kind} of a value of more than one axis whose length is known only "
-                                       "when the program runs is not supported yet"))
-    extent = value.axes[0]
-    require(ops.compare(extent.count, ops.constant(0, INDEX), "GT"), extent.count, ValueError,
-             f"attempt to get {kind} of an empty sequence")
-    fill = _identity("max" if kind == "argmax" else "min", value.dtype)
-    position = getattr(xnp, kind)(xnp.where(extent.valid, value.data, fill))
+    axes = _axes(value, axis)
+    require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes), ValueError,
+            f"attempt to get {kind} of an empty sequence")
+    filled = xnp.where(valid_mask(value), value.data, _identity("max" if kind == "argmax" else "min", value.dtype))
+    if axis is not None:
+        (axis,) = axes
+        position = getattr(xnp, kind)(filled, axis=axis)
+        return _finish(_rank(value, axis, position), value, axes, False)
+    flat = getattr(xnp, kind)(filled)
+    index = ops.constant(0, INDEX)
+    for axis, coordinate in enumerate(xnp.unravel_index(flat, value.data.shape)):
+        extent = value.axes[axis]
+        length = extent.count if extent is not None else ops.constant(value.data.shape[axis], INDEX)
+        index = index * length + _rank(value, axis, coordinate)
+    return index
+
+
+def _rank(value: DynamicExtent, axis: int, position):
+    """The rank among the elements along ``axis`` of ``position`` (a position of the data along it)."""
+    extent = value.axes[axis]
+    if extent is None:
+        return position
     if extent.start is not None:
         return position - extent.start
-    return xnp.sum(xnp.where(ops.iota((extent.size,), INDEX, 0) < position, extent.valid, False))
+    before = ops.iota((extent.size,), INDEX, 0) < xnp.expand_dims(position, -1)
+    return xnp.sum(xnp.logical_and(before, extent.valid), axis=-1)
 
 
 def count_nonzero(value, axis=None, *, keepdims=False):
