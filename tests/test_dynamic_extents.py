@@ -318,3 +318,12 @@ def test_argmax_and_argmin_over_two_dynamic_axes_count_as_numpy(i, j, threshold)
         return
     assert tuple(int(v) for v in xlac.compile(f)(A, np.int64(i), np.int64(j), float(threshold))) == \
         f(A, i, j, threshold)
+
+
+def test_a_gather_by_a_dynamic_index_checks_numpys_bounds_only_where_it_has_elements():
+    def f(x, indices, start, stop):
+        return x[indices[start:stop]].sum()
+    x, indices = np.arange(5.0), np.array([1, 4, -1, 9])
+    assert float(xlac.compile(f)(x, indices, np.int64(0), np.int64(3))) == f(x, indices, 0, 3)
+    with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 5"):
+        xlac.compile(f)(x, indices, np.int64(1), np.int64(4))

@@ -262,15 +262,24 @@ def transpose(value, axes=None):
 
 
 def getitem(x, index):
-    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent (a gather whose
-    index positions outside the extent read row 0)."""
+    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent: a gather at every
+    position of its data (so that a loop whose rows change per iteration, ``x[indices[start:stop]]``, gathers
+    ``x[indices]`` once: XLA hoists it out of the loop), with NumPy's bounds checked where it has elements."""
     entries = index if isinstance(index, tuple) else (index,)
     rows = entries[0]
     if isinstance(x, DynamicExtent) or len(entries) != 1 or rows.ndim != 1 or rows.dtype.kind not in "iu":
         raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
                                        "an array indexed by one vector of integers is supported"))
-    safe = xnp.where(rows.axes[0].valid, rows.data, 0)
-    return DynamicExtent(x[safe], rows.axes + [None] * (x.ndim - 1))
+    x = xnp.asarray(x)
+    size, positions, valid = x.shape[0], rows.data, rows.axes[0].valid
+    if positions.shape[0]:
+        out_of_range = xnp.logical_or(positions < -size, positions >= size)       # the same every iteration
+        outside = xnp.logical_and(valid, out_of_range)
+        lowest = np.iinfo(positions.dtype).min
+        require(xnp.logical_not(xnp.any(outside)), xnp.max(xnp.where(outside, positions, lowest)), IndexError,
+                f"index {{value}} is out of bounds for axis 0 with size {size}")
+    wrapped = xnp.where(positions < 0, positions + size, positions)
+    return DynamicExtent(xnp.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
 
 
 def where(condition, x=None, y=None):
