@@ -290,10 +290,22 @@ def _as_one_store(node: ast.If) -> ast.Expr | None:
     lambda: a, lambda: b)``: with a traced test, one store of a selected value instead of a conditional over
     the whole array. Only where ``x`` and ``i`` call nothing (evaluating them before ``t`` changes nothing).
     None for any other ``if``."""
+    stores = _branch_stores(node)
+    if stores is None:
+        return None
+    target, when_true, when_false = stores
+    call = _runtime_call("setitem_either", [target.value, _index_expression(target.slice), node.test,
+                                            _thunk(when_true), _thunk(when_false)])
+    return placed_at(ast.Expr(call), node)
+
+
+def _branch_stores(node: ast.If):
+    """``(x[i], a, b)`` for ``if t: x[i] = a`` / ``else: x[i] = b`` (an ``elif`` chain's ``b`` a conditional
+    expression of its values), where ``x[i]`` calls nothing; else None."""
     def single_store(statements):
         if len(statements) == 1 and isinstance(statements[0], ast.If):
-            merged = _as_one_store(statements[0])
-            return merged and (merged.target, ast.IfExp(statements[0].test, *merged.values))
+            inner = _branch_stores(statements[0])
+            return inner and (inner[0], ast.IfExp(statements[0].test, inner[1], inner[2]))
         if len(statements) == 1 and isinstance(statements[0], ast.Assign) and len(statements[0].targets) == 1 \
                 and isinstance(statements[0].targets[0], ast.Subscript):
             return statements[0].targets[0], statements[0].value
@@ -302,12 +314,7 @@ def _as_one_store(node: ast.If) -> ast.Expr | None:
     if true is None or false is None or ast.dump(true[0]) != ast.dump(false[0]) or \
             _contains(true[0], (ast.Call, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.Lambda)):
         return None
-    target = true[0]
-    call = _runtime_call("setitem_either", [target.value, _index_expression(target.slice), node.test,
-                                            _thunk(true[1]), _thunk(false[1])])
-    store = placed_at(ast.Expr(call), node)
-    store.target, store.values = target, (true[1], false[1])
-    return store
+    return true[0], true[1], false[1]
 
 
 def _contains(node: ast.AST, kinds) -> bool:

@@ -39,7 +39,7 @@ def numpy_function(fn=None, *, view: str | None = None):
         if trace is None:
             return _eager_call(wrapper, args, kwargs)
         if _holds_dynamic_extent(args, kwargs):
-            return _dynamic_call(name, args, kwargs)
+            return dynamic_call(name, args, kwargs)
         first_node = len(trace.graph.nodes)
         with origin(name):
             result = fn(*args, **kwargs)

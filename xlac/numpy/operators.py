@@ -25,7 +25,6 @@ from xlac.trace.tracer import Tracer
 from xlac.numpy.protocols import array_function, array_ufunc
 
 
-
 def _ranged(result, x, offset, sign: int, offset_sign: int):
     """``result`` (``sign * x + offset_sign * offset``, ``offset`` a Python int) with what is known of it from
     ``x``, a traced scalar: the range it lies in, where ``x``'s is known (a rolled loop's index: ``x[i + 1]``
@@ -40,6 +39,7 @@ def _ranged(result, x, offset, sign: int, offset_sign: int):
         base, shift = x.offset_of if x.offset_of is not None else (x.value.id, 0)
         result.offset_of = (base, shift + offset_sign * offset)
     return result
+
 
 class ArrayOperators:
     """The methods every array class gets (see :func:`install_array_methods`); they use its ``shape``,
