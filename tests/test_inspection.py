@@ -19,7 +19,7 @@ from xlac.config import Config, config
 from xlac.inspection import (SUMMARY_KEYS, Signature, diff_graphs, dump_folder_name, explain,
                              format_compile_line, recompile_cause, record_compile)
 from xlac.ir import primitives as P
-from xlac.ir.graph import Graph, Node, SourceLocation, Value
+from xlac.ir.graph import Graph, Node, Provenance, SourceLocation, Value
 from xlac.ir.types import TensorType
 
 REPO = Path(__file__).resolve().parents[1]
@@ -217,9 +217,9 @@ def test_diff_shows_an_op_moved_to_bf16_and_an_added_convert():
     here = SourceLocation("/src/model.py", 7)
     x = Value(TensorType((3,), f32))
     y_old, y_new, x16 = Value(x.type), Value(TensorType((3,), bf16)), Value(TensorType((3,), bf16))
-    before = Graph([x], [Node(P.exp, (x,), {}, (y_old,), here, "exp")], [y_old])
-    after = Graph([x], [Node(P.convert, (x,), {"dtype": bf16}, (x16,), here, "autocast"),
-                        Node(P.exp, (x16,), {}, (y_new,), here, "exp")], [y_new])
+    before = Graph([x], [Node(P.exp, (x,), {}, (y_old,), Provenance(here, "exp"))], [y_old])
+    after = Graph([x], [Node(P.convert, (x,), {"dtype": bf16}, (x16,), Provenance(here, "autocast")),
+                        Node(P.exp, (x16,), {}, (y_new,), Provenance(here, "exp"))], [y_new])
     lines = diff_graphs(before, after).splitlines()
     assert len(lines) == 2
     assert re.fullmatch(r"  \+ c:bf16\[3\] = convert\[dtype=bf16\] a +# model.py:7 autocast", lines[0])

@@ -1,9 +1,9 @@
 """The graph IR: typed SSA values, nodes in program order, graphs with inputs and outputs.
 
 A node applies one primitive to operand values, with static attributes, and
-defines its result values. Every node remembers the user's source line and the
-``xlac.numpy`` function that produced it, so a pass or a dump can point back to
-Python.
+defines its result values. Every node carries its :class:`Provenance` (the user's
+source line, the ``xlac.numpy`` function that produced it, the autocast state in
+force), so a pass or a dump can point back to Python.
 
 >>> import numpy as np
 >>> from xlac.ir.types import TensorType
@@ -14,6 +14,7 @@ Python.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,29 @@ class Value:
         return f"%{self.id}:{self.type}"
 
 
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a node comes from: the user's source line, the ``xlac.numpy`` function that emitted it (e.g.
+    ``"einsum"``), and the ``xlac.autocast`` state in force when it was traced (None: off). A pass that
+    rewrites a node gives the nodes it emits the rewritten node's provenance.
+
+    >>> Provenance(origin="einsum").as_inlined().origin
+    'einsum'
+    """
+
+    location: SourceLocation | None = None
+    origin: str = ""
+    autocast: Any = None
+
+    def as_inlined(self) -> "Provenance":
+        """This provenance for a node evaluated again from a graph that already ran the autocast pass (a
+        transform's sub-graph): same line and origin, not cast a second time."""
+        return self if self.autocast is None else dataclasses.replace(self, autocast=None)
+
+
+NO_PROVENANCE = Provenance()
+
+
 @dataclass(slots=True, eq=False)
 class Node:
     """One primitive application: ``results = primitive[attrs](*operands)``."""
@@ -49,11 +73,21 @@ class Node:
     operands: tuple[Value, ...]
     attrs: dict[str, Any]
     results: tuple[Value, ...]
-    location: SourceLocation | None = None
-    origin: str = ""          # the xlac.numpy function (e.g. "einsum") that emitted this node
+    provenance: Provenance = NO_PROVENANCE
     subgraphs: tuple["Graph", ...] = ()
     view: bool = False        # the result aliases operand 0's memory (before functionalization)
-    autocast: Any = None      # the xlac.autocast state in force when the node was traced (None: off)
+
+    @property
+    def location(self) -> SourceLocation | None:
+        return self.provenance.location
+
+    @property
+    def origin(self) -> str:
+        return self.provenance.origin
+
+    @property
+    def autocast(self) -> Any:
+        return self.provenance.autocast
 
     @property
     def rule_attrs(self) -> dict[str, Any]:

@@ -75,11 +75,11 @@ def format_node(node: Node, name: Namer) -> str:
 def format_location(node: Node) -> str:
     """Where a node came from: ``file.py:LINE origin`` (the user's line and the xlac.numpy function).
 
-    >>> from xlac.ir.graph import Node, SourceLocation, Value
+    >>> from xlac.ir.graph import Node, Provenance, SourceLocation, Value
     >>> from xlac.ir.types import TensorType
     >>> from xlac.ir import primitives as P
     >>> x = Value(TensorType((3,), np.dtype("float32")))
-    >>> format_location(Node(P.exp, (x,), {}, (Value(x.type),), SourceLocation("/src/m.py", 4), "exp"))
+    >>> format_location(Node(P.exp, (x,), {}, (Value(x.type),), Provenance(SourceLocation("/src/m.py", 4), "exp")))
     'm.py:4 exp'
     """
     where = f"{node.location}" if node.location else ""

@@ -41,6 +41,7 @@ Python float.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import numpy as np
@@ -48,7 +49,7 @@ import numpy as np
 from xlac.ir.autocast_classes import FLOAT32, FOLLOW, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
-from xlac.ir.graph import Graph, Node, Value
+from xlac.ir.graph import NO_PROVENANCE, Graph, Node, Value
 from xlac.ir.primitive import ShapeError
 from xlac.passes.simplify import eliminate_dead_code
 
@@ -106,9 +107,8 @@ class _Autocaster:
         if results is None:
             types = primitive.infer_types(*(v.type for v in operands), **attrs)
             results = tuple(Value(t) for t in types)
-        node = Node(primitive, tuple(operands), attrs, results, old.location if old else None,
-                    old.origin if old else "", old.subgraphs if old and primitive is old.primitive else (),
-                    autocast=old.autocast if old else None)
+        node = Node(primitive, tuple(operands), attrs, results, old.provenance if old else NO_PROVENANCE,
+                    old.subgraphs if old and primitive is old.primitive else ())
         self.nodes.append(node)
         for r in results:
             self.producer[r.id] = node
@@ -230,8 +230,7 @@ class _Autocaster:
         for i, j in graph.input_updates:
             outputs[j] = self.cast(outputs[j], graph.inputs[i].type.dtype)
         writes = [(loc, self.new.get(old.id, old), self.new.get(new.id, new)) for loc, old, new in graph.writes]
-        result = eliminate_dead_code(Graph(graph.inputs, self.nodes, outputs, graph.input_names,
-                                           graph.input_updates, writes))
+        result = eliminate_dead_code(dataclasses.replace(graph, nodes=self.nodes, outputs=outputs, writes=writes))
         result.report = self.report(graph, result)
         return result
 

@@ -30,7 +30,7 @@ from xlac.ir import dtypes
 from xlac.ir.graph import Graph
 from xlac.trace import ops
 from xlac.ir.interpreter import interpret
-from xlac.trace.state import autocast_scope
+from xlac.trace.state import autocast_scope, provenance_of
 from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
@@ -95,7 +95,8 @@ class Backward:
             if node.primitive.vjp is None:
                 raise _missing_rule(node, "VJP")
             attrs = node.rule_attrs if residuals is None else dict(node.rule_attrs, residuals=residuals)
-            operand_cts = node.primitive.vjp(attrs, operands, results, result_cts)
+            with provenance_of(node.provenance.as_inlined()):
+                operand_cts = node.primitive.vjp(attrs, operands, results, result_cts)
             for value, operand, ct in zip(node.operands, operands, operand_cts):
                 if ct is not None and value.id in self.active:
                     cts[value.id] = add_cotangents(cts.get(value.id), _check_cotangent(node, operand, ct))
@@ -139,7 +140,7 @@ def forward(graph: Graph, inputs: list[Tracer], tangents: list[Tracer | None]):
             return results
         if node.primitive.jvp is None:
             raise _missing_rule(node, "JVP")
-        with autocast_scope(None):
+        with provenance_of(node.provenance.as_inlined()):
             result_tangents = node.primitive.jvp(node.rule_attrs, operands, results, operand_tangents)
         for value, result, t in zip(node.results, results, result_tangents):
             if t is not None and is_differentiable(value.type.dtype):

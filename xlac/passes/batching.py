@@ -22,7 +22,7 @@ from xlac.errors import located
 from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
 from xlac.trace import ops
-from xlac.trace.state import current_trace
+from xlac.trace.state import provenance_of
 from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
@@ -51,11 +51,8 @@ def _apply_rule(node, tracers, dims):
     rule = node.primitive.batch
     if rule is None:
         raise NotImplementedError(located(f"vmap: primitive {node.primitive.name!r} has no batching rule"))
-    trace = current_trace()
-    first = len(trace.graph.nodes)
-    results, result_dims = rule(dict(node.rule_attrs), list(tracers), list(dims))
-    for new in trace.graph.nodes[first:]:     # the batched nodes point at the user's line of the original
-        new.location, new.origin = node.location, node.origin
+    with provenance_of(node.provenance.as_inlined()):
+        results, result_dims = rule(dict(node.rule_attrs), list(tracers), list(dims))
     return list(results), list(result_dims)
 
 

@@ -22,10 +22,12 @@ outputs, recorded in ``graph.input_updates`` so the runtime can write them back
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from xlac.ir import primitives as P
-from xlac.ir.graph import Graph, Node, Value
+from xlac.ir.graph import NO_PROVENANCE, Graph, Node, Value
 
 
 class _Functionalizer:
@@ -38,9 +40,7 @@ class _Functionalizer:
         self.current: dict[int, Value] = {}        # owner id -> its current pure value
         self.version: dict[int, int] = {}          # owner id -> number of stores into it so far
         self.cached_view: dict[int, tuple[int, Value]] = {}   # view value id -> (owner version, pure value)
-        self.location = None
-        self.origin = ""
-        self.autocast = None                       # the autocast state of the node being rewritten
+        self.provenance = NO_PROVENANCE            # the provenance of the node being rewritten
         self.writes: list[tuple] = []              # (store location, owner value before, owner value after)
 
     # ------------------------------------------------------------ emitting pure nodes
@@ -48,8 +48,7 @@ class _Functionalizer:
     def emit(self, primitive, operands, **attrs) -> Value:
         (out_type,) = primitive.infer_types(*(v.type for v in operands), **attrs)
         result = Value(out_type)
-        self.nodes.append(Node(primitive, tuple(operands), attrs, (result,), self.location, self.origin,
-                               autocast=self.autocast))
+        self.nodes.append(Node(primitive, tuple(operands), attrs, (result,), self.provenance))
         return result
 
     def constant(self, value, dtype) -> Value:
@@ -81,7 +80,7 @@ class _Functionalizer:
         while True:
             owner = self.owner[target.id]
             if owner == target.id:
-                self.writes.append((self.location, self.current[owner], new))
+                self.writes.append((self.provenance.location, self.current[owner], new))
                 self.current[owner] = new
                 self.version[owner] += 1
                 return
@@ -98,7 +97,7 @@ class _Functionalizer:
         for v in graph.inputs:
             self.own(v, v)
         for node in graph.nodes:
-            self.location, self.origin, self.autocast = node.location, node.origin, node.autocast
+            self.provenance = node.provenance
             if node.primitive is P.store:
                 target, value = node.operands
                 self.write(target, self.read(value))
@@ -112,18 +111,18 @@ class _Functionalizer:
                 self.own(result, self.read(node.operands[0]))
             else:
                 operands = tuple(self.read(v) for v in node.operands)
-                self.nodes.append(Node(node.primitive, operands, node.attrs, node.results, node.location,
-                                       node.origin, node.subgraphs, autocast=node.autocast))
+                self.nodes.append(dataclasses.replace(node, operands=operands))
                 for r in node.results:
                     self.own(r, r)
-        self.location, self.origin, self.autocast = None, "", None
+        self.provenance = NO_PROVENANCE
         outputs = [self.read(v) for v in graph.outputs]
         updates = []
         for i, v in enumerate(graph.inputs):
             if self.version[v.id]:
                 updates.append((i, len(outputs)))
                 outputs.append(self.current[v.id])
-        return Graph(graph.inputs, self.nodes, outputs, graph.input_names, updates, self.writes)
+        return dataclasses.replace(graph, nodes=self.nodes, outputs=outputs, input_updates=updates,
+                                   writes=self.writes)
 
 
 def functionalize(graph: Graph) -> Graph:

@@ -18,7 +18,7 @@ import numpy as np
 
 from xlac.argument_specs import leaf_mutability, leaf_spec
 from xlac.errors import located, TracerConversionError, user_location
-from xlac.ir.graph import Graph, Node, Value
+from xlac.ir.graph import Graph, Node, Provenance, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
 from xlac.trace import ops
@@ -145,11 +145,12 @@ class Trace:
         raise TypeError(located(f"{primitive.name}: operand {x!r} does not belong to this trace "
                                 "(a traced value escaped from another compiled function?)"))
 
-    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False, like: Node | None = None,
-             subgraphs: tuple = ()):
+    def bind(self, primitive: Primitive, operands=(), attrs=None, *, weak: bool = False,
+             provenance: Provenance | None = None, subgraphs: tuple = ()):
         """Apply ``primitive`` to traced operands; returns one Tracer, or a tuple for multi-result primitives.
-        ``like``: a node of another graph whose source line, origin and sub-graphs the new node keeps
-        (inlining). ``subgraphs``: the regions of a control-flow node."""
+        ``provenance``: the new node's (default: the one ``provenance_of`` sets, else the user's line, the
+        running ``xlac.numpy`` function and the autocast state). ``subgraphs``: a control-flow node's
+        regions."""
         attrs = attrs or {}
         if any(not isinstance(x, Tracer) or x._trace is not self for x in operands):
             operands = [self._own(x, primitive) for x in operands]
@@ -159,11 +160,9 @@ class Trace:
         except ShapeError as e:
             raise ShapeError(located(str(e))) from None
         results = tuple(Value(t) for t in types)
-        if like is not None:
-            node = Node(primitive, values, attrs, results, like.location, like.origin, subgraphs or like.subgraphs)
-        else:
-            node = Node(primitive, values, attrs, results, user_location(2), _state.origin, tuple(subgraphs),
-                        autocast=autocast_state())
+        if provenance is None:
+            provenance = _state.inherited or Provenance(user_location(2), _state.origin, autocast_state())
+        node = Node(primitive, values, attrs, results, provenance, tuple(subgraphs))
         self.graph.nodes.append(node)
         tracers = tuple(Tracer(v, self, weak) for v in results)
         return tracers if primitive.multiple_results else tracers[0]

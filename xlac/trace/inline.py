@@ -41,7 +41,8 @@ def inline(graph: Graph, inputs: list[Tracer]) -> list[Tracer]:
 
 def bind_node(node: Node, operands: list[Tracer]) -> list[Tracer]:
     """Apply ``node``'s primitive, with its attributes, to ``operands`` in the current trace; the results
-    as a list. The new node keeps ``node``'s source line, origin and sub-graphs (regions are closed, so they
-    serve unchanged)."""
-    results = current_trace().bind(node.primitive, operands, node.attrs, like=node)
+    as a list. The new node keeps ``node``'s provenance (as inlined: its graph already ran the autocast
+    pass) and sub-graphs (regions are closed, so they serve unchanged)."""
+    results = current_trace().bind(node.primitive, operands, node.attrs, provenance=node.provenance.as_inlined(),
+                                   subgraphs=node.subgraphs)
     return list(results) if node.primitive.multiple_results else [results]

@@ -23,6 +23,7 @@ class _ThreadState(threading.local):
         self.stack: list = []
         self.origin = ""
         self.autocast: list = []
+        self.inherited = None     # a Provenance every node bound now takes (a rule rewriting a node)
 
 
 _state = _ThreadState()
@@ -44,6 +45,18 @@ def origin(name: str):
         yield
     finally:
         _state.origin = outer
+
+
+@contextlib.contextmanager
+def provenance_of(provenance):
+    """Give every node bound inside ``provenance`` (a rule emitting what one node of another graph
+    computes: its batching, JVP or VJP rule), instead of the caller's line, origin and autocast state."""
+    outer = _state.inherited
+    _state.inherited = provenance
+    try:
+        yield
+    finally:
+        _state.inherited = outer
 
 
 def autocast_state():
