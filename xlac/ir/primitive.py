@@ -1,7 +1,7 @@
 """Primitive: the declaration that every fact about an IR operation hangs off.
 
-A primitive is declared once (in :mod:`xlac.ir.primitives`) with its type rule
-and its default autocast class. Other packages attach their rules to the same
+A primitive is declared once (in :mod:`xlac.ir.primitives`) with its type rule,
+its default autocast class and, where it is one StableHLO op, that op. Other packages attach their rules to the same
 object with :meth:`Primitive.register`: the lowering package its StableHLO
 emitter, the autodiff package its VJP and JVP rules, the batching pass its
 batching rule. A pass reads these attributes; no pass keeps a private list of
@@ -34,7 +34,8 @@ class Primitive:
     """An IR operation. ``type_rule(*operand_types, **attrs)`` returns the result type(s)."""
 
     def __init__(self, name: str, type_rule: Callable[..., Any], *, multiple_results: bool = False,
-                 category: str = "", autocast: str = FOLLOW, autocast_by_op: dict | None = None):
+                 category: str = "", autocast: str = FOLLOW, autocast_by_op: dict | None = None,
+                 stablehlo: str = ""):
         self.name = name
         self.type_rule = type_rule
         self.multiple_results = multiple_results
@@ -43,6 +44,9 @@ class Primitive:
         # attribute (reduce) the classes of particular ops.
         self.autocast_class = autocast
         self.autocast_class_by_op = dict(autocast_by_op or {})
+        # The StableHLO op this primitive is, one to one, with no attributes (e.g. "stablehlo.exponential"):
+        # xlac.lowering gives it its emitter. "": the lowering registers an emitter of its own.
+        self.stablehlo = stablehlo
         # The rules other packages attach, each once, through register(): the StableHLO emitter
         # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.batching_rules).
         self.emitter: Callable | None = None

@@ -62,51 +62,51 @@ def _binary_rule(name: str, allowed: str):
     return rule
 
 
-def _unary(name: str, allowed: str, **kwargs):
-    return declare(name, _unary_rule(name, allowed), category="unary", **kwargs)
+def _unary(name: str, allowed: str, stablehlo: str = "", **kwargs):
+    return declare(name, _unary_rule(name, allowed), category="unary", stablehlo=stablehlo, **kwargs)
 
 
-def _binary(name: str, allowed: str, **kwargs):
-    return declare(name, _binary_rule(name, allowed), category="binary", **kwargs)
+def _binary(name: str, allowed: str, stablehlo: str = "", **kwargs):
+    return declare(name, _binary_rule(name, allowed), category="binary", stablehlo=stablehlo, **kwargs)
 
 
-# Elementwise primitives, with the dtypes each accepts. Names that are Python keywords or builtins end in "_".
-neg = _unary("neg", "number")
+# Elementwise primitives, with the dtypes each accepts and the StableHLO op each is (where one is). Names that are Python keywords or builtins end in "_".
+neg = _unary("neg", "number", "stablehlo.negate")
 sign = _unary("sign", "number")
-exp = _unary("exp", "float", autocast=FLOAT32)
-expm1 = _unary("expm1", "float", autocast=FLOAT32)
-log = _unary("log", "float", autocast=FLOAT32)
-log1p = _unary("log1p", "float", autocast=FLOAT32)
-sqrt = _unary("sqrt", "float")
-rsqrt = _unary("rsqrt", "float", autocast=FLOAT32)
-cbrt = _unary("cbrt", "real_float")
-tanh = _unary("tanh", "float")
-logistic = _unary("logistic", "float")
-sin = _unary("sin", "float")
-cos = _unary("cos", "float")
-tan = _unary("tan", "float", autocast=FLOAT32)
-floor = _unary("floor", "real_float")
-ceil = _unary("ceil", "real_float")
-round_ = _unary("round", "real_float")
-erf = _unary("erf", "real_float")
-not_ = _unary("not", "int_or_bool")
-popcnt = _unary("popcnt", "int")
+exp = _unary("exp", "float", "stablehlo.exponential", autocast=FLOAT32)
+expm1 = _unary("expm1", "float", "stablehlo.exponential_minus_one", autocast=FLOAT32)
+log = _unary("log", "float", "stablehlo.log", autocast=FLOAT32)
+log1p = _unary("log1p", "float", "stablehlo.log_plus_one", autocast=FLOAT32)
+sqrt = _unary("sqrt", "float", "stablehlo.sqrt")
+rsqrt = _unary("rsqrt", "float", "stablehlo.rsqrt", autocast=FLOAT32)
+cbrt = _unary("cbrt", "real_float", "stablehlo.cbrt")
+tanh = _unary("tanh", "float", "stablehlo.tanh")
+logistic = _unary("logistic", "float", "stablehlo.logistic")
+sin = _unary("sin", "float", "stablehlo.sine")
+cos = _unary("cos", "float", "stablehlo.cosine")
+tan = _unary("tan", "float", "stablehlo.tan", autocast=FLOAT32)
+floor = _unary("floor", "real_float", "stablehlo.floor")
+ceil = _unary("ceil", "real_float", "stablehlo.ceil")
+round_ = _unary("round", "real_float", "stablehlo.round_nearest_even")
+erf = _unary("erf", "real_float", "chlo.erf")
+not_ = _unary("not", "int_or_bool", "stablehlo.not")
+popcnt = _unary("popcnt", "int", "stablehlo.popcnt")
 
-add = _binary("add", "any", autocast=PROMOTE)
-sub = _binary("sub", "number", autocast=PROMOTE)
-mul = _binary("mul", "any", autocast=PROMOTE)
+add = _binary("add", "any", "stablehlo.add", autocast=PROMOTE)
+sub = _binary("sub", "number", "stablehlo.subtract", autocast=PROMOTE)
+mul = _binary("mul", "any", "stablehlo.multiply", autocast=PROMOTE)
 div = _binary("div", "number", autocast=PROMOTE)
 rem = _binary("rem", "real_number", autocast=PROMOTE)
 pow_ = _binary("pow", "number", autocast=FLOAT32)
-max_ = _binary("max", "any", autocast=PROMOTE)
-min_ = _binary("min", "any", autocast=PROMOTE)
-atan2 = _binary("atan2", "real_float", autocast=PROMOTE)
-and_ = _binary("and", "int_or_bool")
-or_ = _binary("or", "int_or_bool")
-xor = _binary("xor", "int_or_bool")
-shift_left = _binary("shift_left", "int")
-shift_right_arithmetic = _binary("shift_right_arithmetic", "int")
-shift_right_logical = _binary("shift_right_logical", "int")
+max_ = _binary("max", "any", "stablehlo.maximum", autocast=PROMOTE)
+min_ = _binary("min", "any", "stablehlo.minimum", autocast=PROMOTE)
+atan2 = _binary("atan2", "real_float", "stablehlo.atan2", autocast=PROMOTE)
+and_ = _binary("and", "int_or_bool", "stablehlo.and")
+or_ = _binary("or", "int_or_bool", "stablehlo.or")
+xor = _binary("xor", "int_or_bool", "stablehlo.xor")
+shift_left = _binary("shift_left", "int", "stablehlo.shift_left")
+shift_right_arithmetic = _binary("shift_right_arithmetic", "int", "stablehlo.shift_right_arithmetic")
+shift_right_logical = _binary("shift_right_logical", "int", "stablehlo.shift_right_logical")
 
 
 def _complex_part_rule(x: TensorType) -> TensorType:
@@ -120,8 +120,8 @@ def _abs_rule(x: TensorType) -> TensorType:
 
 
 abs_ = declare("abs", _abs_rule, category="unary")
-real = declare("real", _complex_part_rule, category="unary")
-imag = declare("imag", _complex_part_rule, category="unary")
+real = declare("real", _complex_part_rule, category="unary", stablehlo="stablehlo.real")
+imag = declare("imag", _complex_part_rule, category="unary", stablehlo="stablehlo.imag")
 
 
 def _is_finite_rule(x: TensorType) -> TensorType:
@@ -129,7 +129,7 @@ def _is_finite_rule(x: TensorType) -> TensorType:
     return x.with_dtype(BOOL)
 
 
-is_finite = declare("is_finite", _is_finite_rule, category="unary")
+is_finite = declare("is_finite", _is_finite_rule, category="unary", stablehlo="stablehlo.is_finite")
 
 
 def _complex_rule(re: TensorType, im: TensorType) -> TensorType:
@@ -138,7 +138,8 @@ def _complex_rule(re: TensorType, im: TensorType) -> TensorType:
     return re.with_dtype(np.dtype("complex64") if re.dtype == np.float32 else np.dtype("complex128"))
 
 
-complex_ = declare("complex", _complex_rule, category="binary", autocast=FLOAT32)
+complex_ = declare("complex", _complex_rule, category="binary", autocast=FLOAT32,
+                   stablehlo="stablehlo.complex")
 
 COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 

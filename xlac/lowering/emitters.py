@@ -13,6 +13,7 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
+from xlac.ir.primitive import CATALOG
 from xlac.ir.types import TensorType, scalar_type
 from xlac.lowering.module import FunctionWriter, dims, int_list
 
@@ -38,28 +39,10 @@ def _simple(op_name: str, attrs_of=lambda node: ""):
     return emit
 
 
-UNARY_STABLEHLO = {
-    P.neg: "stablehlo.negate",
-    P.exp: "stablehlo.exponential", P.expm1: "stablehlo.exponential_minus_one", P.log: "stablehlo.log",
-    P.log1p: "stablehlo.log_plus_one", P.sqrt: "stablehlo.sqrt", P.rsqrt: "stablehlo.rsqrt",
-    P.cbrt: "stablehlo.cbrt", P.tanh: "stablehlo.tanh", P.logistic: "stablehlo.logistic",
-    P.sin: "stablehlo.sine", P.cos: "stablehlo.cosine", P.tan: "stablehlo.tan",
-    P.floor: "stablehlo.floor", P.ceil: "stablehlo.ceil", P.round_: "stablehlo.round_nearest_even",
-    P.erf: "chlo.erf", P.not_: "stablehlo.not", P.popcnt: "stablehlo.popcnt",
-    P.real: "stablehlo.real", P.imag: "stablehlo.imag",
-}
-BINARY_STABLEHLO = {
-    P.add: "stablehlo.add", P.sub: "stablehlo.subtract", P.mul: "stablehlo.multiply",
-    P.max_: "stablehlo.maximum", P.min_: "stablehlo.minimum", P.atan2: "stablehlo.atan2",
-    P.and_: "stablehlo.and", P.or_: "stablehlo.or", P.xor: "stablehlo.xor",
-    P.shift_left: "stablehlo.shift_left", P.shift_right_arithmetic: "stablehlo.shift_right_arithmetic",
-    P.shift_right_logical: "stablehlo.shift_right_logical",
-}
-# The elementwise primitives that are one StableHLO op each; abs, sign, div, rem and pow have emitters below.
-for _primitive, _op in {**UNARY_STABLEHLO, **BINARY_STABLEHLO}.items():
-    _primitive.register(emitter=_simple(_op))
-P.is_finite.register(emitter=_simple("stablehlo.is_finite"))
-P.complex_.register(emitter=_simple("stablehlo.complex"))
+# The primitives declared as one StableHLO op each; the others have emitters of their own below.
+for _primitive in CATALOG.values():
+    if _primitive.stablehlo:
+        _primitive.register(emitter=_simple(_primitive.stablehlo))
 
 
 @_emits(P.abs_)
@@ -342,7 +325,7 @@ def _reduce_body_op(op: str, dtype) -> str:
         return "stablehlo.or"
     if dtype == BOOL and op == "prod":
         return "stablehlo.and"
-    return BINARY_STABLEHLO[REDUCE_BODY[op]]
+    return REDUCE_BODY[op].stablehlo
 
 
 @_emits(P.reduce)
