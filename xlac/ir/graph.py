@@ -45,8 +45,9 @@ class Value:
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a node comes from: the user's source line, the ``xlac.numpy`` function that emitted it (e.g.
-    ``"einsum"``), and the ``xlac.autocast`` state in force when it was traced (None: off). A pass that
-    rewrites a node gives the nodes it emits the rewritten node's provenance.
+    ``"einsum"``), the ``xlac.autocast`` state in force when it was traced (None: off), and which call of an
+    ``xlac.numpy`` function it belongs to (nodes emitted by one call share the number; 0: outside any). A
+    pass that rewrites a node gives the nodes it emits the rewritten node's provenance.
 
     >>> Provenance(origin="einsum").as_inlined().origin
     'einsum'
@@ -55,6 +56,7 @@ class Provenance:
     location: SourceLocation | None = None
     origin: str = ""
     autocast: Any = None
+    call: int = 0
 
     def as_inlined(self) -> "Provenance":
         """This provenance for a node evaluated again from a graph that already ran the autocast pass (a

@@ -74,16 +74,17 @@ _ANY = object()      # marks 0-d values: weak in every promotion
 
 def _weak_values(graph: Graph) -> dict[int, object]:
     """value id -> where it is weak in promotion: ``_ANY`` for a 0-d value (a Python scalar, a 0-d array, a
-    full reduction), else the xlac.numpy call (origin) that computed it only from 0-d values (the
+    full reduction), else the number of the xlac.numpy call that computed it only from 0-d values (the
     broadcast of a scalar operand inside that call). As in torch, 0-d operands do not widen arrays."""
     weak: dict[int, object] = {v.id: _ANY for v in graph.inputs if v.type.shape == ()}
     for node in graph.nodes:
-        derived = bool(node.operands) and all(weak.get(v.id) in (_ANY, node.origin) for v in node.operands)
+        call = node.provenance.call
+        derived = bool(node.operands) and all(weak.get(v.id) in (_ANY, call) for v in node.operands)
         for r in node.results:
             if r.type.shape == ():
                 weak[r.id] = _ANY
             elif derived:
-                weak[r.id] = node.origin
+                weak[r.id] = call
     return weak
 
 
@@ -202,7 +203,7 @@ class _Autocaster:
         return [self.cast(v, F32) if v.type.dtype in (F16, dtypes.bfloat16) else v for v in operands], node.attrs
 
     def _promote(self, node, operands, state):
-        floats = [(v, self.weak.get(old.id) in (_ANY, node.origin)) for v, old in zip(operands, node.operands)
+        floats = [(v, self.weak.get(old.id) in (_ANY, node.provenance.call)) for v, old in zip(operands, node.operands)
                   if _is_candidate(v.type.dtype)]
         strong = [v.type.dtype for v, weak in floats if not weak] or [v.type.dtype for v, _ in floats]
         if not strong:

@@ -161,7 +161,8 @@ class Trace:
             raise ShapeError(located(str(e))) from None
         results = tuple(Value(t) for t in types)
         if provenance is None:
-            provenance = _state.inherited or Provenance(user_location(2), _state.origin, autocast_state())
+            provenance = _state.inherited or Provenance(user_location(2), _state.origin, autocast_state(),
+                                                        _state.call)
         node = Node(primitive, values, attrs, results, provenance, tuple(subgraphs))
         self.graph.nodes.append(node)
         tracers = tuple(Tracer(v, self, weak) for v in results)

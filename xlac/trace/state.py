@@ -22,6 +22,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.stack: list = []
         self.origin = ""
+        self.call = 0             # counts the outermost xlac.numpy calls: nodes of one call share a number
         self.autocast: list = []
         self.inherited = None     # a Provenance every node bound now takes (a rule rewriting a node)
 
@@ -41,6 +42,7 @@ def origin(name: str):
     outer = _state.origin
     if not outer:
         _state.origin = name
+        _state.call += 1
     try:
         yield
     finally:
