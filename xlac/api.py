@@ -97,7 +97,7 @@ class Traced:
         graph = self.ir("final")
         start = time.perf_counter()
         # Each argument the program writes to shares its buffer with the output holding its new value.
-        text = lower_module(graph, dict(graph.input_updates))
+        text = lower_module(graph, dict(graph.input_updates), runtime.linalg_kernels(self.device))
         self.timings["lower"] = time.perf_counter() - start
         return Lowered(self, text)
 

@@ -1,9 +1,11 @@
 """StableHLO emitters of the decompositions.
 
-``cholesky`` and ``triangular_solve`` are StableHLO ops. QR and eigh are custom calls that XLA itself
-expands before code generation (its QrExpander and EighExpander: blocked Householder QR, two-sided
-Jacobi), so they need no LAPACK and run on every platform. Zero-sized matrices never reach XLA's
-expanders: their (trivial) results are written as constants.
+Where the device runs LAPACK's custom calls (``w.kernels == "lapack"``: jaxlib's CPU client), cholesky,
+triangular_solve and eigh call LAPACK (``potrf``, ``trsm``, ``syevd``/``heevd``), as NumPy and JAX do.
+Elsewhere ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR and eigh are custom calls that
+XLA itself expands before code generation (its QrExpander and EighExpander: blocked Householder QR,
+two-sided Jacobi), so they run on every platform. Zero-sized matrices never reach a kernel: their
+(trivial) results are written as constants.
 
 >>> from xlac.ir import primitives as P
 >>> all(p.emitter is not None for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh))
@@ -89,14 +91,68 @@ def _is_empty(*types: TensorType) -> bool:
 # ---------------------------------------------------------------- cholesky, triangular_solve
 
 
+# ---------------------------------------------------------------- LAPACK's custom calls
+
+LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
+INT32 = np.dtype("int32")
+
+
+def _uses_lapack(w: FunctionWriter, t: TensorType) -> bool:
+    return w.kernels == "lapack" and t.dtype.name in LAPACK_PREFIX
+
+
+def _layout(rank: int, matrices: bool) -> str:
+    """The layout (minor to major) LAPACK uses: each matrix column-major with the batch dimensions outermost
+    (``matrices``), else row-major (vectors of eigenvalues, statuses)."""
+    order = [rank - 2, rank - 1, *range(rank - 3, -1, -1)] if matrices else list(range(rank - 1, -1, -1))
+    return f"dense<[{', '.join(map(str, order))}]> : tensor<{rank}xindex>" if order else "dense<> : tensor<0xindex>"
+
+
+def _lapack(w: FunctionWriter, routine: str, operands, ins, outs, config: dict, aliased: int | None = None,
+            matrix_results: int = 1) -> list[str]:
+    """One call of LAPACK's ``routine`` (e.g. "potrf") for the dtype of ``ins[0]``, batched over leading
+    dimensions. ``config``: its character options (uplo="L", ...); ``aliased``: the operand its first result
+    overwrites; the first ``matrix_results`` results are matrices, the others vectors (eigenvalues, LAPACK's
+    info per matrix)."""
+    target = f"lapack_{LAPACK_PREFIX[ins[0].dtype.name]}{routine}_ffi"
+    options = ", ".join(f"{key} = {ord(value)} : ui8" for key, value in config.items())
+    layouts = [_layout(len(t.shape), True) for t in ins]
+    result_layouts = [_layout(len(t.shape), k < matrix_results) for k, t in enumerate(outs)]
+    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{options}}}, '
+             f'operand_layouts = [{", ".join(layouts)}], result_layouts = [{", ".join(result_layouts)}]')
+    if aliased is not None:
+        tuple_index = "0" if len(outs) > 1 else ""
+        attrs += (f", output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{tuple_index}], "
+                  f"operand_index = {aliased}, operand_tuple_indices = []>]")
+    return w.op("stablehlo.custom_call", operands, ins, outs, attrs)
+
+
+def _nan_where_failed(w: FunctionWriter, x: str, t: TensorType, status: str, batch: tuple) -> str:
+    """``x`` where LAPACK's status is 0, NaN for the matrices whose call failed (as JAX gives them)."""
+    st = TensorType(batch, INT32)
+    ok = emit_compare(w, status, emit_zeros(w, st), st, "EQ")
+    ok = w.op("stablehlo.broadcast_in_dim", [ok], [st.with_dtype(BOOL)], [t.with_dtype(BOOL)],
+              f"broadcast_dimensions = {dims(range(len(batch)))}")[0]
+    scalar = TensorType((), t.dtype)
+    nan = w.op("stablehlo.broadcast_in_dim", [emit_full(w, scalar, np.nan)], [scalar], [t],
+               f"broadcast_dimensions = {dims(())}")[0]
+    return w.op("stablehlo.select", [ok, x, nan], [t.with_dtype(BOOL), t, t], [t])[0]
+
+
 @_emits(P.cholesky)
 def _cholesky(w, node, operands):
     t = node.operands[0].type
     if _is_empty(t):
         return [operands[0]]
     lower = bool(node.attrs.get("lower", True))
-    factor = w.op("stablehlo.cholesky", operands, [t], [t], f"lower = {str(lower).lower()}")[0]
-    return [keep_triangle(w, factor, t, lower)]    # XLA leaves the other triangle undefined
+    if _uses_lapack(w, t):
+        batch = t.shape[:-2]
+        factor, status = _lapack(w, "potrf", operands, [t], [t, TensorType(batch, INT32)],
+                                 {"uplo": "L" if lower else "U"}, aliased=0)
+        factor = _nan_where_failed(w, factor, t, status, batch)
+    else:
+        factor = w.op("stablehlo.cholesky", operands, [t], [t], f"lower = {str(lower).lower()}")[0]
+    return [keep_triangle(w, factor, t, lower)]    # the other triangle is left undefined
 
 
 @_emits(P.triangular_solve)
@@ -105,6 +161,12 @@ def _triangular_solve(w, node, operands):
     if _is_empty(a, b):
         return [operands[1]]
     at = node.attrs
+    if _uses_lapack(w, a):
+        config = {"side": "L" if at.get("left_side") else "R", "uplo": "L" if at.get("lower") else "U",
+                  "trans_x": {"NO_TRANSPOSE": "N", "TRANSPOSE": "T", "ADJOINT": "C"}[at.get("transpose_a",
+                                                                                            "NO_TRANSPOSE")],
+                  "diag": "U" if at.get("unit_diagonal") else "N"}
+        return _lapack(w, "trsm", operands, [a, b], [b], config, aliased=1)
     flag = lambda key: str(bool(at.get(key, False))).lower()
     attrs = (f"left_side = {flag('left_side')}, lower = {flag('lower')}, unit_diagonal = {flag('unit_diagonal')}, "
              f"transpose_a = #stablehlo<transpose {at.get('transpose_a', 'NO_TRANSPOSE')}>")
@@ -357,6 +419,13 @@ def _eigh(w, node, operands):
     if _is_empty(t):
         return [emit_zeros(w, w_type), operands[0]]
     lower = bool(node.attrs.get("lower", True))
+    if _uses_lapack(w, t):       # syevd / heevd read the one triangle
+        batch = t.shape[:-2]
+        routine = "heevd" if np.issubdtype(t.dtype, np.complexfloating) else "syevd"
+        vectors, values, status = _lapack(w, routine, operands, [t], [v_type, w_type, TensorType(batch, INT32)],
+                                          {"mode": "V", "uplo": "L" if lower else "U"}, aliased=0)
+        return [_nan_where_failed(w, values, w_type, status, batch),
+                _nan_where_failed(w, vectors, v_type, status, batch)]
     h = _hermitian_from_triangle(w, operands[0], t, lower)     # XLA's expander reads the whole matrix
     config = f"1,1,{EIGH_MAX_SWEEPS},{EIGH_TOLERANCE[t.dtype.name]:g}"
     vectors, values = _custom_call(w, "Eigh", [h], [t], [v_type, w_type], config)

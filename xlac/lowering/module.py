@@ -47,11 +47,12 @@ def location(loc: SourceLocation | None, name: str) -> str:
 class FunctionWriter:
     """Writes the ops of one function body; emitters call :meth:`op` and :meth:`region`."""
 
-    def __init__(self, indent: str = "  "):
+    def __init__(self, indent: str = "  ", kernels: str = ""):
         self.lines: list[str] = []
         self.indent = indent
         self._count = 0
         self.loc = ""
+        self.kernels = kernels     # "lapack": the device runs LAPACK's custom calls (xlac.runtime.kernels)
 
     def fresh(self, prefix: str = "") -> str:
         self._count += 1
@@ -77,7 +78,7 @@ class FunctionWriter:
     def region(self, arg_types: Sequence[TensorType], body) -> list[str]:
         """A one-block region: ``body(writer, args)`` writes ops and returns the values to return (and
         their types). A region without arguments has no block header; its ops may read values from above."""
-        inner = FunctionWriter(self.indent + "    ")
+        inner = FunctionWriter(self.indent + "    ", self.kernels)
         inner._count = self._count
         inner.loc = self.loc
         args = [inner.fresh("r") for _ in arg_types]
@@ -102,9 +103,10 @@ class FunctionWriter:
         return self.region([] if inputs is not None else [v.type for v in graph.inputs], body)
 
 
-def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None) -> str:
-    """The StableHLO text of ``graph`` as a public function ``name``."""
-    writer = FunctionWriter()
+def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None, kernels: str = "") -> str:
+    """The StableHLO text of ``graph`` as a public function ``name``; ``kernels``: the vendor kernels the
+    device runs as custom calls ("lapack", or "" for XLA's own ops and expanders only)."""
+    writer = FunctionWriter(kernels=kernels)
     names: dict[int, str] = {}
     params = []
     arg_names = graph.input_names or [""] * len(graph.inputs)
@@ -133,6 +135,7 @@ def emit_node(writer: FunctionWriter, node: Node, names: dict[int, str]) -> None
         names[value.id] = result
 
 
-def lower_module(graph: Graph, aliases: dict[int, int] | None = None) -> str:
-    """A complete StableHLO module whose entry function ``main`` computes ``graph``."""
-    return "module @xlac {\n" + lower_graph(graph, "main", aliases) + "\n}\n"
+def lower_module(graph: Graph, aliases: dict[int, int] | None = None, kernels: str = "") -> str:
+    """A complete StableHLO module whose entry function ``main`` computes ``graph`` (``kernels``: see
+    :func:`lower_graph`)."""
+    return "module @xlac {\n" + lower_graph(graph, "main", aliases, kernels) + "\n}\n"
