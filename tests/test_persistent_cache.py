@@ -251,7 +251,7 @@ CONCURRENT_WRITER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_writing_one_key_leave_one_whole_entry(tmp_path):
+def test_two_processes_writing_one_key_leave_one_whole_entry(tmp_path, monkeypatch):
     env = {**os.environ, "PYTHONPATH": str(REPO), "XLAC_COMPILE_NOTICE": "0"}
     env.pop("XLAC_CACHE_DIR", None)
     writers = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(tmp_path), me], env=env, cwd=REPO,
@@ -275,6 +275,11 @@ def test_two_processes_writing_one_key_leave_one_whole_entry(tmp_path):
     assert outcome == "hit" and payload in (b"1" * (1 << 20), b"2" * (1 << 20))
     (entry,) = entries(tmp_path / "xlac")
     assert entry.endswith(".xlacexe")
+    monkeypatch.setattr(config, "cache_dir", str(tmp_path / "xlac"))   # the same program in this process
+    x = np.arange(6.0, dtype=np.float32)
+    compiled = xlac.compile(lambda x: xnp.sin(x) * x).lower(x).compile()
+    assert compiled.executable.persistent_cache == "hit"
+    np.testing.assert_allclose(np.asarray(compiled(x)), np.sin(x) * x, rtol=1e-6)
 
 
 # ---------------------------------------------------------------- the command line and the settings
