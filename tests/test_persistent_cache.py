@@ -214,7 +214,8 @@ def test_eviction_removes_the_least_recently_used_entries(tmp_path):
     assert cache.load(keys[1]) == (None, "no entry")            # "b": least recently used
     assert [cache.load(k)[1] for k in (keys[0], keys[2], "d" * 64)] == ["hit"] * 3
     assert cache.size() == 3 * entry_size
-    cache.store("e" * 64, bytes(10 * entry_size))                # larger than the whole cache: not kept
+    with pytest.warns(RuntimeWarning, match="larger than the persistent cache's limit"):
+        cache.store("e" * 64, bytes(10 * entry_size))            # would evict everything: not kept
     assert cache.load("e" * 64) == (None, "no entry") and cache.size() == 3 * entry_size
 
 

@@ -90,7 +90,9 @@ class PersistentCache:
         entries past ``max_bytes``. A folder that cannot be written is a warning, never an error."""
         data = _pack(key, payload)
         if self.max_bytes is not None and len(data) > self.max_bytes:
-            return                      # larger than the whole cache: keeping it would evict everything
+            _warn(f"the executable ({len(data):,} bytes) is larger than the persistent cache's limit "
+                  f"({self.max_bytes:,} bytes, XLAC_CACHE_MAX_BYTES); it is not cached")
+            return
         temporary = os.path.join(self.folder, f"{key}.{os.getpid()}.{uuid.uuid4().hex[:8]}{_TEMPORARY_SUFFIX}")
         try:
             os.makedirs(self.folder, exist_ok=True)
@@ -154,14 +156,15 @@ class PersistentCache:
 
 
 def configured_cache() -> PersistentCache | None:
-    """The cache ``xlac.config`` asks for (``cache_dir``, ``cache_max_bytes``), or None when it is off.
+    """The cache ``xlac.config`` asks for (``cache_dir``; ``cache_max_bytes``, ``0`` or ``None`` for no
+    limit), or None when it is off.
 
     >>> isinstance(configured_cache(), (PersistentCache, type(None)))
     True
     """
     if not config.cache_dir:
         return None
-    return PersistentCache(config.cache_dir, config.cache_max_bytes)
+    return PersistentCache(config.cache_dir, config.cache_max_bytes or None)
 
 
 def _pack(key: str, payload: bytes) -> bytes:
