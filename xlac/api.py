@@ -62,7 +62,8 @@ class Traced:
     out_tree: pytree.TreeDef
     device: object
     captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
-    timings: dict = field(default_factory=dict)   # seconds per stage: "trace", each pass, "lower", "xla_compile"
+    # Seconds per stage: "trace", each pass, "lower", "xla_compile" (or "cache_load": a persistent-cache hit).
+    timings: dict = field(default_factory=dict)
     rebound: Rebindings | None = None    # places outside the arguments the function rebinds: assigned per call
     # What the program checks after the call (traced indices in bounds): its output after the results and
     # the rebound values holds the status and the payload (see xlac.trace.checks).
