@@ -28,7 +28,9 @@ from xlac.captures import Captures
 from xlac.convert import converted
 from xlac.captures import finish as finish_captures
 from xlac.errors import located
+from xlac.config import config
 from xlac.inspection import Signature, recompile_cause, record_compile
+from xlac.inspection.log import CompileNotice
 from xlac.ir.exact import exact_key
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
@@ -60,7 +62,8 @@ class Traced:
     out_tree: pytree.TreeDef
     device: object
     captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
-    timings: dict = field(default_factory=dict)   # seconds per stage: "trace", each pass, "lower", "xla_compile"
+    # Seconds per stage: "trace", each pass, "lower", "xla_compile" (or "cache_load": a persistent-cache hit).
+    timings: dict = field(default_factory=dict)
     rebound: Rebindings | None = None    # places outside the arguments the function rebinds: assigned per call
     # What the program checks after the call (traced indices in bounds): its output after the results and
     # the rebound values holds the status and the payload (see xlac.trace.checks).
@@ -119,7 +122,8 @@ class Lowered:
     def compile(self) -> "Compiled":
         start = time.perf_counter()
         executable = runtime.compile_stablehlo(self.text, self.traced.device)
-        self.traced.timings["xla_compile"] = time.perf_counter() - start
+        stage = "cache_load" if executable.persistent_cache == "hit" else "xla_compile"
+        self.traced.timings[stage] = time.perf_counter() - start
         return Compiled(self, executable)
 
 
@@ -495,8 +499,10 @@ class CompiledFunction:
         with self._lock:
             compiled = self._cache.get(key)
             if compiled is None or compiled is stale:
-                traced = self._trace_for(key, leaves)
-                compiled = traced.lower().compile()
+                with CompileNotice(self.__name__, enabled=config.compile_notice) as notice:
+                    traced = self._trace_for(key, leaves)
+                    notice.ops = sum(traced.ir("final").op_counts().values())
+                    compiled = traced.lower().compile()
                 self._info.compiles += 1
                 self._cache[key] = compiled
                 self._record(key, compiled, stale)
@@ -513,6 +519,7 @@ class CompiledFunction:
         cause = recompile_cause(self._last_signature, signature)
         if stale is not None:
             cause = "an array read from outside the arguments changed shape, dtype or place"
+        cause = f"{cause}; persistent cache {compiled.executable.persistent_cache}"
         self._last_signature = signature
         record_compile(name=self.__name__, signature=str(signature), cause=cause, compiled=compiled,
                        timings=traced.timings, dump_dir=self._dump_dir)

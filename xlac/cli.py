@@ -1,8 +1,11 @@
-"""``python -m xlac dump|explain FILE.py:FUNCTION --arg SPEC ...``: inspect how xlac compiles a function.
+"""``python -m xlac dump|explain FILE.py:FUNCTION --arg SPEC ...``: inspect how xlac compiles a function;
+``python -m xlac cache [--clear]``: the persistent compilation cache.
 
 ``dump`` traces, lowers and compiles FUNCTION for the given argument types and writes the dump folder
 (every IR stage, StableHLO, XLA's HLO before and after optimization, summary) and prints the summary.
-``explain`` prints, per pass, a readable diff of the IR with each op's source line.
+``explain`` prints, per pass, a readable diff of the IR with each op's source line. ``cache`` prints the
+persistent cache's folder (``XLAC_CACHE_DIR``, or ``--dir``), its entries and their size; ``--clear``
+removes them.
 
 >>> parse_arg_spec("f32[8,128]")
 ((8, 128), dtype('float32'))
@@ -24,6 +27,7 @@ import numpy as np
 from xlac.callables import callable_name
 from xlac.inspection import explain, format_summary, record_compile, Signature, summarize
 from xlac.ir import dtypes
+from xlac.runtime import PersistentCache
 import xlac
 
 __all__ = ["main", "parse_arg_spec"]
@@ -42,7 +46,11 @@ The dump folder DIR/<function>-<signature hash>/ holds 00-traced.xir, 01-<pass>.
 traced and after each pass), module.stablehlo.mlir, module.hlo.txt (XLA's HLO before optimization),
 module.optimized.hlo.txt, summary.txt and summary.json (keys: see xlac.inspection.summary). The same
 folder is written for every compile of a program run with XLAC_DUMP_DIR=DIR; XLAC_LOG_COMPILES=1 logs
-one line per compile with its cause and time per stage.
+one line per compile with its cause, time per stage and whether the persistent cache (XLAC_CACHE_DIR=DIR)
+held it.
+
+  python -m xlac cache            # the persistent cache's folder, entries and size
+  python -m xlac cache --clear    # remove its entries
 """
 
 
@@ -81,7 +89,7 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="python -m xlac", description="Inspect what xlac does to a function. With no arguments: "
         "run a small demo.", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{dump,explain}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{dump,explain,cache}")
     for name, help_text in [
             ("dump", "compile FUNCTION and write its dump folder (IR per stage, StableHLO, HLO, summary); "
                      "print the summary"),
@@ -98,7 +106,42 @@ def _build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--autocast", metavar="DTYPE", help="compile under xlac.autocast(dtype=DTYPE)")
         sub.add_argument("--out", metavar="DIR", default=None,
                          help="dump root (dump: default ./xlac-dump; explain: write a dump only if given)")
+    help_text = "print the persistent compilation cache's folder, entries and size (--clear: empty it)"
+    cache = commands.add_parser("cache", help=help_text, description=help_text)
+    cache.add_argument("--dir", metavar="DIR", default=None,
+                       help="the cache folder (default: XLAC_CACHE_DIR, or xlac.config.cache_dir)")
+    cache.add_argument("--clear", action="store_true", help="remove every entry")
     return parser
+
+
+def _cache_command(options) -> int:
+    """``python -m xlac cache [--dir DIR] [--clear]``."""
+    folder = options.dir or xlac.config.cache_dir
+    if not folder:
+        print("python -m xlac cache: no persistent cache: set XLAC_CACHE_DIR=DIR or pass --dir DIR",
+              file=sys.stderr)
+        return 1
+    cache = PersistentCache(folder, xlac.config.cache_max_bytes)
+    if options.clear:
+        print(f"removed {cache.clear()} entries from {cache.folder}")
+        return 0
+    entries = cache.entries()
+    limit = "no limit" if cache.max_bytes is None else f"limit {_size_text(cache.max_bytes)}"
+    print(f"folder:  {cache.folder}{'' if os.path.isdir(cache.folder) else ' (not created yet)'}")
+    print(f"entries: {len(entries)}")
+    print(f"size:    {_size_text(sum(e.size for e in entries))} ({limit})")
+    for entry in reversed(entries):            # most recently used first
+        used = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.last_used))
+        print(f"  {os.path.basename(entry.path)}  {_size_text(entry.size):>10}  last used {used}")
+    return 0
+
+
+def _size_text(size: int) -> str:
+    """``1536`` -> ``'1.5 KiB'``."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1024
 
 
 def _load_function(parser, target: str):
@@ -178,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = _build_parser()
     options = parser.parse_args(argv)
+    if options.command == "cache":
+        return _cache_command(options)
     fn = _load_function(parser, options.target)
     arrays, statics = _parsed_inputs(parser, options)
     try:

@@ -7,10 +7,27 @@ True
 from __future__ import annotations
 
 import os
+import warnings
+
+DEFAULT_CACHE_MAX_BYTES = 2 * 1024 ** 3
 
 
-def _env_flag(name: str) -> bool:
-    return os.environ.get(name, "") not in ("", "0")
+def _env_flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    return default if value is None else value not in ("", "0")
+
+
+def _env_bytes(name: str, default: int) -> int | None:
+    """A size in bytes from the environment (``0``: no limit); the default, with a warning, if malformed."""
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        size = int(value)
+    except ValueError:
+        warnings.warn(f"xlac: {name}={value!r} is not a number of bytes; using {default}", RuntimeWarning)
+        return default
+    return size if size > 0 else None
 
 
 class Config:
@@ -18,13 +35,22 @@ class Config:
 
     ``dump_dir``: a folder where every compile writes its stages, HLO and summary (``XLAC_DUMP_DIR=DIR``;
     ``None``: no dump). ``log_compiles``: log one line per compile to the ``"xlac"`` logger at WARNING
-    level, naming its cause and time per stage (``XLAC_LOG_COMPILES=1``).
+    level, naming its cause, time per stage and what the persistent cache did (``XLAC_LOG_COMPILES=1``).
+
+    ``cache_dir``: a folder keeping compiled executables across processes (``XLAC_CACHE_DIR=DIR``; ``None``:
+    no persistent cache). ``cache_max_bytes``: its size limit, least recently used entries evicted first
+    (``XLAC_CACHE_MAX_BYTES``, default 2 GiB; ``None``, or ``0`` in the environment: no limit).
+    ``compile_notice``: a compile still running after 2 s prints a line on stderr, and its duration when it
+    ends (``XLAC_COMPILE_NOTICE=0`` turns it off).
     """
 
     def __init__(self):
         self.verify_passes = _env_flag("XLAC_VERIFY")
         self.dump_dir: str | None = os.environ.get("XLAC_DUMP_DIR") or None
         self.log_compiles = _env_flag("XLAC_LOG_COMPILES")
+        self.cache_dir: str | None = os.environ.get("XLAC_CACHE_DIR") or None
+        self.cache_max_bytes: int | None = _env_bytes("XLAC_CACHE_MAX_BYTES", DEFAULT_CACHE_MAX_BYTES)
+        self.compile_notice = _env_flag("XLAC_COMPILE_NOTICE", default=True)
 
     def update(self, name: str, value) -> None:
         if not hasattr(self, name):

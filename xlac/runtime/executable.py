@@ -13,8 +13,12 @@ array([2., 2.], dtype=float32)
 """
 from __future__ import annotations
 
+import warnings
+
+from xlac.runtime.cache_key import cache_key
 from xlac.runtime.client import compile_options
 from xlac.runtime.memory import raise_if_out_of_memory
+from xlac.runtime.persistent_cache import configured_cache
 
 
 class CompileError(RuntimeError):
@@ -22,11 +26,14 @@ class CompileError(RuntimeError):
 
 
 class Executable:
-    """A compiled program on one device; ``execute(buffers)`` runs it and returns the output buffers."""
+    """A compiled program on one device; ``execute(buffers)`` runs it and returns the output buffers.
+    ``persistent_cache``: what the persistent cache did for it, ``"hit"``, ``"miss (no entry)"``,
+    ``"miss (corrupt entry)"`` or ``"off"``."""
 
-    def __init__(self, loaded, device):
+    def __init__(self, loaded, device, persistent_cache: str = "off"):
         self._loaded = loaded
         self.device = device
+        self.persistent_cache = persistent_cache
         # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
         self.execute = _make_execute(loaded.execute_sharded)
 
@@ -59,9 +66,47 @@ def _make_execute(execute_sharded):
 
 
 def compile_stablehlo(text: str, device) -> Executable:
-    """Compile a StableHLO module (text with a ``main`` function) for ``device``."""
+    """Compile a StableHLO module (text with a ``main`` function) for ``device``; with ``xlac.config.cache_dir``
+    set, load it from the persistent cache when it holds it, else compile and store it there."""
+    options = compile_options()
+    cache = configured_cache()
+    if cache is None:
+        return Executable(_compile(text, device, options), device, "off")
+    key = cache_key(text, [device], options)
+    payload, outcome = cache.load(key)
+    if payload is not None:
+        loaded = _deserialize(payload, device, options, cache.path_of(key))
+        if loaded is not None:
+            return Executable(loaded, device, "hit")
+        outcome = "corrupt entry"
+    loaded = _compile(text, device, options)
+    payload = _serialize(loaded, device)
+    if payload is not None:
+        cache.store(key, payload)
+    return Executable(loaded, device, f"miss ({outcome})")
+
+
+def _compile(text: str, device, options):
     try:
-        loaded = device.client.compile_and_load(text, [device], compile_options())
+        return device.client.compile_and_load(text, [device], options)
     except Exception as e:  # jaxlib raises its own JaxRuntimeError
         raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
-    return Executable(loaded, device)
+
+
+def _serialize(loaded, device) -> bytes | None:
+    try:
+        return loaded.serialize() if hasattr(loaded, "serialize") else device.client.serialize_executable(loaded)
+    except Exception as e:  # noqa: BLE001 - a platform that cannot serialize only goes uncached
+        warnings.warn(f"xlac: the executable could not be serialized for the persistent cache ({e})",
+                      RuntimeWarning, stacklevel=4)
+        return None
+
+
+def _deserialize(payload: bytes, device, options, path: str):
+    """The loaded executable, or None (after a warning) when jaxlib refuses the entry."""
+    try:
+        return device.client.deserialize_executable(payload, [device], options)
+    except Exception as e:  # noqa: BLE001 - jaxlib's errors: a bad entry must fall back to compiling
+        warnings.warn(f"xlac: jaxlib could not load the persistent cache entry {path} ({e}); compiling again",
+                      RuntimeWarning, stacklevel=4)
+        return None
