@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import re
 import sys
 import timeit
 from pathlib import Path
@@ -194,7 +195,9 @@ def mlp(np, x, w1, b1, w2, b2, w3, b3):
 
 
 def attention(np, q, k, v):
-    s = (q @ k.T) / np.sqrt(q.shape[1])
+    # q.shape[1] ** 0.5, a Python float: np.sqrt(q.shape[1]) is a NumPy float64 scalar, which makes NumPy
+    # (and xlac, which follows it) compute the scores in float64, where jax keeps float32 (README).
+    s = (q @ k.T) / q.shape[1] ** 0.5
     s = np.where(np.tril(np.ones((q.shape[0], k.shape[0]), dtype=bool)), s, -1e9)
     p = np.exp(s - s.max(axis=1, keepdims=True))
     return (p / p.sum(axis=1, keepdims=True)) @ v
@@ -288,27 +291,67 @@ def _close(got, want) -> None:
     assert error <= 2e-3 * scale, f"max error {error} (scale {scale})"
 
 
-def _best(calls: list, rounds: int, quick: bool) -> list[float]:
-    """Best seconds per call of each callable, measured in alternating rounds (shared, noisy machine)."""
+def _measure(calls: list, rounds: int, quick: bool, numpy_rounds: int = 5) -> tuple[list[float], float]:
+    """Best seconds per call of xlac, jax and NumPy (``calls`` in that order), measured in alternating
+    rounds (these machines are shared and noisy), and the median over rounds of jax's time over xlac's in
+    the same round. NumPy, the slowest, runs in the first ``numpy_rounds`` rounds only."""
     for call in calls:
         call()
-    if quick:
-        number = 1
-    else:               # about 20 ms per measurement of the slowest, at least one call
-        slowest = max(timeit.timeit(call, number=1) for call in calls)
-        number = max(1, min(200, int(0.02 / max(slowest, 1e-6))))
+    numbers = [1] * len(calls)
+    if not quick:       # about 10 ms per measurement, at least one call
+        numbers = [max(1, min(500, int(0.01 / max(timeit.timeit(call, number=1), 1e-6)))) for call in calls]
     best = [math.inf] * len(calls)
-    for _ in range(rounds):
-        for i, call in enumerate(calls):
-            best[i] = min(best[i], timeit.timeit(call, number=number) / number)
-    return best
+    paired = []
+    for r in range(rounds):
+        times = [timeit.timeit(call, number=n) / n if i < 2 or r < numpy_rounds else math.inf
+                 for i, (call, n) in enumerate(zip(calls, numbers))]
+        best = [min(b, t) for b, t in zip(best, times)]
+        paired.append(times[1] / times[0])
+    return best, sorted(paired)[len(paired) // 2]
 
 
-def optimized_hlo(kernel, args) -> tuple[str, str]:
-    """XLA's optimized HLO of the xlac and the jax program."""
-    xlac_text = xlac.compile(functools.partial(kernel, numpy)).trace(*args).lower().compile().as_text()
-    jax_text = jax.jit(functools.partial(kernel, jnp)).lower(*args).compile().as_text()
-    return xlac_text, jax_text
+def _programs(kernel, args):
+    """The compiled xlac and jax programs of ``kernel`` (for their optimized HLO and cost analysis)."""
+    return (xlac.compile(functools.partial(kernel, numpy)).trace(*args).lower().compile(),
+            jax.jit(functools.partial(kernel, jnp)).lower(*args).compile())
+
+
+def _readable(text: str) -> str:
+    """The HLO computations without metadata and the file/stack tables."""
+    text = re.sub(r",? metadata=\{[^}]*\}", "", text)
+    text = re.sub(r"\n(FileNames|FunctionNames|FileLocations|StackFrames)\n(\d+ .*\n)*", "\n", text)
+    return "\n".join(line for line in text.splitlines() if line.strip())
+
+
+def _shape_of_program(text: str) -> list[str]:
+    """The instructions of an optimized HLO module without names: two programs alike here differ only in
+    how XLA and the front ends named things."""
+    lines = []
+    for line in _readable(text).splitlines():
+        if line.startswith("HloModule") or line.rstrip().endswith("{") or line.strip() == "}":
+            continue
+        line = re.sub(r"%[\w.\-]+", "%", line)
+        line = re.sub(r", backend_config=\{.*\}$", "", line)      # the same keys, in another order
+        line = re.sub(r"/\*index=\d+\*/", "", line)
+        lines.append(line.strip())
+    return sorted(lines)
+
+
+def _likeness(xlac_text: str, jax_text: str) -> str:
+    """"same" when the optimized programs differ only in names; "prec" when, besides, only in xlac's dots
+    asking for operand_precision={highest,highest} (NumPy's float32 products; XLA's CPU dots run in full
+    float32 either way); "differs" otherwise."""
+    xlac_lines, jax_lines = _shape_of_program(xlac_text), _shape_of_program(jax_text)
+    if xlac_lines == jax_lines:
+        return "same"
+    unprecise = sorted(line.replace(", operand_precision={highest,highest}", "") for line in xlac_lines)
+    return "prec" if unprecise == jax_lines else "differs"
+
+
+def _bytes_accessed(program) -> float:
+    cost = program.cost_analysis()
+    cost = cost[0] if isinstance(cost, list) else cost
+    return float(cost.get("bytes accessed", float("nan")))
 
 
 def main() -> None:
@@ -316,19 +359,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one round of one call: a smoke run")
     parser.add_argument("--only", default="", help="comma-separated substrings of kernel names")
     parser.add_argument("--hlo", default="", help="print both optimized HLOs of the kernel whose name has this")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=15)
     options = parser.parse_args()
     selected = cases()
     if options.hlo:
         name, kernel, args = next(c for c in selected if options.hlo in c[0])
-        xlac_text, jax_text = optimized_hlo(kernel, args)
-        print(f"==== xlac: {name}\n{xlac_text}\n==== jax\n{jax_text}")
+        xlac_program, jax_program = _programs(kernel, args)
+        print(f"==== xlac: {name}\n{_readable(xlac_program.as_text())}\n==== jax\n{_readable(jax_program.as_text())}")
         return
     if options.only:
         selected = [c for c in selected if any(s in c[0] for s in options.only.split(","))]
     rounds = 1 if options.quick else options.rounds
-    print(f"{'kernel':36s} {'xlac ms':>9s} {'jax ms':>9s} {'NumPy ms':>9s} {'jax/xlac':>8s} {'xlac/NumPy':>10s}")
-    ratios = []
+    print(f"{'kernel':34s} {'xlac ms':>8s} {'jax ms':>8s} {'NumPy ms':>9s} {'jax/xlac':>8s} {'median':>6s} "
+          f"{'xlac/NumPy':>10s} {'HLO':>6s} {'bytes x/j':>9s}")
+    ratios, medians = [], []
     for name, kernel, args in selected:
         compiled = xlac.compile(functools.partial(kernel, numpy))
         jitted = jax.jit(functools.partial(kernel, jnp))
@@ -337,15 +381,23 @@ def main() -> None:
         want = kernel(numpy, *args)
         _close(compiled(*xlac_args), want)
         _close(jitted(*jax_args), want)
-        t_xlac, t_jax, t_numpy = _best([lambda: compiled(*xlac_args).block_until_ready(),
-                                        lambda: jitted(*jax_args).block_until_ready(),
-                                        lambda: kernel(numpy, *args)], rounds, options.quick)
+        xlac_program, jax_program = _programs(kernel, args)
+        same = _likeness(xlac_program.as_text(), jax_program.as_text())
+        bytes_ratio = _bytes_accessed(xlac_program) / _bytes_accessed(jax_program)
+        (t_xlac, t_jax, t_numpy), median = _measure([lambda: compiled(*xlac_args).block_until_ready(),
+                                                     lambda: jitted(*jax_args).block_until_ready(),
+                                                     lambda: kernel(numpy, *args)], rounds, options.quick)
         ratios.append(t_jax / t_xlac)
+        medians.append(median)
         flag = "  <0.9" if t_jax / t_xlac < 0.9 else ""
-        print(f"{name:36s} {t_xlac * 1e3:9.3f} {t_jax * 1e3:9.3f} {t_numpy * 1e3:9.3f} {t_jax / t_xlac:8.2f} "
-              f"{t_xlac / t_numpy:10.2f}{flag}", flush=True)
-    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    print(f"{len(ratios)} kernels; geomean jax/xlac {geomean:.3f}; below 0.9: {sum(r < 0.9 for r in ratios)}")
+        print(f"{name:34s} {t_xlac * 1e3:8.3f} {t_jax * 1e3:8.3f} {t_numpy * 1e3:9.3f} {t_jax / t_xlac:8.2f} "
+              f"{median:6.2f} {t_xlac / t_numpy:10.2f} {same:>6s} {bytes_ratio:9.2f}{flag}",
+              flush=True)
+
+    def geomean(values):
+        return math.exp(sum(math.log(v) for v in values) / len(values))
+    print(f"{len(ratios)} kernels; geomean jax/xlac {geomean(ratios):.3f} (of the medians {geomean(medians):.3f}); "
+          f"below 0.9: {sum(r < 0.9 for r in ratios)}")
 
 
 if __name__ == "__main__":
