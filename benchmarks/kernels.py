@@ -2,11 +2,14 @@
 unmodified as ``xlac.compile(partial(kernel, numpy))`` (plain NumPy inside the compiled function), as
 ``jax.jit(partial(kernel, jax.numpy))`` and as NumPy itself, in the same run.
 
-Run: PYTHONPATH=. python benchmarks/kernels.py [--quick] [--only NAME[,NAME...]] [--hlo NAME]
-Per kernel: run time of xlac, jax.jit and NumPy (best of interleaved rounds; the arguments are already on
-the device for xlac and jax, so neither pays a transfer), the ratios jax/xlac (goal: geomean >= 1.0, every
-kernel >= 0.9) and xlac/NumPy. Every xlac result is checked against NumPy's before it is timed.
-``--hlo NAME`` prints XLA's optimized HLO of both compiled programs for one kernel (for reading causes).
+Run: PYTHONPATH=. python benchmarks/kernels.py [--quick] [--only NAME[,NAME...]] [--hlo NAME] [--rounds N]
+Per kernel, columns: best time per call of xlac, jax.jit and NumPy over N alternating rounds (30; NumPy in
+the first 5; the arguments already on the device for xlac and jax, so neither pays a transfer); jax/xlac of
+the best times (goal: geomean >= 1.0, every kernel >= 0.9) and the median over rounds of the same ratio
+(these machines are shared and noisy: compare the two); xlac/NumPy; whether XLA's optimized programs are
+the same but for names ("same"; "prec": and for xlac's dots asking operand_precision=highest), and the
+bytes they access (XLA's cost analysis), xlac/jax. Every result is checked against NumPy's before timing.
+``--hlo NAME`` prints both optimized HLOs, without metadata, of the first kernel whose name has NAME.
 ``--quick``: one round of one call each, a smoke run.
 """
 from __future__ import annotations
@@ -298,8 +301,8 @@ def _measure(calls: list, rounds: int, quick: bool, numpy_rounds: int = 5) -> tu
     for call in calls:
         call()
     numbers = [1] * len(calls)
-    if not quick:       # about 10 ms per measurement, at least one call
-        numbers = [max(1, min(500, int(0.01 / max(timeit.timeit(call, number=1), 1e-6)))) for call in calls]
+    if not quick:       # about 5 ms per measurement, at least one call
+        numbers = [max(1, min(500, int(0.005 / max(timeit.timeit(call, number=1), 1e-6)))) for call in calls]
     best = [math.inf] * len(calls)
     paired = []
     for r in range(rounds):
@@ -359,7 +362,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="one round of one call: a smoke run")
     parser.add_argument("--only", default="", help="comma-separated substrings of kernel names")
     parser.add_argument("--hlo", default="", help="print both optimized HLOs of the kernel whose name has this")
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=30)
     options = parser.parse_args()
     selected = cases()
     if options.hlo:
