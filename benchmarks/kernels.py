@@ -296,8 +296,9 @@ def _close(got, want) -> None:
 
 def _measure(calls: list, rounds: int, quick: bool, numpy_rounds: int = 5) -> tuple[list[float], float]:
     """Best seconds per call of xlac, jax and NumPy (``calls`` in that order), measured in alternating
-    rounds (these machines are shared and noisy), and the median over rounds of jax's time over xlac's in
-    the same round. NumPy, the slowest, runs in the first ``numpy_rounds`` rounds only."""
+    rounds (these machines are shared and noisy; xlac and jax take turns to run first), and the median over
+    rounds of jax's time over xlac's in the same round. NumPy, the slowest, runs in the first
+    ``numpy_rounds`` rounds only."""
     for call in calls:
         call()
     numbers = [1] * len(calls)
@@ -306,8 +307,11 @@ def _measure(calls: list, rounds: int, quick: bool, numpy_rounds: int = 5) -> tu
     best = [math.inf] * len(calls)
     paired = []
     for r in range(rounds):
-        times = [timeit.timeit(call, number=n) / n if i < 2 or r < numpy_rounds else math.inf
-                 for i, (call, n) in enumerate(zip(calls, numbers))]
+        times = [math.inf] * len(calls)
+        order = [0, 1, 2] if r % 2 == 0 else [1, 0, 2]        # neither peer always runs first
+        for i in order:
+            if i < 2 or r < numpy_rounds:
+                times[i] = timeit.timeit(calls[i], number=numbers[i]) / numbers[i]
         best = [min(b, t) for b, t in zip(best, times)]
         paired.append(times[1] / times[0])
     return best, sorted(paired)[len(paired) // 2]
