@@ -302,7 +302,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
     with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert,
-               loops=loops) as trace:
+               loops=loops, kernels=runtime.linalg_kernels(device)) as trace:
         if statics is not None:
             trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)

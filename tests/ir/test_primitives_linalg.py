@@ -389,3 +389,23 @@ def test_vmap_matches_jax_vmap():
     want = _jax64(lambda: jax.jit(jax.vmap(jax_fn, in_axes=in_axes))(spd_b1, tri, b, wide))
     _compare_trees(got, want)
     assert_matches(got_right, np.stack([np.linalg.solve(m.T, rhs.T).T for m in (tri, 2 * tri)]))
+
+
+@covers("lu")
+@pytest.mark.parametrize("dtype", LINALG_DTYPES)
+def test_lu_matches_lapack_and_its_derivatives_match_jax(dtype):
+    rng = np.random.default_rng(3)
+    a, tangent, cotangent = (rand(rng, (2, 5, 5), dtype) for _ in range(3))
+    factors, pivots = run(ops.lu, a)
+    want_factors, want_pivots, _ = _jax64(jax.lax.linalg.lu, a)
+    close(factors, want_factors, dtype)
+    np.testing.assert_array_equal(pivots, want_pivots)
+    assert pivots.dtype == np.int32
+    lu_only = lambda x: ops.lu(x)[0]
+    jvp = run(lambda x, t: xlac.jvp(lu_only, (x,), (t,))[1], a, tangent)
+    vjp = run(lambda x, c: xlac.vjp(lu_only, x)[1](c)[0], a, cotangent)
+    jax_lu = lambda x: jax.lax.linalg.lu(x)[0]
+    close(jvp, _jax64(lambda: jax.jvp(jax_lu, (a,), (tangent,))[1]), dtype, scale=10)
+    close(vjp, _jax64(lambda: jax.vjp(jax_lu, a)[1](cotangent)[0]), dtype, scale=10)
+    batched = run(xlac.vmap(ops.lu), a)
+    np.testing.assert_array_equal(batched[1], want_pivots)

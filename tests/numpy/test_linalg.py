@@ -119,7 +119,8 @@ def test_eager_values_match_numpy(seed):
 
 
 def test_named_results_dtypes_and_singular_matrices():
-    """NumPy's named tuples; result dtypes; singular matrices give infinities (and NaN), not errors."""
+    """NumPy's named tuples; result dtypes; with the after-call checks off, singular matrices give
+    infinities (and NaN), not errors."""
     def f(a32, ints, c64, z, diag, neg):
         res, slog, q, svd = L.eigh(a32), L.slogdet(z), L.qr(a32), L.svd(a32)
         assert isinstance(res, L.EighResult) and isinstance(slog, L.SlogdetResult)
@@ -129,7 +130,7 @@ def test_named_results_dtypes_and_singular_matrices():
     a32, ints = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32), np.array([[1, 2], [2, 4]])
     args = (a32, ints, np.ones(3, np.complex64), np.zeros((3, 3)), np.diag([1.0, 0.0]), -np.eye(2))
     (w, s, det_int, norm_c, solved, det_z, sign, logabsdet, inv_z, cond_inf, chol_nan, inv_int,
-     eig_int) = tree_np(xlac.compile(f)(*args))
+     eig_int) = tree_np(xlac.compile(f, check_bounds=False)(*args))
     assert (w.dtype, s.dtype, det_int.dtype, norm_c.dtype, solved.dtype) == (np.float32, np.float32, np.float64,
                                                                              np.float32, np.float64)
     assert det_z == 0 and sign == 0 and logabsdet == -np.inf and not np.isfinite(inv_z).all()
@@ -459,3 +460,40 @@ def test_vmap_matches_jax_vmap():
         want = tree_np(jax.jit(jax.vmap(fns(jnp.linalg), in_axes=(1, None)))(a_axis1, b))
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("fn, arg", [
+    (np.linalg.inv, np.array([[1.0, 2.0], [2.0, 4.0]])),                       # U has an exact zero pivot
+    (lambda a: np.linalg.solve(a, np.ones(2)), np.array([[1.0, 2.0], [2.0, 4.0]])),
+    (lambda a: np.linalg.solve(a, np.ones((2, 2, 1))), np.stack([np.eye(2), np.zeros((2, 2))])),   # one of two
+    (np.linalg.cholesky, np.array([[1.0, 2.0], [2.0, 1.0]])),                  # indefinite
+])
+def test_singular_and_indefinite_matrices_raise_numpys_linalg_error_after_the_call(fn, arg):
+    with pytest.raises(np.linalg.LinAlgError) as numpy_error:
+        fn(arg)
+    with pytest.raises(np.linalg.LinAlgError) as error:
+        xlac.compile(fn)(arg)
+    assert str(numpy_error.value) in str(error.value)
+    assert "test_linalg.py" in str(error.value)                                   # the user's line
+
+
+def test_cholesky_of_nan_gives_nan_as_numpy_does():
+    a = np.array([[4.0, np.nan], [np.nan, 5.0]])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(np.linalg.cholesky)(a)), np.linalg.cholesky(a))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_lu_based_functions_match_numpy_on_ill_conditioned_and_singular_matrices(dtype):
+    """det, slogdet, solve and inv factor by LU as NumPy does: exact zeros where NumPy finds a zero pivot,
+    the same sign, and solutions as accurate as LAPACK's on a Hilbert matrix."""
+    hilbert = (1.0 / (np.arange(6)[:, None] + np.arange(6)[None, :] + 1)).astype(dtype)
+    singular = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], dtype)
+    b = np.arange(6.0).astype(dtype)
+    det_s, sign_s, log_s, det_h, solved = tree_np(xlac.compile(
+        lambda s, h, b: (L.det(s), *L.slogdet(s), L.det(h), L.solve(h, b)))(singular, hilbert, b))
+    assert det_s == np.linalg.det(singular) and sign_s == np.linalg.slogdet(singular).sign
+    assert log_s == np.linalg.slogdet(singular).logabsdet
+    eps = np.finfo(np.dtype(dtype)).eps
+    np.testing.assert_allclose(det_h, np.linalg.det(hilbert), rtol=100 * eps * np.linalg.cond(hilbert))
+    residual = np.abs(hilbert @ solved - b).max()          # LAPACK's backward error: O(n eps ||A|| ||x||)
+    assert residual <= 100 * 6 * eps * np.abs(hilbert).max() * np.abs(solved).max()

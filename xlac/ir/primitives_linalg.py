@@ -19,7 +19,7 @@ from xlac.ir.autocast_classes import FLOAT32
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
-__all__ = ["cholesky", "triangular_solve", "qr", "eigh"]
+__all__ = ["cholesky", "triangular_solve", "qr", "eigh", "lu"]
 
 LINALG_DTYPES = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 TRANSPOSE_KINDS = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
@@ -96,6 +96,18 @@ qr = declare("qr", _qr_rule, multiple_results=True, category="linalg", autocast=
 def _eigh_rule(a: TensorType, *, lower: bool = True) -> tuple[TensorType, TensorType]:
     _matrices("eigh", a)
     return TensorType(a.shape[:-1], real_dtype(a.dtype)), a
+
+
+def _lu_rule(a: TensorType) -> tuple[TensorType, TensorType]:
+    _matrices("lu", a)
+    return a, TensorType(a.shape[:-1], np.dtype("int32"))
+
+
+# ``lu a``: (lu, pivots), LU decomposition with partial pivoting of square matrices, as LAPACK's getrf: lu
+# holds L below its diagonal (L's unit diagonal implied) and U on and above it; row i was swapped with
+# row pivots[i] (from 0) at step i, so that P a = L U. A singular matrix gives a zero on U's diagonal.
+# Lowered only where the device has an LU kernel (xlac.runtime.kernels); xlac.numpy uses QR elsewhere.
+lu = declare("lu", _lu_rule, multiple_results=True, category="linalg", autocast=FLOAT32)
 
 
 # ``eigh a``: (w, v), the eigenvalues of the Hermitian matrix a in ascending order and its orthonormal

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.errors import UnsupportedError
 from xlac.ir import primitives as P
 from xlac.ir.primitives_linalg import real_dtype
 from xlac.ir.types import TensorType, scalar_type
@@ -171,6 +172,26 @@ def _triangular_solve(w, node, operands):
     attrs = (f"left_side = {flag('left_side')}, lower = {flag('lower')}, unit_diagonal = {flag('unit_diagonal')}, "
              f"transpose_a = #stablehlo<transpose {at.get('transpose_a', 'NO_TRANSPOSE')}>")
     return w.op("stablehlo.triangular_solve", operands, [a, b], [b], attrs)
+
+
+# ---------------------------------------------------------------- lu
+
+
+@_emits(P.lu)
+def _lu(w, node, operands):
+    t = node.operands[0].type
+    lu_type, pivots_type = (v.type for v in node.results)
+    if _is_empty(t):
+        return [operands[0], emit_zeros(w, pivots_type)]
+    if not _uses_lapack(w, t):
+        raise UnsupportedError("lu: this device has no LU kernel (xlac.numpy's solve, inv, det and slogdet "
+                               "use QR there); xlac calls LAPACK's getrf on CPU")
+    batch = t.shape[:-2]
+    factors, pivots, _ = _lapack(w, "getrf", operands, [t], [lu_type, pivots_type, TensorType(batch, INT32)],
+                                 {}, aliased=0)
+    one = w.op("stablehlo.broadcast_in_dim", [emit_full(w, TensorType((), INT32), 1)], [TensorType((), INT32)],
+               [pivots_type], f"broadcast_dimensions = {dims(())}")[0]
+    return [factors, w.op("stablehlo.subtract", [pivots, one], [pivots_type] * 2, [pivots_type])[0]]   # from 0
 
 
 # ---------------------------------------------------------------- qr

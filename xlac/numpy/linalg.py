@@ -1,9 +1,12 @@
-"""``xlac.numpy.linalg``: NumPy 2's ``numpy.linalg``, on XLA's decompositions.
+"""``xlac.numpy.linalg``: NumPy 2's ``numpy.linalg``, on LAPACK where the device runs it, else on XLA's
+decompositions.
 
-Everything is built on four primitives (see :mod:`xlac.ir.primitives_linalg`): Cholesky, triangular
-solve, Householder QR and the Jacobi eigendecomposition of Hermitian matrices. XLA expands them into
-plain HLO, so they run on every platform and carry derivatives and batching rules. ``det``, ``slogdet``,
-``inv`` and ``solve`` use QR (XLA has no LU); ``svd`` and everything built on it (``svdvals``, ``pinv``,
+Everything is built on five primitives (see :mod:`xlac.ir.primitives_linalg`): Cholesky, triangular
+solve, LU with partial pivoting, Householder QR and the eigendecomposition of Hermitian matrices, each
+with derivatives and batching rules. On CPU they call LAPACK (potrf, trsm, getrf, syevd/heevd) as NumPy
+and JAX do; elsewhere XLA expands them into plain HLO. ``det``, ``slogdet``, ``inv`` and ``solve`` use LU
+as NumPy does (QR on a device without LAPACK: there a singular matrix is found only when R has an exact
+zero); ``svd`` and everything built on it (``svdvals``, ``pinv``,
 ``lstsq``, ``matrix_rank``, ``cond``, the 2- and nuclear norms) use the eigendecomposition of the
 Jordan-Wielandt matrix ``[[0, A], [A^H, 0]]``, whose eigenvalues are plus and minus the singular
 values of A: singular values come out accurate to about ``eps * ||A||`` (absolutely), as LAPACK's.
@@ -12,8 +15,9 @@ Stacks of matrices ``(..., M, N)`` work wherever NumPy allows them. Integer and 
 computed in float64; float16 is refused, as NumPy refuses it. Derivatives of ``eigh`` and
 ``cholesky`` treat the input as Hermitian (its gradient is Hermitian), as JAX's do.
 
-Deviation: a singular matrix (for ``cholesky``, one not positive definite) raises no LinAlgError inside
-a compiled program, which cannot raise on values: the results hold inf or NaN instead.
+A singular matrix given to ``solve`` or ``inv`` (an exact zero pivot, as LAPACK's getrf reports it) and
+a matrix ``cholesky`` cannot factor raise NumPy's LinAlgError after the call, naming the user's line (the
+after-call checks of :mod:`xlac.trace.checks`; with ``check_bounds=False`` the results hold inf or NaN).
 Deviation: float32 inputs are computed in float32 (NumPy computes them in float64 and rounds), so
 results are accurate to float32's epsilon times the condition number.
 Deviation: the named tuples (EighResult, SVDResult, QRResult, SlogdetResult) cannot yet be returned
@@ -32,12 +36,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xlac.errors import UnsupportedError, located
+from xlac.errors import UnsupportedError, located, user_location
 from xlac.ir import dtypes
 from xlac.numpy import _out, contractions, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis, promote
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
+from xlac.passes.rules_linalg import permutation_matrix, pivots_to_permutation
 from xlac.trace import ops
+from xlac.trace.checks import Check
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve", "cholesky", "qr", "eigh",
@@ -263,15 +270,71 @@ def _singular_values(a: Tracer, hermitian: bool = False) -> Tracer:
 def cholesky(a, /, *, upper=False):
     """The Cholesky factor of a Hermitian positive-definite matrix: L with a = L L^H (or U with a = U^H U).
 
-    Only the lower (upper, with ``upper=True``) triangle of ``a`` is read.
-    Deviation: a matrix that is not positive definite gives NaNs instead of raising LinAlgError.
+    Only the lower (upper, with ``upper=True``) triangle of ``a`` is read. A matrix that is not positive
+    definite raises NumPy's LinAlgError after the call (with ``check_bounds=False``: its factor is NaN).
 
     >>> import numpy as np
     >>> np.asarray(cholesky(np.array([[4.0, 2.0], [2.0, 5.0]])))
     array([[2., 0.],
            [1., 2.]])
     """
-    return ops.cholesky(_matrix(a, "cholesky", square=True), lower=not upper)
+    x = _matrix(a, "cholesky", square=True)
+    factor = ops.cholesky(x, lower=not upper)
+    if factor.size:
+        # A failed factorization is NaN (XLA's and LAPACK's alike); NaN read from the input is not a failure
+        # (LAPACK carries it through, and NumPy gives the NaNs without an error).
+        failed, given_nan = _any_nan(_diagonal_of(factor)), _any_nan(ops.triangle(x, lower=not upper))
+        _require_after_call(ops.or_(ops.not_(failed), given_nan), "Matrix is not positive definite")
+    return factor
+
+
+def _any_nan(x: Tracer) -> Tracer:
+    return ops.reduce(ops.compare(x, x, "NE"), "or", tuple(range(x.ndim)))
+
+
+def _require_after_call(holds: Tracer, message: str) -> None:
+    """Raise LinAlgError(message) after the call, naming the user's line, unless ``holds`` (0-d bool)."""
+    checks = current_trace().checks
+    if checks.enabled:
+        checks.require(holds, ops.constant(0, np.int64), Check(LinAlgError, message, user_location(2)))
+
+
+def _lu(x: Tracer):
+    """(L, U, the row permutation P as a matrix, getrf's pivots) with P x = L U, by LAPACK's getrf, for
+    square x; a zero on U's diagonal (getrf's "singular") is left to the caller."""
+    packed, pivots = ops.lu(x)
+    unit = ops.broadcast_in_dim(ops.constant(np.eye(x.shape[-1], dtype=x.dtype)), x.shape,
+                                (x.ndim - 2, x.ndim - 1))
+    lower = ops.add(ops.triangle(packed, lower=True, strict=True), unit)
+    return lower, ops.triangle(packed, lower=False), permutation_matrix(pivots_to_permutation(pivots), x.dtype), \
+        pivots
+
+
+def _uses_lu(x: Tracer) -> bool:
+    """Whether ``x``'s square matrices are factored by LU (where the device runs LAPACK, as NumPy does)."""
+    return current_trace().kernels == "lapack" and x.size > 0
+
+
+def _require_nonsingular(upper: Tracer) -> None:
+    """NumPy's LinAlgError("Singular matrix") after the call where an LU factor U has a zero pivot."""
+    diagonal = _diagonal_of(upper)
+    zero = ops.compare(diagonal, ops.full(diagonal.shape, 0, diagonal.dtype), "EQ")
+    _require_after_call(ops.not_(ops.reduce(zero, "or", tuple(range(zero.ndim)))), "Singular matrix")
+
+
+def _lu_solve(lower: Tracer, upper: Tracer, permuted_b: Tracer) -> Tracer:
+    """x with L U x = permuted_b."""
+    y = ops.triangular_solve(lower, permuted_b, left_side=True, lower=True, unit_diagonal=True)
+    return ops.triangular_solve(upper, y, left_side=True, lower=False)
+
+
+def _parity_sign(pivots: Tracer, dtype) -> Tracer:
+    """det(P) of getrf's pivots: -1 per row swapped with another."""
+    positions = ops.iota(pivots.shape, pivots.dtype, pivots.ndim - 1)
+    swaps = ops.reduce(ops.convert(ops.compare(pivots, positions, "NE"), np.int32), "sum", (pivots.ndim - 1,))
+    odd = ops.compare(ops.rem(swaps, ops.full(swaps.shape, 2, swaps.dtype)), ops.full(swaps.shape, 1, swaps.dtype),
+                      "EQ")
+    return ops.select(odd, ops.full(odd.shape, -1, dtype), ops.full(odd.shape, 1, dtype))
 
 
 def _raw_mode(args, kwargs) -> bool:
@@ -320,10 +383,11 @@ def eigh(a, UPLO="L"):
     Only the lower (``UPLO='L'``) or upper triangle is read. Eigenvectors are unique only up to sign
     (phase), and within a repeated eigenvalue's eigenspace.
     Deviation: eigenvector signs (phases) need not match NumPy's.
-    Deviation: XLA's Jacobi solver stops at about 1e-8 * ||a||; float64 results are refined from there to a
-    backward error of a few eps * n * ||a|| (LAPACK's test criterion), except for distinct eigenvalues closer
-    to each other than about 1e-8 * ||a||, whose eigenvectors are only a basis of their cluster's space
-    (residual up to about the cluster's width).
+    On CPU this is LAPACK's syevd/heevd, as NumPy's.
+    Deviation: on a device without LAPACK, XLA's Jacobi solver stops at about 1e-8 * ||a||; float64 results
+    are refined from there to a backward error of a few eps * n * ||a|| (LAPACK's test criterion), except
+    for distinct eigenvalues closer to each other than about 1e-8 * ||a||, whose eigenvectors are only a
+    basis of their cluster's space (residual up to about the cluster's width).
 
     >>> import numpy as np
     >>> np.asarray(eigh(np.array([[2.0, 1.0], [1.0, 2.0]])).eigenvalues)
@@ -405,15 +469,18 @@ def svdvals(x, /):
 
 @numpy_function
 def det(a):
-    """The determinant of a stack of square matrices (the product of R's diagonal in a = QR, det(Q) = 1).
-
-    Deviation: a numerically singular matrix can give a tiny determinant where NumPy's LU gives exactly 0.
+    """The determinant of a stack of square matrices from P a = L U, as NumPy computes it: sign times
+    exp(log|det|) (exactly 0 where a pivot is 0). On a device without LAPACK: the product of R's diagonal
+    in a = QR.
 
     >>> import numpy as np
     >>> round(float(det(np.array([[1.0, 2.0], [3.0, 4.0]]))), 12)
     -2.0
     """
     x = _matrix(a, "det", square=True)
+    if _uses_lu(x):
+        sign, logabsdet = _sign_and_log_of_det(x)
+        return ops.mul(sign, ops.convert(ops.exp(logabsdet), sign.dtype))       # NumPy's formula
     _, r = ops.qr(x, "reduced")
     return ops.reduce(_diagonal_of(r), "prod", (x.ndim - 2,))
 
@@ -422,31 +489,46 @@ def det(a):
 @numpy_function
 def slogdet(a):
     """The sign (a unit complex number for complex input) and natural log of the absolute value of the
-    determinant; (0, -inf) for a singular matrix.
+    determinant; (0, -inf) for a singular matrix (an exact zero pivot of LU, as NumPy finds it).
 
-    Deviation: a numerically singular matrix can give a large negative logabsdet where NumPy gives -inf.
+    Deviation: on a device without LAPACK (QR), a numerically singular matrix can give a large negative
+    logabsdet where NumPy gives -inf.
 
     >>> import numpy as np
     >>> sign, logabsdet = slogdet(np.array([[1.0, 2.0], [3.0, 4.0]]))
     >>> float(sign), round(float(logabsdet), 12)
     (-1.0, 0.69314718056)
     """
-    x = _matrix(a, "slogdet", square=True)
-    _, r = ops.qr(x, "reduced")
-    d = _diagonal_of(r)
+    return _sign_and_log_of_det(_matrix(a, "slogdet", square=True))
+
+
+def _sign_and_log_of_det(x: Tracer) -> tuple[Tracer, Tracer]:
+    """slogdet's (sign, logabsdet): from LU's U and row swaps as NumPy (from QR's R on a device without
+    LAPACK)."""
+    if _uses_lu(x):
+        _, upper, _, pivots = _lu(x)
+        d = _diagonal_of(upper)
+    else:
+        _, r = ops.qr(x, "reduced")
+        d = _diagonal_of(r)
     axis = (x.ndim - 2,)
     magnitude = ops.abs(d)
     logabsdet = ops.reduce(ops.log(magnitude), "sum", axis)
     zero = ops.compare(magnitude, ops.full(magnitude.shape, 0, magnitude.dtype), "EQ")
-    phase = ops.select(ops.broadcast_to(zero, d.shape), ops.full(d.shape, 0, d.dtype), _phase(d))
-    return ops.reduce(phase, "prod", axis), logabsdet
+    phase = _phase(d)
+    if _uses_lu(x):
+        parity = ops.broadcast_in_dim(_parity_sign(pivots, d.dtype), d.shape, tuple(range(d.ndim - 1)))
+        first = ops.compare(ops.iota(d.shape, np.int32, d.ndim - 1), ops.full(d.shape, 0, np.int32), "EQ")
+        phase = ops.select(first, ops.mul(phase, parity), phase)       # det(P) rides on the first pivot
+    sign = ops.reduce(phase, "prod", axis)
+    singular = ops.reduce(zero, "or", axis)
+    return ops.select(singular, ops.full(sign.shape, 0, sign.dtype), sign), logabsdet     # 0, not -0
 
 
 @numpy_function
 def inv(a):
-    """The inverse of a stack of square matrices, by QR: R^-1 Q^H.
-
-    Deviation: a singular matrix gives inf/NaN entries instead of raising LinAlgError.
+    """The inverse of a stack of square matrices, by LU as NumPy (QR, R^-1 Q^H, on a device without
+    LAPACK). A singular matrix (a zero pivot) raises NumPy's LinAlgError after the call.
 
     >>> import numpy as np
     >>> np.asarray(inv(np.array([[2.0, 0.0], [0.0, 4.0]])))
@@ -454,6 +536,10 @@ def inv(a):
            [0.  , 0.25]])
     """
     x = _matrix(a, "inv", square=True)
+    if _uses_lu(x):
+        lower, upper, permutation, _ = _lu(x)
+        _require_nonsingular(upper)
+        return _lu_solve(lower, upper, permutation)
     q, r = ops.qr(x, "reduced")
     return ops.triangular_solve(r, _h(q), left_side=True, lower=False)
 
@@ -461,9 +547,8 @@ def inv(a):
 @numpy_function
 def solve(a, b):
     """The solution x of a x = b for a stack of square matrices a; b of shape (..., M, K), or (M,) when it
-    is 1-D (NumPy 2's rule), batch axes broadcast. Solved by QR.
-
-    Deviation: a singular matrix gives inf/NaN entries instead of raising LinAlgError.
+    is 1-D (NumPy 2's rule), batch axes broadcast. Solved by LU as NumPy (by QR on a device without
+    LAPACK); a singular matrix (a zero pivot) raises NumPy's LinAlgError after the call.
 
     >>> import numpy as np
     >>> np.asarray(solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0])))
@@ -479,7 +564,12 @@ def solve(a, b):
         raise ValueError(located(f"solve: the right-hand side of shape {given} does not match "
                                  f"the {x.shape[-1]}x{x.shape[-1]} matrices of shape {x.shape}"))
     x, y = _batch_broadcast(x, y, "solve")
-    out = _solve_square(x, y)
+    if _uses_lu(x):
+        lower, upper, permutation, _ = _lu(x)
+        _require_nonsingular(upper)
+        out = _lu_solve(lower, upper, ops.matmul(permutation, y))
+    else:
+        out = _solve_square(x, y)
     return ops.reshape(out, out.shape[:-1]) if vector else out
 
 

@@ -25,6 +25,9 @@ import numpy as np
 from xlac.ir import primitives as P
 from xlac.passes.batching import move_batch_axis
 from xlac.trace import ops
+from xlac.trace.checks import INDEX_DTYPE
+from xlac.trace.inline import closed_graph
+from xlac.trace.state import current_trace
 
 __all__: list[str] = []
 
@@ -411,3 +414,78 @@ def _eigh_vjp(attrs, operands, results, cts):
 
 
 _define(P.eigh, _eigh_vjp, _eigh_jvp, _batch_at_front(P.eigh))
+
+
+# ---------------------------------------------------------------- lu
+
+def pivots_to_permutation(pivots):
+    """The row permutation LAPACK's pivots (from 0; row i swapped with row pivots[i] at step i) make: perm
+    with (P a)[i] = a[perm[i]], one loop of n swaps over a stack of pivot vectors (..., n)."""
+    n = pivots.shape[-1]
+    last = pivots.ndim - 1
+
+    def at(x, k):               # x[..., k] for a traced k, kept as a length-1 last axis
+        return ops.dynamic_slice(x, [ops.constant(0, INDEX_DTYPE)] * last + [k], x.shape[:-1] + (1,))
+
+    def cond_region(xs):
+        return [ops.compare(xs[0], ops.constant(n, INDEX_DTYPE), "LT")]
+
+    def body_region(xs):
+        i, perm, pivots = xs
+        positions = ops.iota(perm.shape, perm.dtype, last)         # (a region reads only its inputs)
+        pivot = ops.broadcast_in_dim(at(pivots, i), perm.shape, tuple(range(perm.ndim)))
+        here = ops.compare(positions, ops.broadcast_in_dim(ops.convert(i, perm.dtype), perm.shape, ()), "EQ")
+        there = ops.compare(positions, pivot, "EQ")
+        at_pivot = ops.reduce(ops.select(there, perm, ops.full(perm.shape, 0, perm.dtype)), "sum", (last,))
+        at_pivot = ops.broadcast_in_dim(at_pivot, perm.shape, tuple(range(last)))
+        at_i = ops.broadcast_in_dim(at(perm, i), perm.shape, tuple(range(perm.ndim)))
+        swapped = ops.select(here, at_pivot, ops.select(there, at_i, perm))
+        return [ops.add(i, ops.constant(1, INDEX_DTYPE)), swapped]
+
+    operands = [ops.constant(0, INDEX_DTYPE), ops.iota(pivots.shape, pivots.dtype, last), pivots]
+    types = [x.value.type for x in operands]
+    _, perm = current_trace().bind(P.while_, operands, {"n_carries": 2, "trip_count": n},
+                                   subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
+    return perm
+
+
+def permutation_matrix(perm, dtype):
+    """P with P[..., i, j] = 1 where perm[..., i] == j: (P a)[i] = a[perm[i]]."""
+    shape = perm.shape + (perm.shape[-1],)
+    rows = ops.broadcast_in_dim(perm, shape, tuple(range(perm.ndim)))
+    return ops.convert(ops.compare(rows, ops.iota(shape, perm.dtype, perm.ndim), "EQ"), dtype)
+
+
+def _lu_factors(lu):
+    """(L with its unit diagonal, U) of a packed LU factorization."""
+    unit = ops.broadcast_in_dim(ops.convert(ops.constant(np.eye(lu.shape[-1], dtype=bool)), lu.dtype),
+                                lu.shape, (lu.ndim - 2, lu.ndim - 1))
+    return ops.add(ops.triangle(lu, lower=True, strict=True), unit), ops.triangle(lu, lower=False)
+
+
+def _lu_jvp(attrs, operands, results, tangents):
+    (t,), (lu, pivots) = tangents, results
+    if t is None:
+        return [None, None]
+    lower, upper = _lu_factors(lu)
+    permuted = _mm(permutation_matrix(pivots_to_permutation(pivots), lu.dtype), t)
+    x = _solve(upper, _solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True),
+               left_side=False, lower=False)                                       # L^-1 P da U^-1
+    return [_add(_mm(lower, ops.triangle(x, lower=True, strict=True)), _mm(ops.triangle(x, lower=False), upper)),
+            None]
+
+
+def _lu_vjp(attrs, operands, results, cts):
+    (ct, _), (lu, pivots) = cts, results
+    if ct is None:
+        return [None]
+    lower, upper = _lu_factors(lu)
+    x_ct = _add(ops.triangle(_mm(ops.matrix_transpose(lower), ct), lower=True, strict=True),
+                ops.triangle(_mm(ct, ops.matrix_transpose(upper)), lower=False))
+    y_ct = _solve(upper, _solve(lower, x_ct, left_side=True, lower=True, transpose=True, unit_diagonal=True),
+                  left_side=False, lower=False, transpose=True)                   # L^-T x_ct U^-T
+    p = permutation_matrix(pivots_to_permutation(pivots), lu.dtype)
+    return [_mm(ops.matrix_transpose(p), y_ct)]
+
+
+_define(P.lu, _lu_vjp, _lu_jvp, _batch_at_front(P.lu))

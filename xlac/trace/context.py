@@ -32,9 +32,12 @@ class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
     def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None,
-                 convert: bool | None = None, loops: str | None = None):
+                 convert: bool | None = None, loops: str | None = None, kernels: str | None = None):
         self.graph = Graph(inputs=[])
         enclosing = current_trace()
+        # The vendor kernels the compiled program's device runs ("lapack": xlac.runtime.kernels), which
+        # decide how xlac.numpy factors matrices; a transform's trace as the enclosing one.
+        self.kernels = kernels if kernels is not None else enclosing.kernels if enclosing is not None else ""
         if check_bounds is None:            # a transform's trace checks as the trace it runs inside does
             check_bounds = enclosing.checks.enabled if enclosing is not None else True
         # Whether functions traced here run converted (xlac.convert); a transform's trace as the enclosing one.

@@ -339,3 +339,7 @@ def qr(a: Tracer, mode: str = "reduced") -> tuple[Tracer, Tracer]:
 
 def eigh(a: Tracer, lower: bool = True) -> tuple[Tracer, Tracer]:
     return bind(P.eigh, a, lower=lower)
+
+
+def lu(a: Tracer) -> tuple[Tracer, Tracer]:
+    return bind(P.lu, a)
