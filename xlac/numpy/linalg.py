@@ -300,14 +300,12 @@ def _require_after_call(holds: Tracer, message: str) -> None:
 
 
 def _lu(x: Tracer):
-    """(L, U, the row permutation P as a matrix, getrf's pivots) with P x = L U, by LAPACK's getrf, for
-    square x; a zero on U's diagonal (getrf's "singular") is left to the caller."""
+    """(L, U, getrf's pivots) with P x = L U, by LAPACK's getrf, for square x; a zero on U's diagonal
+    (getrf's "singular") is left to the caller."""
     packed, pivots = ops.lu(x)
     unit = ops.broadcast_in_dim(ops.constant(np.eye(x.shape[-1], dtype=x.dtype)), x.shape,
                                 (x.ndim - 2, x.ndim - 1))
-    lower = ops.add(ops.triangle(packed, lower=True, strict=True), unit)
-    return lower, ops.triangle(packed, lower=False), permutation_matrix(pivots_to_permutation(pivots), x.dtype), \
-        pivots
+    return ops.add(ops.triangle(packed, lower=True, strict=True), unit), ops.triangle(packed, lower=False), pivots
 
 
 def _uses_lu(x: Tracer) -> bool:
@@ -320,6 +318,14 @@ def _require_nonsingular(upper: Tracer) -> None:
     diagonal = _diagonal_of(upper)
     zero = ops.compare(diagonal, ops.full(diagonal.shape, 0, diagonal.dtype), "EQ")
     _require_after_call(ops.not_(ops.reduce(zero, "or", tuple(range(zero.ndim)))), "Singular matrix")
+
+
+def _permute_rows(b: Tracer, permutation: Tracer) -> Tracer:
+    """P b for a stack of row permutations (..., M): (P b)[..., i, :] = b[..., permutation[i], :]."""
+    nb = b.ndim - 2
+    return ops.gather(b, ops.reshape(permutation, permutation.shape + (1,)), offset_dims=(nb + 1,),
+                      collapsed_slice_dims=(nb,), start_index_map=(nb,), slice_sizes=(1,) * (nb + 1) + (b.shape[-1],),
+                      operand_batching_dims=tuple(range(nb)), start_indices_batching_dims=tuple(range(nb)))
 
 
 def _lu_solve(lower: Tracer, upper: Tracer, permuted_b: Tracer) -> Tracer:
@@ -506,7 +512,7 @@ def _sign_and_log_of_det(x: Tracer) -> tuple[Tracer, Tracer]:
     """slogdet's (sign, logabsdet): from LU's U and row swaps as NumPy (from QR's R on a device without
     LAPACK)."""
     if _uses_lu(x):
-        _, upper, _, pivots = _lu(x)
+        _, upper, pivots = _lu(x)
         d = _diagonal_of(upper)
     else:
         _, r = ops.qr(x, "reduced")
@@ -537,9 +543,9 @@ def inv(a):
     """
     x = _matrix(a, "inv", square=True)
     if _uses_lu(x):
-        lower, upper, permutation, _ = _lu(x)
+        lower, upper, pivots = _lu(x)
         _require_nonsingular(upper)
-        return _lu_solve(lower, upper, permutation)
+        return _lu_solve(lower, upper, permutation_matrix(pivots_to_permutation(pivots), x.dtype))
     q, r = ops.qr(x, "reduced")
     return ops.triangular_solve(r, _h(q), left_side=True, lower=False)
 
@@ -565,9 +571,9 @@ def solve(a, b):
                                  f"the {x.shape[-1]}x{x.shape[-1]} matrices of shape {x.shape}"))
     x, y = _batch_broadcast(x, y, "solve")
     if _uses_lu(x):
-        lower, upper, permutation, _ = _lu(x)
+        lower, upper, pivots = _lu(x)
         _require_nonsingular(upper)
-        out = _lu_solve(lower, upper, ops.matmul(permutation, y))
+        out = _lu_solve(lower, upper, _permute_rows(y, pivots_to_permutation(pivots)))
     else:
         out = _solve_square(x, y)
     return ops.reshape(out, out.shape[:-1]) if vector else out
