@@ -409,3 +409,19 @@ def test_lu_matches_lapack_and_its_derivatives_match_jax(dtype):
     close(vjp, _jax64(lambda: jax.vjp(jax_lu, a)[1](cotangent)[0]), dtype, scale=10)
     batched = run(xlac.vmap(ops.lu), a)
     np.testing.assert_array_equal(batched[1], want_pivots)
+
+
+@covers("eig")
+@pytest.mark.parametrize("dtype", LINALG_DTYPES)
+def test_eig_matches_lapack_and_its_eigenvalue_derivatives_match_jax(dtype):
+    rng = np.random.default_rng(4)
+    a, tangent = rand(rng, (2, 4, 4), dtype), rand(rng, (2, 4, 4), dtype)
+    w, v = run(ops.eig, a)
+    want_w, want_v = _jax64(lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=False), a)
+    close(w, want_w, dtype, scale=10)
+    close(np.abs(v), np.abs(want_v), dtype, scale=10)
+    values = lambda x: ops.eig(x, vectors=False)[0]
+    jvp = run(lambda x, t: xlac.jvp(values, (x,), (t,))[1], a, tangent)
+    jax_values = lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
+    close(jvp, _jax64(lambda: jax.jvp(jax_values, (a,), (tangent,))[1]), dtype, scale=100)
+    close(run(xlac.vmap(values), a), want_w, dtype, scale=10)

@@ -19,7 +19,7 @@ from xlac.ir.autocast_classes import FLOAT32
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
-__all__ = ["cholesky", "triangular_solve", "qr", "eigh", "lu"]
+__all__ = ["cholesky", "triangular_solve", "qr", "eigh", "lu", "eig"]
 
 LINALG_DTYPES = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 TRANSPOSE_KINDS = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
@@ -96,6 +96,22 @@ qr = declare("qr", _qr_rule, multiple_results=True, category="linalg", autocast=
 def _eigh_rule(a: TensorType, *, lower: bool = True) -> tuple[TensorType, TensorType]:
     _matrices("eigh", a)
     return TensorType(a.shape[:-1], real_dtype(a.dtype)), a
+
+
+def _complex_dtype(dtype: np.dtype) -> np.dtype:
+    return {"float32": np.dtype("complex64"), "float64": np.dtype("complex128")}.get(dtype.name, dtype)
+
+
+def _eig_rule(a: TensorType, *, vectors: bool = True) -> tuple[TensorType, TensorType]:
+    _matrices("eig", a)
+    complex_type = a.with_dtype(_complex_dtype(a.dtype))
+    return TensorType(a.shape[:-1], complex_type.dtype), complex_type
+
+
+# ``eig a``: (w, v), the eigenvalues of a general square matrix and its right eigenvectors (columns of v, each
+# of unit 2-norm, a v = v diag(w)), complex for real input too, as LAPACK's geev gives them; with
+# ``vectors=False`` v is not computed (its contents are undefined). Lowered where the device runs LAPACK.
+eig = declare("eig", _eig_rule, multiple_results=True, category="linalg", autocast=FLOAT32)
 
 
 def _lu_rule(a: TensorType) -> tuple[TensorType, TensorType]:

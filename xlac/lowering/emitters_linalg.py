@@ -109,16 +109,17 @@ def _layout(rank: int, matrices: bool) -> str:
     return f"dense<[{', '.join(map(str, order))}]> : tensor<{rank}xindex>" if order else "dense<> : tensor<0xindex>"
 
 
-def _lapack(w: FunctionWriter, routine: str, operands, ins, outs, config: dict, aliased: int | None = None,
-            matrix_results: int = 1) -> list[str]:
+def _lapack(w: FunctionWriter, routine: str, operands, ins, outs, config: dict, aliased: int | None = None
+            ) -> list[str]:
     """One call of LAPACK's ``routine`` (e.g. "potrf") for the dtype of ``ins[0]``, batched over leading
     dimensions. ``config``: its character options (uplo="L", ...); ``aliased``: the operand its first result
-    overwrites; the first ``matrix_results`` results are matrices, the others vectors (eigenvalues, LAPACK's
-    info per matrix)."""
+    overwrites. Results of the operands' rank are matrices; the others are vectors (eigenvalues, pivots)
+    and LAPACK's info per matrix."""
     target = f"lapack_{LAPACK_PREFIX[ins[0].dtype.name]}{routine}_ffi"
     options = ", ".join(f"{key} = {ord(value)} : ui8" for key, value in config.items())
     layouts = [_layout(len(t.shape), True) for t in ins]
-    result_layouts = [_layout(len(t.shape), k < matrix_results) for k, t in enumerate(outs)]
+    rank = len(ins[0].shape)
+    result_layouts = [_layout(len(t.shape), len(t.shape) == rank) for t in outs]
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{options}}}, '
              f'operand_layouts = [{", ".join(layouts)}], result_layouts = [{", ".join(result_layouts)}]')
     if aliased is not None:
@@ -192,6 +193,29 @@ def _lu(w, node, operands):
     one = w.op("stablehlo.broadcast_in_dim", [emit_full(w, TensorType((), INT32), 1)], [TensorType((), INT32)],
                [pivots_type], f"broadcast_dimensions = {dims(())}")[0]
     return [factors, w.op("stablehlo.subtract", [pivots, one], [pivots_type] * 2, [pivots_type])[0]]   # from 0
+
+
+@_emits(P.eig)
+def _eig(w, node, operands):
+    t = node.operands[0].type
+    w_type, v_type = (v.type for v in node.results)
+    if _is_empty(t):
+        return [emit_zeros(w, w_type), emit_zeros(w, v_type)]
+    if not _uses_lapack(w, t):
+        raise UnsupportedError("eig: this device has no kernel for eigenvalues of general matrices; xlac "
+                               "calls LAPACK's geev on CPU")
+    batch = t.shape[:-2]
+    config = {"compute_left": "N", "compute_right": "V" if node.attrs.get("vectors", True) else "N"}
+    status_type = TensorType(batch, INT32)
+    if np.issubdtype(t.dtype, np.complexfloating):
+        values, _, vectors, status = _lapack(w, "geev", operands, [t], [w_type, v_type, v_type, status_type],
+                                             config)
+    else:
+        part = w_type.with_dtype(t.dtype)
+        real, imag, _, vectors, status = _lapack(w, "geev", operands, [t], [part, part, v_type, v_type, status_type],
+                                                 config)
+        values = w.op("stablehlo.complex", [real, imag], [part, part], [w_type])[0]
+    return [_nan_where_failed(w, values, w_type, status, batch), _nan_where_failed(w, vectors, v_type, status, batch)]
 
 
 # ---------------------------------------------------------------- qr

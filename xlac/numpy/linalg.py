@@ -51,11 +51,16 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve
            "eigvalsh", "eig", "eigvals", "svd", "svdvals", "matrix_power", "matrix_rank", "pinv", "lstsq",
            "multi_dot", "cond", "tensorsolve", "tensorinv", "matrix_transpose", "diagonal", "trace", "outer",
            "cross", "vecdot", "matmul", "tensordot", "LinAlgError",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+           "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 LinAlgError = np.linalg.LinAlgError
 FLOAT64 = np.dtype("float64")
 SUPPORTED = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -418,20 +423,49 @@ def eigvalsh(a, UPLO="L"):
     return ops.eigh(_matrix(a, "eigvalsh", square=True), lower=lower)[0]
 
 
-def _no_general_eigen(name: str):
-    def refuse(a):
+def _general_eigen(a, name: str, vectors: bool) -> tuple[Tracer, Tracer]:
+    x = _matrix(a, name, square=True)
+    if current_trace().kernels != "lapack" and x.size:
         raise UnsupportedError(located(
-            f"xnp.linalg.{name}: eigenvalues of a general (non-symmetric) matrix are not supported: XLA has "
-            "no CPU decomposition for them. For a symmetric (Hermitian) matrix use xnp.linalg.eigh or "
+            f"xnp.linalg.{name}: eigenvalues of a general (non-symmetric) matrix need LAPACK's geev, which xlac "
+            "calls on CPU; this device has no such kernel. For a symmetric (Hermitian) matrix use eigh or "
             "eigvalsh; for singular values, svd."))
-    refuse.__name__ = refuse.__qualname__ = name
-    refuse.__doc__ = (f"Not supported: XLA has no decomposition of general matrices.\n\n"
-                      f"Deviation: {name} raises UnsupportedError; use eigh/eigvalsh for Hermitian matrices.\n")
-    return refuse
+    w, v = ops.eig(x, vectors=vectors)
+    if x.size:       # geev did not converge (its results are then NaN): NumPy's LinAlgError
+        _require_after_call(ops.or_(ops.not_(_any_nan(w)), _any_nan(x)), "Eigenvalues did not converge")
+    return w, v
 
 
-eig = _no_general_eigen("eig")
-eigvals = _no_general_eigen("eigvals")
+@_named(EigResult)
+@numpy_function
+def eig(a):
+    """Eigenvalues and right eigenvectors (columns, each of unit length) of a general square matrix, by
+    LAPACK's geev as NumPy's. Derivatives: of the eigenvalues only (the eigenvectors' depend on a phase
+    LAPACK chooses; JAX refuses them too).
+
+    Deviation: the results are complex also for a real matrix whose eigenvalues are all real (NumPy then
+    returns real arrays: a dtype that depends on the values, which a compiled program cannot have).
+    Deviation: only on CPU (LAPACK); other devices raise UnsupportedError.
+
+    >>> import numpy as np
+    >>> np.asarray(eig(np.array([[0.0, -1.0], [1.0, 0.0]])).eigenvalues)
+    array([0.+1.j, 0.-1.j])
+    """
+    return _general_eigen(a, "eig", vectors=True)
+
+
+@numpy_function
+def eigvals(a):
+    """The eigenvalues of a general square matrix, by LAPACK's geev as NumPy's (complex, in geev's order).
+
+    Deviation: complex also for a real matrix whose eigenvalues are all real (see eig).
+    Deviation: only on CPU (LAPACK); other devices raise UnsupportedError.
+
+    >>> import numpy as np
+    >>> np.asarray(eigvals(np.array([[2.0, 0.0], [0.0, 3.0]])))
+    array([2.+0.j, 3.+0.j])
+    """
+    return _general_eigen(a, "eigvals", vectors=False)[0]
 
 
 @_named(SVDResult)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.errors import UnsupportedError, located
 from xlac.ir import primitives as P
 from xlac.passes.batching import move_batch_axis
 from xlac.trace import ops
@@ -489,3 +490,50 @@ def _lu_vjp(attrs, operands, results, cts):
 
 
 _define(P.lu, _lu_vjp, _lu_jvp, _batch_at_front(P.lu))
+
+
+# ---------------------------------------------------------------- eig
+
+def _general_solve(a, b):
+    """a^-1 b for general square a, by LU (eig, whose rules need it, exists only where LU does)."""
+    packed, pivots = ops.lu(a)
+    lower, upper = _lu_factors(packed)
+    permuted = _mm(permutation_matrix(pivots_to_permutation(pivots), a.dtype), b)
+    return _solve(upper, _solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True),
+                  left_side=True, lower=False)
+
+
+def _refuse_eigenvector_derivatives(mode: str):
+    raise UnsupportedError(located(
+        f"{mode} differentiation through the eigenvectors of numpy.linalg.eig is not supported: geev's "
+        "eigenvectors are unique only up to a complex phase, which their derivative depends on (JAX refuses them "
+        "too). Differentiate the eigenvalues (numpy.linalg.eigvals), or use eigh for a Hermitian matrix"))
+
+
+def _eigenvectors(attrs, a, v):
+    """The eigenvectors the rules need: ``v``, or computed where eig ran without them (eigvals)."""
+    return v if attrs.get("vectors", True) else ops.eig(a)[1]
+
+
+def _eig_jvp(attrs, operands, results, tangents):
+    (a,), (da,), (_, v) = operands, tangents, results
+    if da is None:
+        return [None, None]
+    if attrs.get("vectors", True):
+        _refuse_eigenvector_derivatives("forward-mode (jvp)")
+    v = _eigenvectors(attrs, a, v)
+    return [_diagonal(_general_solve(v, _mm(_as(da, v), v))), None]          # diag(V^-1 dA V)
+
+
+def _eig_vjp(attrs, operands, results, cts):
+    (a,), (_, v), (ct_w, ct_v) = operands, results, cts
+    if ct_v is not None:
+        _refuse_eigenvector_derivatives("reverse-mode (grad, vjp)")
+    if ct_w is None:
+        return [None]
+    vt = ops.matrix_transpose(_eigenvectors(attrs, a, v))
+    grad = _general_solve(vt, _mm(_diag(ct_w, v), vt))                 # V^-T diag(ct_w) V^T
+    return [grad if _is_complex(a) else ops.real(grad)]
+
+
+_define(P.eig, _eig_vjp, _eig_jvp, _batch_at_front(P.eig))

@@ -343,3 +343,7 @@ def eigh(a: Tracer, lower: bool = True) -> tuple[Tracer, Tracer]:
 
 def lu(a: Tracer) -> tuple[Tracer, Tracer]:
     return bind(P.lu, a)
+
+
+def eig(a: Tracer, vectors: bool = True) -> tuple[Tracer, Tracer]:
+    return bind(P.eig, a, vectors=vectors)
