@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
+import xlac.numpy as xnp
 from tests.numpy_kernels import (binned_average, cholesky_rows, csr_matvec, forward_substitution, gram_schmidt,
                                  lu_without_pivoting, syr2k_lower)
 from xlac.convert.loops import LoopUnrolledWarning
@@ -94,6 +95,18 @@ def test_writes_through_a_traced_mask_take_one_value_per_selected_element_as_num
             xlac.compile(f)(a.copy(), b)
         return
     np.testing.assert_array_equal(np.asarray(xlac.compile(f)(a.copy(), b)), expected)
+
+
+def test_the_functional_index_update_writes_through_traced_masks_and_slices_as_assignment_does():
+    def f(x, m, i):
+        return xnp.index_update(xnp.index_update(x, m > 0, np.arange(4.0)), slice(i, None), -1.0)
+    x, m = np.zeros(8), np.array([1, 0, 1, 1, 0, 1, 0, 0])
+    expected = x.copy()
+    expected[m > 0] = np.arange(4.0)
+    expected[5:] = -1.0
+    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(x, m, 5)), expected)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        xlac.compile(f)(x, np.ones(8), 5)                    # 8 selected, 4 values: after the call
 
 
 @settings(max_examples=40, deadline=None)

@@ -41,7 +41,6 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.numpy._dispatch import dynamic_call
-from xlac.numpy.index_write import update_values
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
 from xlac.trace.checks import Check
@@ -314,7 +313,7 @@ def _write_in_mask_order(x: Tracer, mask: Tracer, value) -> Tracer:
 
 
 def _cast_for_write(values, dtype):
-    return update_values(xnp.asarray(values), dtype)
+    return xnp.index_write.update_values(xnp.asarray(values), dtype)
 
 
 def _as_static(value, what: str):

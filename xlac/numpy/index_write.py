@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from xlac.errors import UnsupportedError, located
-from xlac.numpy import _out
+from xlac.numpy import _out, dynamic_extent
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.indexing import (INDEX_DTYPE, IndexItem, broadcast_index_shape, concrete_index,
@@ -365,8 +365,9 @@ _traced_index_update = numpy_function(_index_update)
 def index_update(x, index, values, mode="set"):
     """A new array equal to ``x`` after NumPy's ``x[index] = values`` (``x`` itself is not changed).
 
-    ``index`` takes every form :func:`getitem` does, plus a traced boolean mask (written with a select, so
-    ``values`` must fit any number of True elements: a scalar, or one row). ``values`` is broadcast to the
+    ``index`` takes every form :func:`getitem` does, plus a traced boolean mask (``values`` a scalar, one row,
+    or one element per True element in order, their count checked after the call) and slices with traced
+    bounds (:mod:`xlac.numpy.dynamic_extent`). ``values`` is broadcast to the
     shape of ``x[index]`` and cast to ``x.dtype`` as NumPy's assignment casts (floats into integers
     truncate; a Python NaN into an integer array raises ValueError). Duplicate positions keep the last
     value, as in NumPy, on every backend. Traced indices wrap negatives; one out of bounds raises
@@ -383,6 +384,8 @@ def index_update(x, index, values, mode="set"):
     >>> np.asarray(xnp.index_update(np.zeros(3), [1, 1], 2.0, mode="add"))
     array([0., 4., 0.])
     """
+    if mode == "set" and current_trace() is not None and dynamic_extent.handles_write(x, index, values):
+        return dynamic_extent.write(asarray(x), index, values)   # traced slice bounds, a traced mask's order
     if current_trace() is None:
         index = concrete_index(index)
         entries, at = _traced_mask_position(index)

@@ -177,9 +177,6 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
-        if dynamic_extent.handles_write(self, index, value):
-            self._store(dynamic_extent.write(self, index, value))
-            return
         self._store(xnp.index_update(self, index, value))
 
     def _update_in_place(self, ufunc: str, other):
