@@ -109,6 +109,21 @@ def test_the_functional_index_update_writes_through_traced_masks_and_slices_as_a
         xlac.compile(f)(x, np.ones(8), 5)                    # 8 selected, 4 values: after the call
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([-1, 0, 1]), min_size=1, max_size=6), st.integers(1, 4))
+def test_a_selection_by_a_traced_mask_pairs_with_a_static_axis_of_its_length_as_numpy(mask, length):
+    def f(x, m, y):
+        return x[m > 0] * y + 1.0
+    x, m, y = np.arange(float(len(mask))), np.array(mask), np.arange(1.0, length + 1)
+    try:
+        expected = f(x, m, y).sum()
+    except ValueError:
+        with pytest.raises(ValueError, match="could not be broadcast together"):
+            xlac.compile(lambda x, m, y: f(x, m, y).sum())(x, m, y)
+        return
+    np.testing.assert_allclose(np.asarray(xlac.compile(lambda x, m, y: f(x, m, y).sum())(x, m, y)), expected)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 10), st.integers(-12, 12), st.integers(-12, 12))
 def test_max_min_argmax_of_a_traced_slice_and_numpys_error_when_empty(n, i, j):

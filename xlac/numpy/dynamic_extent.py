@@ -518,7 +518,7 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                     f"{message}: an axis of length {length} against a selection by a traced mask, whose length "
                     "is known only when the program runs (a scalar, or an axis of length 1, broadcasts)"))
             require(ops.compare(target.count, ops.constant(length, INDEX), "EQ"), target.count, ValueError,
-                     f"{message}: a slice of length {{value}} against an axis of length {length}")
+                     f"{message}: a value of length {{value}} (a slice with traced bounds, or a selection by a traced mask) against an axis of length {length}")
             data = _shifted(data, axis, target.start, sizes[axis])
     return data
 
@@ -551,21 +551,28 @@ def _result_axes(operands, ndim: int) -> tuple[list, list]:
 
 def _common_positions(operands: list, ndim: int) -> list:
     """``operands`` with each axis where their elements sit at different positions (slices of other bounds,
-    selections by other masks) re-based: there each holds its elements from position 0 (a selection by a mask
-    first compacted in order), and one of length 1 repeats its element, as NumPy broadcasts it. Their
-    lengths are checked after the call (equal, or 1)."""
+    selections by other masks, a selection by a mask against a static axis) re-based: there each holds its
+    elements from position 0 (a selection by a mask first compacted in order), and one of length 1 repeats
+    its element, as NumPy broadcasts it. Their lengths are checked after the call (equal, or 1)."""
     for axis in range(ndim):
-        extents = []
+        extents, static_lengths = [], []
         for k, operand in enumerate(operands):
             own_axis = axis - (ndim - ndim_of(operand))
             if isinstance(operand, DynamicExtent) and own_axis >= 0 and operand.axes[own_axis] is not None:
                 extents.append((k, own_axis, operand.axes[own_axis]))
-        if len({extent.key for _, _, extent in extents}) <= 1:
+            elif own_axis >= 0 and np.shape(operand.data if isinstance(operand, DynamicExtent) else operand)[
+                    own_axis] != 1:
+                static_lengths.append(np.shape(operand.data if isinstance(operand, DynamicExtent) else operand)[
+                    own_axis])
+        selected = any(extent.start is None for _, _, extent in extents)
+        if len({extent.key for _, _, extent in extents}) <= 1 and not (selected and static_lengths):
             continue
-        size = max(extent.size for _, _, extent in extents)
+        size = max([extent.size for _, _, extent in extents] + static_lengths)
         count = extents[0][2].count
         for _, _, extent in extents[1:]:
             count = xnp.where(count == 1, extent.count, count)
+        for length in static_lengths:          # one element broadcasts against a static axis too
+            count = xnp.where(count == 1, ops.constant(length, INDEX), count)
         target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, ops.constant(0, INDEX),
                             ("rebased", next(_fresh_keys)))
         for k, own_axis, extent in extents:
