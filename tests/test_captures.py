@@ -43,6 +43,30 @@ def test_arrays_made_with_numpy_inside_the_function_are_constants():
     assert_matches(f(np.ones(3)), np.ones(3) + np.arange(3.0))
 
 
+def test_a_view_of_an_array_made_inside_is_a_constant():
+    k = 4
+    for kernel in (lambda x: x[:, None] == np.arange(k)[None, :],
+                   lambda x: x[:, None] + np.arange(k * 2.0).reshape(2, k)[1][None, ::-1]):
+        f = xlac.compile(kernel)
+        x = np.arange(6) % k
+        assert f.trace(x).ir("final").input_names == ["x"]
+        assert_matches(f(x), kernel(x))
+
+
+@pytest.mark.parametrize("convert", [True, False])
+def test_a_view_of_an_outside_array_taken_inside_is_read_per_call(convert):
+    table = np.arange(8.0)
+    f = xlac.compile(lambda x: x + table[None, 2:5], convert=convert)
+    assert_matches(f(np.zeros((1, 3))), table[None, 2:5])
+    table[2:5] = [7.0, 8.0, 9.0]
+    assert_matches(f(np.zeros((1, 3))), np.array([[7.0, 8.0, 9.0]]))
+    held = np.arange(6.0)
+    g = xlac.compile(lambda x: x + held.reshape(2, 3)[1][None, :], convert=convert)   # a view of a view
+    assert_matches(g(np.zeros((1, 3))), np.array([[3.0, 4.0, 5.0]]))
+    held[3:] = -1.0
+    assert_matches(g(np.zeros((1, 3))), np.full((1, 3), -1.0))
+
+
 def test_closure_cells_dict_items_and_rebinding_inside_them():
     history = np.zeros(2)
 

@@ -91,10 +91,19 @@ class Captures:
 
 def is_temporary(entry: tuple) -> bool:
     """Whether ``entry[0]`` (held by nothing but the ``entry`` tuple) died with the function's frame: a
-    temporary array that can safely become a constant. A view is never temporary: its memory may belong
-    to an array that lives on."""
+    temporary array that can safely become a constant. A view is temporary when every array up its
+    ``base`` chain is held only by the view below it (``np.arange(k)[None, :]``); a view of an array that
+    lives on, or of memory that is not a NumPy array's, is not: its contents may change between calls."""
     # References to the array: the entry tuple and getrefcount's own argument.
-    return sys.getrefcount(entry[0]) <= 2 and getattr(entry[0], "base", None) is None
+    if sys.getrefcount(entry[0]) > 2:
+        return False
+    base = getattr(entry[0], "base", None)
+    while base is not None:
+        # References to a base: the view below it, the name ``base`` and getrefcount's argument.
+        if not isinstance(base, np.ndarray) or sys.getrefcount(base) > 3:
+            return False
+        base = base.base
+    return True
 
 
 # ---------------------------------------------------------------- finding paths

@@ -11,6 +11,7 @@ import functools
 import warnings
 
 import hypothesis.extra.numpy as hnp
+import ml_dtypes
 import numpy as np
 import pytest
 import scipy.special
@@ -607,6 +608,28 @@ def test_reduce(dtype, shape, seed, data):
     for op, got in zip(op_names, results):
         rtol = 1e-2 if dtype in HALF and op in ("sum", "prod") else None
         check(got, reduce_reference(op, x, axes), rtol=rtol, label=op)
+
+
+@covers("cumsum")
+@given(all_dtypes, nonempty_shapes, seeds, st.booleans(), st.data())
+def test_cumsum(dtype, shape, seed, reverse, data):
+    t = TensorType(shape, dtype)
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    assume(accepts(P.cumsum, t, axis=axis, reverse=reverse))
+    x = random_array(np.random.default_rng(seed), shape, dtype, scale=1.0)
+    got = run(lambda a: ops.cumsum(a, axis, reverse), x)
+    flip = (lambda a: np.flip(a, axis)) if reverse else (lambda a: a)
+    if not dtypes.is_inexact(dtype):
+        check(got, flip(np.cumsum(flip(x), axis, dtype=dtype)), label="exact: wraps like NumPy")
+        return
+    # Any order of additions: NaN and the infinities where the sequential sum has them, elsewhere within
+    # n ulps of the prefix sum of |x| (gamma_n <= n eps for n eps < 1).
+    exact = flip(np.cumsum(flip(x.astype(np.complex128 if np.issubdtype(dtype, np.complexfloating) else np.float64)), axis))
+    bound = shape[axis] * float(ml_dtypes.finfo(dtype).eps) * flip(np.cumsum(flip(np.abs(x.astype(np.float64))), axis))
+    finite = np.isfinite(exact)
+    got = got.astype(exact.dtype)
+    np.testing.assert_array_equal(got[~finite], exact[~finite])
+    assert np.all(np.abs(got[finite] - exact[finite]) <= bound[finite])
 
 
 @covers("argmax", "argmin")

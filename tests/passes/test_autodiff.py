@@ -158,6 +158,17 @@ def test_reduce_rules(op, data):
     check_rule(lambda a: ops.reduce(a, op, axes), lambda a: REDUCE[op](a, axis=tuple(axes)), [x], rng=rng)
 
 
+@FEW
+@given(data=st.data())
+def test_cumsum_rules(data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), label="shape")
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    reverse = data.draw(st.booleans(), label="reverse")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
+    check_rule(lambda a: ops.cumsum(a, axis, reverse), lambda a: jax.lax.cumsum(a, axis, reverse=reverse),
+               [_values(rng, shape)], rng=rng)
+
+
 def test_reduce_max_splits_ties_evenly_like_jax():
     x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
     check_rule(lambda a: ops.reduce(a, "max", (1,)), lambda a: jnp.max(a, axis=1), [x], finite_differences=False)

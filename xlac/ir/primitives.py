@@ -389,6 +389,16 @@ def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
 reduce = declare("reduce", _reduce_rule, category="reduce", autocast_by_op={"sum": FLOAT32, "prod": FLOAT32})
 
 
+def _cumsum_rule(x: TensorType, *, axis, reverse) -> TensorType:
+    _check(0 <= axis < x.ndim, f"cumsum: axis {axis} out of range for {x}")
+    _kind_check("cumsum", "number", x)
+    return x
+
+
+# The running sum along ``axis`` (from the last element with ``reverse``), lowered as one reduce_window.
+cumsum = declare("cumsum", _cumsum_rule, category="scan")
+
+
 def _arg_reduce_rule(x: TensorType, *, axis, index_dtype) -> TensorType:
     _check(0 <= axis < x.ndim, f"axis {axis} out of range for {x}")
     _check(x.shape[axis] > 0, f"attempt to get argmax/argmin of an empty axis of {x}")

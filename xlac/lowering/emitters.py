@@ -342,6 +342,29 @@ def _reduce(w, node, operands):
                 f"dimensions = {dims(node.attrs['axes'])}", [region])
 
 
+@_emits(P.cumsum)
+def _cumsum(w, node, operands):
+    """A reduce_window whose window is the whole axis, padded with the axis' length - 1 zeros before it
+    (after it with ``reverse``), as jax lowers cumsum."""
+    x = node.operands[0].type
+    axis, n = node.attrs["axis"], x.shape[node.attrs["axis"]]
+    if n == 0:
+        return [operands[0]]
+    s = scalar_type(x.dtype)
+    init = emit_constant(w, reduce_init("sum", x.dtype))
+
+    def body(rw, args):
+        return rw.op(_reduce_body_op("sum", x.dtype), args, [s, s], [s]), [s]
+    region = w.region([s, s], body)
+    ones = [1] * x.ndim
+    window = [n if d == axis else 1 for d in range(x.ndim)]
+    pads = [((0, n - 1) if node.attrs["reverse"] else (n - 1, 0)) if d == axis else (0, 0) for d in range(x.ndim)]
+    padding = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in pads) + "]"
+    attrs = (f"base_dilations = {dims(ones)}, padding = dense<{padding}> : tensor<{x.ndim}x2xi64>, "
+             f"window_dilations = {dims(ones)}, window_dimensions = {dims(window)}, window_strides = {dims(ones)}")
+    return w.op("stablehlo.reduce_window", [operands[0], init], [x, s], [node.results[0].type], attrs, [region])
+
+
 def _arg_reduce(direction: str):
     """argmax / argmin as a reduce over (value, index) pairs; ties and NaNs go to the first index, as in NumPy."""
     def emit(w, node, operands):

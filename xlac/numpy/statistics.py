@@ -18,7 +18,9 @@ from xlac.numpy import contractions, creation, reductions, shapes, ufuncs
 from xlac.numpy.sorting import counting
 from xlac.numpy import dtypes as numpy_dtypes
 from xlac.numpy.manipulation import numerics
+from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.sorting import searching
+from xlac.trace import ops
 
 __all__ = ['cov', 'corrcoef', 'histogramdd', 'histogram2d']
 
@@ -95,6 +97,37 @@ def _static_bin_spec(bins, dims: int, op: str) -> list:
     return [int(b) if isinstance(b, numbers.Integral) else b for b in specs]
 
 
+def _range_edges(bounds, count: int):
+    """NumPy's histogramdd edges of ``count`` equal bins over a given range: ``linspace`` of the range's own
+    scalars (float64 for Python numbers), not in the sample's dtype as histogram's.
+
+    >>> _range_edges((0, 1), 4).dtype
+    dtype('float64')
+    """
+    first, last = bounds
+    if first > last:
+        raise ValueError(located("histogramdd: max must be larger than min in range parameter."))
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(located(f"histogramdd: supplied range of [{first}, {last}] is not finite"))
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return creation.asarray(np.linspace(first, last, count + 1))
+
+
+@numpy_function
+def _equal_bin_position(column, edges):
+    """searchsorted(edges, column, side="right"), values on the last edge moved into the last bin, for equal
+    bins: each value's bin computed, not searched (``counting.equal_bin_index``); outliers 0 and bins + 1.
+    (A function of its own: ops need tracers, and histogramdd also runs eagerly on arrays.)"""
+    common = dtypes.result_type(column.dtype, edges.dtype)
+    x, edges = ops.convert(column, common), ops.convert(edges, common)
+    count = edges.shape[0] - 1
+    inside = ops.and_(x >= edges[0], x <= edges[count])
+    bin_position = counting.equal_bin_index(x, edges) + 1
+    outlier = ufuncs.where(x < edges[0], 0, count + 1)
+    return ufuncs.where(inside, bin_position, outlier)
+
+
 def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     """The D-dimensional histogram of the ``(N, D)`` ``sample`` (or a sequence of D arrays): (counts, edges).
 
@@ -119,13 +152,19 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     edges, positions, sizes = [], [], []
     for i, (spec, bounds) in enumerate(zip(specs, ranges)):
         column = sample[:, i]
-        edge = counting.histogram_bin_edges(column, spec, bounds)
+        if isinstance(spec, int) and bounds is not None:
+            edge = _range_edges(bounds, spec)
+        else:
+            edge = counting.histogram_bin_edges(column, spec, bounds)
         edge = edge.astype(np.float64) if edge.dtype != np.float64 and dtypes.is_int(edge.dtype) else edge
         count = edge.shape[0] - 1
         # NumPy: searchsorted right, then values on the last edge go into the last bin; 0 and count+1 are
         # the outliers on either side.
-        where = searching.searchsorted(edge, column, side="right")
-        where = ufuncs.where(column == edge[-1], where - 1, where)
+        if isinstance(spec, int):
+            where = _equal_bin_position(column, edge)
+        else:
+            where = searching.searchsorted(edge, column, side="right")
+            where = ufuncs.where(column == edge[-1], where - 1, where)
         edges.append(edge)
         positions.append(where)
         sizes.append(count + 2)

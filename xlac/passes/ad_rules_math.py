@@ -335,6 +335,21 @@ def _reduce_jvp(attrs, operands, results, tangents):
 _define(P.reduce, _reduce_vjp, _reduce_jvp)
 
 
+def _cumsum_vjp(attrs, operands, results, cts):
+    if cts[0] is None or not _float(operands[0].dtype):
+        return [None]
+    return [ops.cumsum(cts[0], attrs["axis"], not attrs["reverse"])]
+
+
+def _cumsum_jvp(attrs, operands, results, tangents):
+    if tangents[0] is None or not _float(operands[0].dtype):
+        return [None]
+    return [ops.cumsum(tangents[0], attrs["axis"], attrs["reverse"])]
+
+
+_define(P.cumsum, _cumsum_vjp, _cumsum_jvp)
+
+
 # ---------------------------------------------------------------- dot_general
 
 def _dot_operand_cotangent(ct, other, mine_ndim, my_dims, other_dims, preferred, my_dtype, lhs_side):

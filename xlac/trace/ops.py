@@ -271,9 +271,20 @@ def sort(operands, dimension: int, *, is_stable: bool = True, num_keys: int = 1)
     return bind(P.sort, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
 
 
+def cumsum(x: Tracer, axis: int, reverse: bool = False) -> Tracer:
+    """The running sum of ``x`` along ``axis`` (from the last element with ``reverse``), in ``x``'s dtype."""
+    if x.shape[axis] <= 1:
+        return x
+    return bind(P.cumsum, x, axis=axis, reverse=reverse)
+
+
 def inclusive_scan(x, axis: int, combine, identity):
-    """Hillis-Steele scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``
-    by ``combine`` (an elementwise op of this module, ``add`` say)."""
+    """The running ``combine`` (an elementwise op of this module, ``add`` say) of ``x`` along ``axis``.
+
+    Sums of numbers are one ``cumsum`` (a reduce_window, which XLA runs blocked); other ops a Hillis-Steele
+    scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
+    if combine is add and not dtypes.is_bool(x.dtype):
+        return cumsum(x, axis)
     n = x.shape[axis]
     zeros = (0,) * x.ndim
     fill = constant(identity, x.dtype)

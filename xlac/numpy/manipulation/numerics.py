@@ -470,6 +470,9 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     2.0
     """
     values = as_array(y)
+    real = dtypes.is_float(values.dtype) and dtypes.is_float(dtypes.result_type(dx, values))
+    if x is None and _ndim(dx) == 0 and real:
+        return _trapezoid_evenly_spaced(values, dx, normalize_axis(axis, values.ndim, "trapezoid"))
     if x is None:
         step = dx
     else:
@@ -486,6 +489,31 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     upper = _axis_slice(values, axis, builtins.min(1, n), n)
     lower = _axis_slice(values, axis, 0, builtins.max(n - 1, 0))
     return reductions.sum(step * (upper + lower) / 2.0, axis)
+
+
+def _ndim(value) -> int:
+    return value.ndim if hasattr(value, "ndim") else np.ndim(value)
+
+
+def _trapezoid_evenly_spaced(values, dx, axis: int):
+    """NumPy's ``sum(dx * (y[1:] + y[:-1]) / 2)`` as ``dx * (sum(y) - (y[0] + y[-1]) / 2)``: one reduction
+    of ``y`` (XLA:CPU copies both shifted slices when they feed a reduction). Where an end is infinite or
+    NaN, ``dx * sum(y)``: the sum of pairs is then the infinity or NaN that the sum has, where subtracting
+    the end would give inf - inf. Real floating ``y`` only: NumPy adds pairs of integers in their dtype,
+    wrapping, and its complex products and quotients (a complex ``dx``) give infinities their own NaN parts.
+    """
+    dtype = dtypes.result_type(dx, values)
+    n = values.shape[axis]
+    kept = values.shape[:axis] + values.shape[axis + 1:]
+    if n < 2:
+        return ops.full(kept, 0, dtype)       # no pairs: an empty sum
+    values = ops.convert(values, dtype)
+    total = reductions.sum(values, axis)
+    half = ops.full(kept, 0.5, dtype)
+    ends = ops.mul(half, ops.add(ops.reshape(_axis_slice(values, axis, 0, 1), kept),
+                                 ops.reshape(_axis_slice(values, axis, n - 1, n), kept)))
+    inner = ops.select(ufuncs.isfinite(ends), ops.sub(total, ends), total)
+    return ops.mul(inner, ops.broadcast_to(ops.convert(asarray(dx), dtype), kept))
 
 
 @numpy_function

@@ -19,7 +19,7 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.sorting._common import BOOL, COMPLEX128, FLOAT64, INT64, UINT8, _checked, _concrete
 from xlac.numpy.sorting._sizes import _needs_size, _sized, _static_size
 from xlac.numpy.sorting.order import _flat, _is_complex
-from xlac.numpy.sorting.searching import _scatter_1d, _search
+from xlac.numpy.sorting.searching import _scatter_1d, _search, _take_1d
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
@@ -155,7 +155,7 @@ def _equal_bin_edges(x: Tracer, bins: int, range) -> Tracer:
 
 
 def _bin_edges(x: Tracer, bins, range) -> Tracer:
-    if np.ndim(bins) == 0 and not isinstance(bins, Tracer):
+    if is_bin_count(bins):
         try:
             count = operator.index(bins)
         except TypeError:
@@ -180,16 +180,53 @@ def _histogram_input(a, weights):
     return x, None if w is None else _flat(w)
 
 
-def _bin_counts(x: Tracer, edges: Tracer, w):
+def is_bin_count(bins) -> bool:
+    """Whether ``bins`` of histogram asks for that many equal bins (else it holds the edges)."""
+    return np.ndim(bins) == 0 and not isinstance(bins, Tracer)
+
+
+def _edge(edges: Tracer, i: int, shape) -> Tracer:
+    return ops.broadcast_to(ops.reshape(ops.slice(edges, (i,), (i + 1,)), ()), shape)
+
+
+def equal_bin_index(x: Tracer, edges: Tracer) -> Tracer:
+    """The bin (int64) of each ``x`` that lies in ``[edges[0], edges[-1]]``, for equal bins between
+    ``edges`` of ``x``'s dtype; some index in range for other ``x``. As NumPy's histogram computes it: the
+    estimate ``(x - first) / (last - first) * bins``, corrected by one either way so that bin ``i`` holds
+    ``edges[i] <= x < edges[i+1]``, the last bin also its right edge; what searchsorted gives, without a
+    search.
+
+    >>> import xlac
+    >>> edges = np.linspace(0.0, 1.0, 11)          # 0.3 and 0.7 lie just below edges[3] and edges[7]
+    >>> np.asarray(xlac.compile(equal_bin_index)(np.array([0.0, 0.3, 0.7, 1.0]), edges))
+    array([0, 2, 6, 9])
+    """
+    nbins = edges.shape[0] - 1
+    first, last = _edge(edges, 0, x.shape), _edge(edges, nbins, x.shape)
+    estimate = ops.mul(ops.div(ops.sub(x, first), ops.sub(last, first)), ops.full(x.shape, nbins, x.dtype))
+    lowest, highest = ops.full(x.shape, 0, INT64), ops.full(x.shape, nbins - 1, INT64)
+    index = ops.clamp(lowest, ops.convert(estimate, INT64), highest)     # the top edge: the last bin
+    one = ops.full(x.shape, 1, INT64)
+    below = ops.compare(x, _take_1d(edges, index), "LT")
+    index = ops.max(ops.select(below, ops.sub(index, one), index), lowest)
+    above = ops.and_(ops.compare(x, _take_1d(edges, ops.add(index, one)), "GE"), ops.compare(index, highest, "LT"))
+    return ops.select(above, ops.add(index, one), index)
+
+
+def _bin_counts(x: Tracer, edges: Tracer, w, equal: bool):
     """Counts (int64) or summed weights (the weights' dtype) per bin: bin ``i`` holds
-    ``edges[i] <= x < edges[i+1]``, the last bin also its right edge."""
+    ``edges[i] <= x < edges[i+1]``, the last bin also its right edge. ``equal``: the bins are equal
+    (histogram's ``bins`` was a count), and each value's bin is computed rather than searched."""
     nbins = edges.shape[0] - 1
     common = dtypes.result_type(x.dtype, edges.dtype)
     x, edges = ops.convert(x, common), ops.convert(edges, common)
-    first, last = (ops.broadcast_to(ops.reshape(ops.slice(edges, (i,), (i + 1,)), ()), x.shape) for i in (0, nbins))
+    first, last = _edge(edges, 0, x.shape), _edge(edges, nbins, x.shape)
     inside = ops.and_(ops.compare(x, first, "GE"), ops.compare(x, last, "LE"))
-    bin_index = ops.min(ops.sub(_search(edges, x, right=True), ops.full(x.shape, 1, INT64)),
-                           ops.full(x.shape, nbins - 1, INT64))
+    if equal and dtypes.is_float(common):
+        bin_index = equal_bin_index(x, edges)
+    else:
+        bin_index = ops.min(ops.sub(_search(edges, x, right=True), ops.full(x.shape, 1, INT64)),
+                            ops.full(x.shape, nbins - 1, INT64))
     index = ops.select(inside, bin_index, ops.full(x.shape, nbins, INT64))
     if w is None:
         return _scatter_1d(ops.full((nbins,), 0, INT64), index, ops.full(x.shape, 1, INT64), "add")
@@ -214,7 +251,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """
     x, w = _histogram_input(a, weights)
     edges = _bin_edges(x, bins, range)
-    counts = _bin_counts(x, edges, w)
+    counts = _bin_counts(x, edges, w, equal=is_bin_count(bins))
     if not density:
         return counts, edges
     nbins = edges.shape[0] - 1
