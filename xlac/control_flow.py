@@ -251,8 +251,11 @@ def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) ->
 
 
 def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
-           trip_count: int | None = None, user_fn=None):
-    """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one."""
+           trip_count: int | None = None, user_fn=None, *, write_once: tuple = (), checkpoint: bool = False):
+    """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one.
+    ``write_once``: the leaves of ``init_val`` that the body only writes into, each element in exactly one
+    iteration (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
+    read by the loop's VJP: :mod:`xlac.passes.rules_control`)."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
     cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
@@ -279,6 +282,10 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
     body_graph, _ = _closed(body, len(carries) + 1, layout)
     attrs = {"n_carries": n} if trip_count is None else {"n_carries": n, "trip_count": trip_count}
+    if write_once:
+        attrs["write_once"] = tuple(write_once)
+    if checkpoint:
+        attrs["checkpoint"] = True
     results = current_trace().bind(P.while_, [*carries, status, *layout], attrs, subgraphs=(cond_graph, body_graph))
     for result, carry in zip(results, carries):
         result.weak = carry.weak
@@ -304,23 +311,28 @@ def _is_static_int(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=1):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=1, checkpoint=False):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``, as one XLA loop
     (``jax.lax.fori_loop``). ``i`` is traced; with Python int bounds it is a weak int64, as a Python int.
     ``unroll``: iterations per step of the loop (static bounds), ``True`` for a fully unrolled loop.
+    ``checkpoint``: under reverse-mode differentiation keep only the carries each iteration starts from
+    and evaluate the iteration again in the backward pass, instead of keeping every value its backward pass
+    reads (the default, as JAX): less memory for one more forward evaluation. For example
+    ``xlac.grad(lambda w: xlac.fori_loop(0, 1000, step, w, checkpoint=True))``.
 
     >>> import numpy as np, xlac
     >>> np.asarray(xlac.fori_loop(0, 4, lambda i, v: v + i, np.zeros(2))).tolist()
     [6.0, 6.0]
     """
     if current_trace() is None:
-        return _run_compiled(lambda init: fori_loop(lower, upper, body_fun, init, unroll=unroll), init_val)
+        return _run_compiled(lambda init: fori_loop(lower, upper, body_fun, init, unroll=unroll,
+                                                    checkpoint=checkpoint), init_val)
     static = _is_static_int(lower) and _is_static_int(upper)
     if unroll is True or (unroll is not False and operator.index(unroll) != 1):
         if not static:
             raise UnsupportedError(located("fori_loop: unroll needs bounds known when tracing (Python ints)"))
-        return _unrolled_fori(int(lower), int(upper), body_fun, init_val, unroll)
-    return _rolled_fori(lower, upper, body_fun, init_val)
+        return _unrolled_fori(int(lower), int(upper), body_fun, init_val, unroll, checkpoint)
+    return _rolled_fori(lower, upper, body_fun, init_val, checkpoint)
 
 
 def _loop_index(lower, upper):
@@ -332,7 +344,7 @@ def _loop_index(lower, upper):
     return ops.convert(lo, dtype, weak=weak), ops.convert(hi, dtype, weak=weak)
 
 
-def _rolled_fori(lower, upper, body_fun, init_val):
+def _rolled_fori(lower, upper, body_fun, init_val, checkpoint=False):
     lo, hi = _loop_index(lower, upper)
     body_fun = _as_traced(body_fun)
 
@@ -343,10 +355,11 @@ def _rolled_fori(lower, upper, body_fun, init_val):
         i, val = state
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
     trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
-    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun)[1]
+    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun,
+                  checkpoint=checkpoint)[1]
 
 
-def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
+def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll, checkpoint=False):
     trip = max(upper - lower, 0)
     per_step = trip if unroll is True else int(unroll)
     if per_step < 1:
@@ -359,7 +372,7 @@ def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
             for k in range(per_step):
                 v = body_fun(i * per_step + lower + k, v)
             return v
-        val = _rolled_fori(0, steps, chunk, val)
+        val = _rolled_fori(0, steps, chunk, val, checkpoint)
     elif steps == 1:
         for k in range(per_step):
             val = body_fun(asarray(lower + k), val)
@@ -523,9 +536,12 @@ def _with_status_output(region: Region, offset: int) -> Region:
 # ---------------------------------------------------------------- scan
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=False):
     """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of ``xs``; the final carry and the
     ``y``'s stacked (``jax.lax.scan``). ``xs=None`` with ``length``: ``f`` gets ``None`` for ``x``.
+    ``checkpoint``: under reverse-mode differentiation keep only the carry each iteration starts from and
+    evaluate the iteration again in the backward pass (as ``jax.checkpoint`` around ``f``), instead of
+    keeping every value its backward pass reads: less memory, one more forward evaluation.
 
     >>> import numpy as np, xlac
     >>> carry, ys = xlac.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
@@ -533,7 +549,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     (6.0, [0.0, 2.0, 9.0])
     """
     if current_trace() is None:
-        return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+        return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll, checkpoint=checkpoint), init, xs)
     f = _as_traced(f)
     x_leaves, x_tree = pytree.flatten(xs)
     x_arrays = _as_carries(x_leaves)
@@ -581,7 +597,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
     if unroll is not True and operator.index(unroll) != 1:
         raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
-    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n, f)
+    stacked = tuple(range(1 + n_carry, 1 + n_carry + len(buffers)))      # the leaves of the buffers
+    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n, f,
+                          write_once=stacked, checkpoint=checkpoint)
     return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
 
 
