@@ -539,6 +539,7 @@ def _with_status_output(region: Region, offset: int) -> Region:
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=False):
     """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of ``xs``; the final carry and the
     ``y``'s stacked (``jax.lax.scan``). ``xs=None`` with ``length``: ``f`` gets ``None`` for ``x``.
+    ``unroll``: steps per iteration of the loop (the rest run after it), ``True`` for no loop, as JAX.
     ``checkpoint``: under reverse-mode differentiation keep only the carry each iteration starts from and
     evaluate the iteration again in the backward pass (as ``jax.checkpoint`` around ``f``), instead of
     keeping every value its backward pass reads: less memory, one more forward evaluation.
@@ -575,15 +576,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=F
     buffers = [ops.full((n, *t.shape), 0, t.dtype) for t in y_types]
     if n == 0:
         return pytree.unflatten(carry_tree, carries), pytree.unflatten(y_tree, buffers)
-    lo = ops.constant(0, INDEX_DTYPE, weak=True)
+    per_step = _unroll_count(unroll, n)
+    n_results = len(region.out_weak)
 
-    def body(state):
-        i, cs, bufs = state
+    def advance(i, cs, bufs):
+        """Step ``i`` (counted in the order the steps run), in the current trace."""
         at = ops.sub(ops.constant(n - 1, INDEX_DTYPE), i) if reverse else i
         x = [ops.reshape(ops.dynamic_slice(a, [at] + [ops.constant(0, INDEX_DTYPE)] * (a.ndim - 1),
                                            (1, *a.shape[1:])), a.shape[1:]) for a in x_arrays]
         outs = inline(region.graph, [*cs, *x, *region.lifted])
-        n_results = len(region.out_weak)
         if region.checks:
             current_trace().checks.adopt_status(outs[n_results], region.checks)
         _write_back(region.written, outs[n_results + region.has_status:])
@@ -591,16 +592,34 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=F
         zeros = [ops.constant(0, INDEX_DTYPE)]
         new_bufs = [ops.dynamic_update_slice(b, ops.reshape(y, (1, *y.shape)), [at] + zeros * y.ndim)
                     for b, y in zip(bufs, ys)]
-        return ops.add(i, ops.constant(1, INDEX_DTYPE)), new_cs, new_bufs
+        return new_cs, new_bufs
+
+    def body(state):                     # ``per_step`` steps per iteration of the loop
+        i, cs, bufs = state
+        for k in range(per_step):
+            cs, bufs = advance(ops.add(i, ops.constant(k, INDEX_DTYPE)) if k else i, cs, bufs)
+        return ops.add(i, ops.constant(per_step, INDEX_DTYPE)), cs, bufs
 
     def more(state):
-        return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
-    if unroll is not True and operator.index(unroll) != 1:
-        raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
-    stacked = tuple(range(1 + n_carry, 1 + n_carry + len(buffers)))      # the leaves of the buffers
-    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n, f,
-                          write_once=stacked, checkpoint=checkpoint)
+        return ops.compare(state[0], ops.constant(loops * per_step, INDEX_DTYPE), "LT")
+    loops = n // per_step
+    final, ys = carries, buffers
+    if loops > 1:
+        stacked = tuple(range(1 + n_carry, 1 + n_carry + len(buffers)))      # the leaves of the buffers
+        _, final, ys = _while("scan", more, body, (ops.constant(0, INDEX_DTYPE, weak=True), carries, buffers),
+                              _body_location(f), loops, f, write_once=stacked, checkpoint=checkpoint)
+    for i in range(loops * per_step, n) if loops > 1 else range(n):    # the rest, or all of a full unroll
+        final, ys = advance(ops.constant(i, INDEX_DTYPE), final, ys)
     return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
+
+
+def _unroll_count(unroll, n: int) -> int:
+    """Steps per iteration of scan's loop for JAX's ``unroll``: an int >= 1, or a bool (True: all ``n``)."""
+    if isinstance(unroll, (bool, np.bool_)):
+        return max(n, 1) if unroll else 1
+    if not _is_static_int(unroll) or unroll < 1:
+        raise ValueError(located(f"scan: unroll must be a positive integer or a bool, got {unroll!r}"))
+    return min(int(unroll), max(n, 1))
 
 
 def _scan_step(f, carry_tree, x_tree, n_carry):
