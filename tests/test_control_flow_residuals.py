@@ -131,3 +131,18 @@ def test_the_gradient_of_a_loop_writing_rows_into_a_buffer_equals_jax_at_set():
         return (buf ** 2).sum() + v.sum()
     x = np.random.default_rng(2).standard_normal((4, 3))
     _close([xlac.grad(mine)(x)], [jax.grad(theirs)(x)])
+
+
+def test_boolean_residuals_and_integer_carries_equal_jax():
+    def model(np_, lax):
+        def loss(w, xs):
+            def step(c, x):
+                h, k = c
+                h = np_.maximum(h @ w + x, 0.0) + np_.where(h > 0.5, h, 0.0)     # masks kept per iteration
+                return (h, k + 1), h[0] * k
+            (h, _), ys = lax.scan(step, (np_.ones(3), 0), xs)
+            return h.sum() + ys.sum()
+        return loss
+    rng = np.random.default_rng(3)
+    w, xs = rng.standard_normal((3, 3)), rng.standard_normal((6, 3))
+    _close(xlac.grad(model(xnp, xlac), argnums=(0, 1))(w, xs), jax.grad(model(jnp, jax.lax), argnums=(0, 1))(w, xs))

@@ -6,7 +6,8 @@ or ``case`` node (:mod:`xlac.ir.primitives_control`): a loop's program does not 
 Values of the enclosing function that a body reads (arrays it closes over, outside arrays) come in as loop
 invariants. Carries are pytrees; a Python scalar in a carry is weak, and a weak carry that the body
 widens (``0`` becoming float32) takes the body's dtype, as in JAX. Traced indices inside bodies are
-checked as everywhere else: the first failing check of any iteration raises after the call. Called
+checked as everywhere else (in a ``while_loop``'s condition too): the first failing check of any iteration
+raises after the call. Called
 outside a compiled function, they compile and run.
 
 A body may write in place into arrays of the enclosing function (arguments, closures, outside arrays):
@@ -266,14 +267,14 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
                                  user_fn or body_fun)
     cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun),
                          user_fn=cond_fun)
-    if cond.checks:
-        raise UnsupportedError(located(f"{api}: indexing with a traced index inside cond_fun is not supported "
-                                       "yet; read the value in body_fun and carry it", cond.location))
     if cond.out_types != [TensorType((), np.dtype("bool"))]:
         raise TypeError(located(f"{api}: cond_fun must return a boolean scalar, got "
                                 f"{', '.join(map(str, cond.out_types)) or 'nothing'}", cond.location))
     if cond.written:
         raise UnsupportedError(located(f"{api}: cond_fun writes into an array; write in body_fun", cond.location))
+    if cond.checks:
+        return _while_with_checked_condition(api, cond_fun, body_fun, pytree.unflatten(tree, carries),
+                                             location or _body_location(body_fun), trip_count, user_fn or body_fun)
     status = ops.full((2,), 0, INDEX_DTYPE)
     # The node's operands: the carries, the checks status and the arrays the body writes (all carried),
     # then the values of this trace the regions only read (loop invariants).
@@ -293,6 +294,22 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     if body.checks:
         current_trace().checks.adopt_status(results[len(carries)], body.checks)
     return pytree.unflatten(tree, list(results[:len(carries)]))
+
+
+def _while_with_checked_condition(api: str, cond_fun, body_fun, init_val, location, trip_count, user_fn):
+    """A loop whose condition checks traced indices: the condition is evaluated before the loop and at the
+    end of each iteration, its value carried, so that its checks join the body's status carry (the first
+    failure of either raises after the call, as NumPy raises at once). The loop stops at a failed check."""
+    def holds(value):
+        ok = current_trace().checks.ok          # every check so far held (this evaluation's included)
+        value = asarray(value)
+        return value if ok is None else ops.and_(value, ok)
+
+    def step(state):
+        value = body_fun(state[0])
+        return value, holds(cond_fun(value))
+    return _while(api, lambda state: state[1], step, (init_val, holds(cond_fun(init_val))), location,
+                  trip_count, user_fn)[0]
 
 
 def while_loop(cond_fun, body_fun, init_val):
