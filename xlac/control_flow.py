@@ -318,6 +318,12 @@ def while_loop(cond_fun, body_fun, init_val):
     >>> import numpy as np, xlac
     >>> int(xlac.while_loop(lambda v: v < 100, lambda v: v * 3, 1))
     243
+
+    ``cond_fun`` may index with a traced value; out of bounds raises NumPy's error after the call:
+
+    >>> x = xlac.asarray(np.array([3, 1, 0, 2]))
+    >>> int(xlac.while_loop(lambda i: x[i] != 0, lambda i: i + 1, 0))
+    2
     """
     if current_trace() is None:
         return _run_compiled(lambda init: while_loop(cond_fun, body_fun, init), init_val)
@@ -561,10 +567,17 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=F
     evaluate the iteration again in the backward pass (as ``jax.checkpoint`` around ``f``), instead of
     keeping every value its backward pass reads: less memory, one more forward evaluation.
 
-    >>> import numpy as np, xlac
+    >>> import numpy as np, xlac, xlac.numpy as xnp
     >>> carry, ys = xlac.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
     >>> float(carry), np.asarray(ys).tolist()
     (6.0, [0.0, 2.0, 9.0])
+    >>> np.asarray(xlac.scan(lambda c, x: (c + x, c), 0.0, np.arange(5.0), unroll=2)[1]).tolist()
+    [0.0, 0.0, 1.0, 3.0, 6.0]
+    >>> def final(checkpoint):
+    ...     return lambda w: xlac.scan(lambda c, x: (xnp.sin(c * w + x), c), 0.5, np.arange(3.0),
+    ...                                checkpoint=checkpoint)[0]
+    >>> round(float(xlac.grad(final(True))(0.5)), 6) == round(float(xlac.grad(final(False))(0.5)), 6)
+    True
     """
     if current_trace() is None:
         return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll, checkpoint=checkpoint), init, xs)
