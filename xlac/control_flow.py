@@ -254,8 +254,8 @@ def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) ->
 def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
            trip_count: int | None = None, user_fn=None, *, write_once: tuple = (), checkpoint: bool = False):
     """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one.
-    ``write_once``: the leaves of ``init_val`` that the body only writes into, each element in exactly one
-    iteration (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
+    ``write_once``: the leaves of ``init_val`` that the body only writes into, no element in two iterations,
+    each a constant going in (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
     read by the loop's VJP: :mod:`xlac.passes.rules_control`)."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)

@@ -8,8 +8,8 @@ values. ``trip_count``, where the loop's number of iterations is known when trac
 Python int bounds, ``scan``), lets reverse-mode differentiation run the body backwards: from the values each
 iteration's backward pass reads, stored per iteration by the forward loop, or with ``checkpoint`` from the
 carries each iteration starts from, evaluating the iteration again. ``write_once``: carries the body only
-writes into, each element in exactly one iteration (scan's stacked outputs): the backward loop reads their
-cotangents from the final one instead of carrying them.
+writes into, no element in two iterations, from a constant (scan's stacked outputs): the backward loop reads
+their cotangents from the final ones instead of carrying them.
 
 ``case index, *operands {result_types}`` with one region per branch: ``index`` (an ``int32[]`` already in
 range) picks the branch, each region takes the operands and returns values of ``result_types``.

@@ -146,7 +146,7 @@ def _while_vjp(attrs, operands, results, cts):
                                                       for k in range(n)] + [(x, False) for x in invariants])
     moving = [k for k in range(n) if is_differentiable(carries[k].dtype)]
     # A write-once carry's cotangent in iteration t is its final one (the later iterations write elsewhere):
-    # read whole, not carried; it reaches its initial value as zeros (every element is written).
+    # read whole, not carried. Its initial value is a constant: no cotangent for it.
     carried = [k for k in moving if k not in write_once]
     final = [k for k in moving if k in write_once]
     moving_invariants = [k for k, x in enumerate(invariants) if is_differentiable(x.dtype)]
@@ -216,11 +216,10 @@ class _Tape:
     reads: list[tuple[Tracer, bool]]
 
 
-def _body_backward(body: Graph, n: int, build_inputs):
-    """The backward pass of one iteration of ``body`` evaluated into the current trace on
-    ``build_inputs()``, as a closed graph (see :class:`_Tape`), and the values of the current trace it
-    reads (a nested loop's stacked residuals among them)."""
-    inputs = build_inputs()
+def _body_backward(body: Graph, n: int, inputs):
+    """``body`` evaluated into the current trace on ``inputs``: its outputs, its backward pass as a closed
+    graph (see :class:`_Tape`) and the values of the current trace that pass reads (found as what its trace
+    lifts: a nested loop's stacked residuals among them)."""
     outputs, backward = linearize_reverse(body, inputs, list(range(len(inputs))))
     moving = [k for k in range(n) if is_differentiable(outputs[k].dtype)]
     moving_inputs = moving + [k for k in range(n, len(inputs)) if is_differentiable(inputs[k].dtype)]
@@ -259,7 +258,7 @@ def _taped_loop(node, carries, invariants, trips: int):
     n = len(carries)
     with Trace() as step:                # one iteration and its backward
         inputs = [step.add_input(v.type) for v in body.inputs]
-        outputs, backward, reads = _body_backward(body, n, lambda: inputs)
+        outputs, backward, reads = _body_backward(body, n, inputs)
     if step.lifted:
         raise AssertionError("xlac internal error: a loop body's backward reads values from outside the loop")
     position = {x.value.id: k for k, x in enumerate(inputs)}
