@@ -1,6 +1,6 @@
 """Loops: xlac.fori_loop against jax.lax.fori_loop, measured in one run.
 
-Run: python benchmarks/loops.py [--rows 1024,16384,65536]
+Run: python benchmarks/loops.py [--rows 1024,16384,65536] [--only compile,decode,jacobi,rnn]
 Cases:
 - compile time (trace, passes, lowering and XLA) of a loop of 50 and of 5,000 iterations, against the
   same loop unrolled in Python (for contrast: the program grows with the trip count);
@@ -9,7 +9,8 @@ Cases:
   and ``.at[i].set`` on a carry); time per iteration, which should not grow with N; with and without
   bounds checks;
 - a 1,000-step Jacobi stencil on a 128 x 128 grid written with in-place slice assignment (jax: ``.at[].set``);
-- ``scan`` of a small RNN (hidden 128, 64 steps, batch 16): forward, and forward + backward (grad).
+- ``scan`` of a small RNN (hidden 128, 64 steps, batch 16): forward, and forward + backward (grad), the
+  latter also with ``checkpoint=True`` (iterations evaluated again in the backward pass).
 """
 from __future__ import annotations
 
@@ -122,17 +123,22 @@ def rnn() -> None:
     xs = rng.standard_normal((64, 16, 128)).astype(np.float32)
     h0 = np.zeros((16, 128), np.float32)
 
-    def loss(w, xs, h0, tanh, scan):
-        h, hs = scan(lambda h, x: (tanh(h @ w + x), h), h0, xs)
+    def loss(w, xs, h0, tanh, scan, **options):
+        h, hs = scan(lambda h, x: (tanh(h @ w + x), h), h0, xs, **options)
         return (h * h).sum() + hs.sum()
     forward = xlac.compile(lambda w, xs, h0: loss(w, xs, h0, xnp.tanh, xlac.scan))
     forward_jax = jax.jit(lambda w, xs, h0: loss(w, xs, h0, jnp.tanh, jax.lax.scan))
     backward = xlac.compile(xlac.grad(lambda w, xs, h0: loss(w, xs, h0, xnp.tanh, xlac.scan)))
     backward_jax = jax.jit(jax.grad(lambda w, xs, h0: loss(w, xs, h0, jnp.tanh, jax.lax.scan)))
+    checkpointed = xlac.compile(xlac.grad(lambda w, xs, h0: loss(w, xs, h0, xnp.tanh, xlac.scan, checkpoint=True)))
+    checkpointed_jax = jax.jit(jax.grad(lambda w, xs, h0: loss(
+        w, xs, h0, jnp.tanh, lambda f, *a: jax.lax.scan(jax.checkpoint(f), *a))))
     args = (xlac.asarray(w), xlac.asarray(xs), xlac.asarray(h0))
     args_jax = (jnp.asarray(w), jnp.asarray(xs), jnp.asarray(h0))
-    np.testing.assert_allclose(np.asarray(backward(*args)), np.asarray(backward_jax(*args_jax)), rtol=2e-3, atol=2e-3)
-    for name, mine, theirs in (("forward", forward, forward_jax), ("forward + backward", backward, backward_jax)):
+    for mine in (backward, checkpointed):
+        np.testing.assert_allclose(np.asarray(mine(*args)), np.asarray(backward_jax(*args_jax)), rtol=2e-3, atol=2e-3)
+    for name, mine, theirs in (("forward", forward, forward_jax), ("forward + backward", backward, backward_jax),
+                               ("checkpointed f + b", checkpointed, checkpointed_jax)):
         xs_, js = interleaved(lambda: mine(*args).block_until_ready(), lambda: theirs(*args_jax).block_until_ready(),
                               number=10)
         print(f"  {name:20s} xlac {xs_ * 1e3:8.3f}  jax {js * 1e3:8.3f}  ratio {xs_ / js:5.2f}")
@@ -141,12 +147,17 @@ def rnn() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1024,16384,65536")
+    parser.add_argument("--only", default="compile,decode,jacobi,rnn")
     args = parser.parse_args()
-    compile_times()
-    for check_bounds in (False, True):
+    only = set(args.only.split(","))
+    if "compile" in only:
+        compile_times()
+    for check_bounds in (False, True) if "decode" in only else ():
         decode([int(n) for n in args.rows.split(",")], check_bounds)
-    jacobi()
-    rnn()
+    if "jacobi" in only:
+        jacobi()
+    if "rnn" in only:
+        rnn()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ or ``case`` node (:mod:`xlac.ir.primitives_control`): a loop's program does not 
 Values of the enclosing function that a body reads (arrays it closes over, outside arrays) come in as loop
 invariants. Carries are pytrees; a Python scalar in a carry is weak, and a weak carry that the body
 widens (``0`` becoming float32) takes the body's dtype, as in JAX. Traced indices inside bodies are
-checked as everywhere else: the first failing check of any iteration raises after the call. Called
+checked as everywhere else (in a ``while_loop``'s condition too): the first failing check of any iteration
+raises after the call. Called
 outside a compiled function, they compile and run.
 
 A body may write in place into arrays of the enclosing function (arguments, closures, outside arrays):
@@ -251,8 +252,11 @@ def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) ->
 
 
 def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
-           trip_count: int | None = None, user_fn=None):
-    """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one."""
+           trip_count: int | None = None, user_fn=None, *, write_once: tuple = (), checkpoint: bool = False):
+    """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one.
+    ``write_once``: the leaves of ``init_val`` that the body only writes into, no element in two iterations,
+    each a constant going in (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
+    read by the loop's VJP: :mod:`xlac.passes.rules_control`)."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
     cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
@@ -263,14 +267,14 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
                                  user_fn or body_fun)
     cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun),
                          user_fn=cond_fun)
-    if cond.checks:
-        raise UnsupportedError(located(f"{api}: indexing with a traced index inside cond_fun is not supported "
-                                       "yet; read the value in body_fun and carry it", cond.location))
     if cond.out_types != [TensorType((), np.dtype("bool"))]:
         raise TypeError(located(f"{api}: cond_fun must return a boolean scalar, got "
                                 f"{', '.join(map(str, cond.out_types)) or 'nothing'}", cond.location))
     if cond.written:
         raise UnsupportedError(located(f"{api}: cond_fun writes into an array; write in body_fun", cond.location))
+    if cond.checks:
+        return _while_with_checked_condition(api, cond_fun, body_fun, pytree.unflatten(tree, carries),
+                                             location or _body_location(body_fun), trip_count, user_fn or body_fun)
     status = ops.full((2,), 0, INDEX_DTYPE)
     # The node's operands: the carries, the checks status and the arrays the body writes (all carried),
     # then the values of this trace the regions only read (loop invariants).
@@ -279,6 +283,10 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
     body_graph, _ = _closed(body, len(carries) + 1, layout)
     attrs = {"n_carries": n} if trip_count is None else {"n_carries": n, "trip_count": trip_count}
+    if write_once:
+        attrs["write_once"] = tuple(write_once)
+    if checkpoint:
+        attrs["checkpoint"] = True
     results = current_trace().bind(P.while_, [*carries, status, *layout], attrs, subgraphs=(cond_graph, body_graph))
     for result, carry in zip(results, carries):
         result.weak = carry.weak
@@ -288,12 +296,34 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     return pytree.unflatten(tree, list(results[:len(carries)]))
 
 
+def _while_with_checked_condition(api: str, cond_fun, body_fun, init_val, location, trip_count, user_fn):
+    """A loop whose condition checks traced indices: the condition is evaluated before the loop and at the
+    end of each iteration, its value carried, so that its checks join the body's status carry (the first
+    failure of either raises after the call, as NumPy raises at once). The loop stops at a failed check."""
+    def holds(value):
+        ok = current_trace().checks.ok          # every check so far held (this evaluation's included)
+        value = asarray(value)
+        return value if ok is None else ops.and_(value, ok)
+
+    def step(state):
+        value = body_fun(state[0])
+        return value, holds(cond_fun(value))
+    return _while(api, lambda state: state[1], step, (init_val, holds(cond_fun(init_val))), location,
+                  trip_count, user_fn)[0]
+
+
 def while_loop(cond_fun, body_fun, init_val):
     """``val = init_val; while cond_fun(val): val = body_fun(val)``, as one XLA loop (``jax.lax.while_loop``).
 
     >>> import numpy as np, xlac
     >>> int(xlac.while_loop(lambda v: v < 100, lambda v: v * 3, 1))
     243
+
+    ``cond_fun`` may index with a traced value; out of bounds raises NumPy's error after the call:
+
+    >>> x = xlac.asarray(np.array([3, 1, 0, 2]))
+    >>> int(xlac.while_loop(lambda i: x[i] != 0, lambda i: i + 1, 0))
+    2
     """
     if current_trace() is None:
         return _run_compiled(lambda init: while_loop(cond_fun, body_fun, init), init_val)
@@ -304,23 +334,28 @@ def _is_static_int(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, unroll=1):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=1, checkpoint=False):
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``, as one XLA loop
     (``jax.lax.fori_loop``). ``i`` is traced; with Python int bounds it is a weak int64, as a Python int.
     ``unroll``: iterations per step of the loop (static bounds), ``True`` for a fully unrolled loop.
+    ``checkpoint``: under reverse-mode differentiation keep only the carries each iteration starts from
+    and evaluate the iteration again in the backward pass, instead of keeping every value its backward pass
+    reads (the default, as JAX): less memory for one more forward evaluation. For example
+    ``xlac.grad(lambda w: xlac.fori_loop(0, 1000, step, w, checkpoint=True))``.
 
     >>> import numpy as np, xlac
     >>> np.asarray(xlac.fori_loop(0, 4, lambda i, v: v + i, np.zeros(2))).tolist()
     [6.0, 6.0]
     """
     if current_trace() is None:
-        return _run_compiled(lambda init: fori_loop(lower, upper, body_fun, init, unroll=unroll), init_val)
+        return _run_compiled(lambda init: fori_loop(lower, upper, body_fun, init, unroll=unroll,
+                                                    checkpoint=checkpoint), init_val)
     static = _is_static_int(lower) and _is_static_int(upper)
     if unroll is True or (unroll is not False and operator.index(unroll) != 1):
         if not static:
             raise UnsupportedError(located("fori_loop: unroll needs bounds known when tracing (Python ints)"))
-        return _unrolled_fori(int(lower), int(upper), body_fun, init_val, unroll)
-    return _rolled_fori(lower, upper, body_fun, init_val)
+        return _unrolled_fori(int(lower), int(upper), body_fun, init_val, unroll, checkpoint)
+    return _rolled_fori(lower, upper, body_fun, init_val, checkpoint)
 
 
 def _loop_index(lower, upper):
@@ -332,7 +367,7 @@ def _loop_index(lower, upper):
     return ops.convert(lo, dtype, weak=weak), ops.convert(hi, dtype, weak=weak)
 
 
-def _rolled_fori(lower, upper, body_fun, init_val):
+def _rolled_fori(lower, upper, body_fun, init_val, checkpoint=False):
     lo, hi = _loop_index(lower, upper)
     body_fun = _as_traced(body_fun)
 
@@ -343,10 +378,11 @@ def _rolled_fori(lower, upper, body_fun, init_val):
         i, val = state
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
     trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
-    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun)[1]
+    return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun,
+                  checkpoint=checkpoint)[1]
 
 
-def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
+def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll, checkpoint=False):
     trip = max(upper - lower, 0)
     per_step = trip if unroll is True else int(unroll)
     if per_step < 1:
@@ -359,7 +395,7 @@ def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll):
             for k in range(per_step):
                 v = body_fun(i * per_step + lower + k, v)
             return v
-        val = _rolled_fori(0, steps, chunk, val)
+        val = _rolled_fori(0, steps, chunk, val, checkpoint)
     elif steps == 1:
         for k in range(per_step):
             val = body_fun(asarray(lower + k), val)
@@ -523,17 +559,28 @@ def _with_status_output(region: Region, offset: int) -> Region:
 # ---------------------------------------------------------------- scan
 
 
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, *, checkpoint=False):
     """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of ``xs``; the final carry and the
     ``y``'s stacked (``jax.lax.scan``). ``xs=None`` with ``length``: ``f`` gets ``None`` for ``x``.
+    ``unroll``: steps per iteration of the loop (the rest run after it), ``True`` for no loop, as JAX.
+    ``checkpoint``: under reverse-mode differentiation keep only the carry each iteration starts from and
+    evaluate the iteration again in the backward pass (as ``jax.checkpoint`` around ``f``), instead of
+    keeping every value its backward pass reads: less memory, one more forward evaluation.
 
-    >>> import numpy as np, xlac
+    >>> import numpy as np, xlac, xlac.numpy as xnp
     >>> carry, ys = xlac.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
     >>> float(carry), np.asarray(ys).tolist()
     (6.0, [0.0, 2.0, 9.0])
+    >>> np.asarray(xlac.scan(lambda c, x: (c + x, c), 0.0, np.arange(5.0), unroll=2)[1]).tolist()
+    [0.0, 0.0, 1.0, 3.0, 6.0]
+    >>> def final(checkpoint):
+    ...     return lambda w: xlac.scan(lambda c, x: (xnp.sin(c * w + x), c), 0.5, np.arange(3.0),
+    ...                                checkpoint=checkpoint)[0]
+    >>> round(float(xlac.grad(final(True))(0.5)), 6) == round(float(xlac.grad(final(False))(0.5)), 6)
+    True
     """
     if current_trace() is None:
-        return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll), init, xs)
+        return _run_compiled(lambda c, x: scan(f, c, x, length, reverse, unroll, checkpoint=checkpoint), init, xs)
     f = _as_traced(f)
     x_leaves, x_tree = pytree.flatten(xs)
     x_arrays = _as_carries(x_leaves)
@@ -559,15 +606,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     buffers = [ops.full((n, *t.shape), 0, t.dtype) for t in y_types]
     if n == 0:
         return pytree.unflatten(carry_tree, carries), pytree.unflatten(y_tree, buffers)
-    lo = ops.constant(0, INDEX_DTYPE, weak=True)
+    per_step = _unroll_count(unroll, n)
+    n_results = len(region.out_weak)
 
-    def body(state):
-        i, cs, bufs = state
+    def advance(i, cs, bufs):
+        """Step ``i`` (counted in the order the steps run), in the current trace."""
         at = ops.sub(ops.constant(n - 1, INDEX_DTYPE), i) if reverse else i
         x = [ops.reshape(ops.dynamic_slice(a, [at] + [ops.constant(0, INDEX_DTYPE)] * (a.ndim - 1),
                                            (1, *a.shape[1:])), a.shape[1:]) for a in x_arrays]
         outs = inline(region.graph, [*cs, *x, *region.lifted])
-        n_results = len(region.out_weak)
         if region.checks:
             current_trace().checks.adopt_status(outs[n_results], region.checks)
         _write_back(region.written, outs[n_results + region.has_status:])
@@ -575,14 +622,34 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         zeros = [ops.constant(0, INDEX_DTYPE)]
         new_bufs = [ops.dynamic_update_slice(b, ops.reshape(y, (1, *y.shape)), [at] + zeros * y.ndim)
                     for b, y in zip(bufs, ys)]
-        return ops.add(i, ops.constant(1, INDEX_DTYPE)), new_cs, new_bufs
+        return new_cs, new_bufs
+
+    def body(state):                     # ``per_step`` steps per iteration of the loop
+        i, cs, bufs = state
+        for k in range(per_step):
+            cs, bufs = advance(ops.add(i, ops.constant(k, INDEX_DTYPE)) if k else i, cs, bufs)
+        return ops.add(i, ops.constant(per_step, INDEX_DTYPE)), cs, bufs
 
     def more(state):
-        return ops.compare(state[0], ops.constant(n, INDEX_DTYPE), "LT")
-    if unroll is not True and operator.index(unroll) != 1:
-        raise UnsupportedError(located("scan: unroll other than 1 is not supported yet"))
-    _, final, ys = _while("scan", more, body, (lo, carries, buffers), _body_location(f), n, f)
+        return ops.compare(state[0], ops.constant(loops * per_step, INDEX_DTYPE), "LT")
+    loops = n // per_step
+    final, ys = carries, buffers
+    if loops > 1:
+        stacked = tuple(range(1 + n_carry, 1 + n_carry + len(buffers)))      # the leaves of the buffers
+        _, final, ys = _while("scan", more, body, (ops.constant(0, INDEX_DTYPE, weak=True), carries, buffers),
+                              _body_location(f), loops, f, write_once=stacked, checkpoint=checkpoint)
+    for i in range(loops * per_step, n) if loops > 1 else range(n):    # the rest, or all of a full unroll
+        final, ys = advance(ops.constant(i, INDEX_DTYPE), final, ys)
     return pytree.unflatten(carry_tree, list(final)), pytree.unflatten(y_tree, list(ys))
+
+
+def _unroll_count(unroll, n: int) -> int:
+    """Steps per iteration of scan's loop for JAX's ``unroll``: an int >= 1, or a bool (True: all ``n``)."""
+    if isinstance(unroll, (bool, np.bool_)):
+        return max(n, 1) if unroll else 1
+    if not _is_static_int(unroll) or unroll < 1:
+        raise ValueError(located(f"scan: unroll must be a positive integer or a bool, got {unroll!r}"))
+    return min(int(unroll), max(n, 1))
 
 
 def _scan_step(f, carry_tree, x_tree, n_carry):

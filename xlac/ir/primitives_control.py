@@ -5,7 +5,11 @@
 every operand (the carries, then the loop invariants: values of the enclosing graph the regions read);
 ``cond`` returns one ``bool[]``, ``body`` the carries' next values. The results are the carries' final
 values. ``trip_count``, where the loop's number of iterations is known when tracing (``fori_loop`` with
-Python int bounds, ``scan``), lets reverse-mode differentiation run the body backwards.
+Python int bounds, ``scan``), lets reverse-mode differentiation run the body backwards: from the values each
+iteration's backward pass reads, stored per iteration by the forward loop, or with ``checkpoint`` from the
+carries each iteration starts from, evaluating the iteration again. ``write_once``: carries the body only
+writes into, no element in two iterations, from a constant (scan's stacked outputs): the backward loop reads
+their cotangents from the final ones instead of carrying them.
 
 ``case index, *operands {result_types}`` with one region per branch: ``index`` (an ``int32[]`` already in
 range) picks the branch, each region takes the operands and returns values of ``result_types``.
@@ -33,7 +37,8 @@ BOOL_SCALAR = TensorType((), np.dtype("bool"))
 INDEX_SCALAR = TensorType((), np.dtype("int32"))
 
 
-def _while_rule(*operands: TensorType, n_carries: int, trip_count: int | None = None):
+def _while_rule(*operands: TensorType, n_carries: int, trip_count: int | None = None, checkpoint: bool = False,
+                write_once: tuple = ()):
     if not 0 <= n_carries <= len(operands):
         raise ShapeError(f"while: {n_carries} carries but {len(operands)} operands")
     return tuple(operands[:n_carries])

@@ -7,11 +7,14 @@ body may make it depend on one that has. The rule computes the primal values aga
 engine has already emitted the primal node).
 
 VJP of a loop whose number of iterations is known when tracing (``trip_count``: ``fori_loop`` with Python
-int bounds, ``scan``): under reverse mode the loop runs keeping the carries each iteration starts from
-(``vjp_forward``: one loop gives the results and these residuals), then a backward loop evaluates each
-iteration again from its carries, from the last to the first, and pulls the cotangents through it (the
-memory of one carry per iteration; JAX's scan keeps every intermediate instead and does not recompute). A loop with a
-run-time trip count has no VJP, as in JAX: the error says to use ``fori_loop`` or ``scan``. VJP of a
+int bounds, ``scan``): under reverse mode one forward loop gives the results and keeps, per iteration, the
+values that iteration's backward pass reads (``vjp_forward``: the body is linearized inside the loop and its
+backward pass traced once, which names them; values that depend on no carry are computed once, outside),
+as JAX's scan keeps residuals; then a backward loop runs each iteration's backward pass from the last to the
+first, reading row t of those stacks. With ``checkpoint`` the forward loop keeps only the carries each
+iteration starts from and the backward loop evaluates the iteration again (less memory, more work). The
+cotangents of scan's stacked outputs (``write_once`` carries) are read from the final ones, not carried.
+A loop with a run-time trip count has no VJP, as in JAX: the error says to use ``fori_loop`` or ``scan``. VJP of a
 conditional: a conditional of the branches' VJPs.
 
 Batching: a loop runs until every example is done, each example keeping its carries once its own condition
@@ -24,17 +27,26 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
 from xlac.errors import UnsupportedError, located
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph
+from xlac.ir.interpreter import interpret
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
 from xlac.passes.ad_rules_structure import _or_zeros
 from xlac.passes.batching import batch_graph, move_batch_axis
 from xlac.passes.batching_rules import _size
+from xlac.passes.simplify import eliminate_dead_code
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
 from xlac.trace.inline import bind_node, closed_graph, inline
+from xlac.trace.context import Trace
 from xlac.trace.state import current_trace
+from xlac.trace.tracer import Tracer
 
 __all__: list[str] = []
 
@@ -125,75 +137,217 @@ def _while_vjp(attrs, operands, results, cts):
     if trips == 0:                       # the carries come out as they went in
         return [*cts, *([None] * (len(operands) - n))]
     carries, invariants = operands[:n], operands[n:]
-    stacks = attrs.get("residuals") or _stacked_carries(body, carries, invariants, trips)[1]
+    write_once = set(attrs.get("write_once", ()))
+    tape = attrs.get("residuals")
+    if not isinstance(tape, _Tape):      # checkpointed: each iteration is evaluated again from its carries
+        stacks = iter(tape or _stacked_carries(body, carries, invariants, trips, write_once)[1])
+        # a write-once carry's value reaches nothing the backward pass reads: its initial value stands in
+        tape = _Tape(_recomputing_backward(body, n), [(carries[k], False) if k in write_once else (next(stacks), True)
+                                                      for k in range(n)] + [(x, False) for x in invariants])
     moving = [k for k in range(n) if is_differentiable(carries[k].dtype)]
+    # A write-once carry's cotangent in iteration t is its final one (the later iterations write elsewhere):
+    # read whole, not carried. Its initial value is a constant: no cotangent for it.
+    carried = [k for k in moving if k not in write_once]
+    final = [k for k in moving if k in write_once]
     moving_invariants = [k for k, x in enumerate(invariants) if is_differentiable(x.dtype)]
-    n_m, n_mi = len(moving), len(moving_invariants)
-    operands_back = [_index(trips - 1), *(_or_zeros(cts[k], carries[k]) for k in moving),
-                     *(ops.full_like(invariants[k], 0) for k in moving_invariants), *stacks, *invariants]
-
-    def split(xs):
-        return xs[0], xs[1:1 + n_m], xs[1 + n_m:1 + n_m + n_mi], xs[1 + n_m + n_mi:1 + n_m + n_mi + n], \
-            xs[1 + n_m + n_mi + n:]
+    n_c, n_mi = len(carried), len(moving_invariants)
+    operands_back = [_index(trips - 1), *(_or_zeros(cts[k], carries[k]) for k in carried),
+                     *(ops.full_like(invariants[k], 0) for k in moving_invariants),
+                     *(_or_zeros(cts[k], carries[k]) for k in final), *(x for x, _ in tape.reads)]
 
     def cond_region(xs):
         return [ops.compare(xs[0], _index(0), "GE")]
 
     def body_region(xs):
-        t, carry_cts, sums, carry_stacks, invariant = split(xs)
-        starts = [_row(s, t) for s in carry_stacks]
-        _, backward = linearize_reverse(body, [*starts, *invariant], list(range(n + len(invariant))))
-        out_cts = [None] * n
-        for k, ct in zip(moving, carry_cts):
-            out_cts[k] = ct
-        in_cts = backward(out_cts)
-        return [ops.sub(t, _index(1)), *(_or_zeros(in_cts[k], starts[k]) for k in moving),
-                *(ops.add(acc, _or_zeros(in_cts[n + k], invariant[k])) for acc, k in zip(sums, moving_invariants))]
+        t, carry_cts, sums = xs[0], xs[1:1 + n_c], xs[1 + n_c:1 + n_c + n_mi]
+        final_cts, reads = xs[1 + n_c + n_mi:1 + n_c + n_mi + len(final)], xs[1 + n_c + n_mi + len(final):]
+        out_cts = dict(zip(carried, carry_cts)) | dict(zip(final, final_cts))
+        reads = [_row(x, t) if per_iteration else x for x, (_, per_iteration) in zip(reads, tape.reads)]
+        in_cts, row_updates = _inline_noting_row_updates(tape.backward, [*(out_cts[k] for k in moving), *reads])
+        return [ops.sub(t, _index(1)), *(ct for k, ct in zip(moving, in_cts) if k not in write_once),
+                *(_accumulate(acc, ct, row_updates) for acc, ct in zip(sums, in_cts[len(moving):]))]
 
     types = [x.value.type for x in operands_back]
-    back = current_trace().bind(P.while_, operands_back, {"n_carries": 1 + n_m + n_mi, "trip_count": trips},
+    back = current_trace().bind(P.while_, operands_back, {"n_carries": 1 + n_c + n_mi, "trip_count": trips},
                                 subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
     out = [None] * len(operands)
-    for k, ct in zip(moving, back[1:1 + n_m]):
+    for k, ct in zip(carried, back[1:1 + n_c]):
         out[k] = ct
-    for k, ct in zip(moving_invariants, back[1 + n_m:]):
+    for k, ct in zip(moving_invariants, back[1 + n_c:]):
         out[n + k] = ct
     return out
 
 
-def _stacked_carries(body: Graph, carries, invariants, trips: int):
-    """The loop run again, keeping the carries each of its ``trips`` iterations starts from: one stack per
-    carry, for the backward loop to evaluate each iteration again from (as JAX's scan keeps residuals)."""
+def _inline_noting_row_updates(graph: Graph, inputs):
+    """``inline(graph, inputs)``, and for each value written as ``dynamic_update_slice(zeros, update,
+    *starts)`` (the cotangent of a row an iteration reads from an invariant) its id -> (update, starts)."""
+    zeros, row_updates = set(), {}
+
+    def apply(node, operands):
+        results = bind_node(node, operands)
+        if node.primitive is P.constant and np.ndim(node.attrs["value"]) == 0 and node.attrs["value"] == 0:
+            zeros.add(results[0].value.id)
+        elif node.primitive is P.broadcast_in_dim and operands[0].value.id in zeros:
+            zeros.add(results[0].value.id)
+        elif node.primitive is P.dynamic_update_slice and operands[0].value.id in zeros:
+            row_updates[results[0].value.id] = (operands[1], operands[2:])
+        return results
+    return interpret(graph, inputs, apply), row_updates
+
+
+def _accumulate(total, ct, row_updates):
+    """``total + ct``; where ``ct`` is zeros but for one updated slice, only that slice is added (in place:
+    summing a stack's cotangent row by row costs a row per iteration, not the whole stack)."""
+    if ct.value.id not in row_updates:
+        return ops.add(total, ct)
+    update, starts = row_updates[ct.value.id]
+    return ops.dynamic_update_slice(total, ops.add(ops.dynamic_slice(total, starts, update.shape), update), starts)
+
+
+@dataclass
+class _Tape:
+    """What the backward loop of a loop with a known trip count reads. ``backward``: one iteration's
+    backward pass, a graph from the cotangents of the body's differentiable carries and one input per entry
+    of ``reads`` to the cotangents of the differentiable carries and then of the differentiable invariants.
+    ``reads``: (value of the enclosing trace, per iteration): a (trips, ...) stack whose row t the iteration
+    t reads, or a value every iteration reads whole (an invariant)."""
+
+    backward: Graph
+    reads: list[tuple[Tracer, bool]]
+
+
+def _body_backward(body: Graph, n: int, inputs):
+    """``body`` evaluated into the current trace on ``inputs``: its outputs, its backward pass as a closed
+    graph (see :class:`_Tape`) and the values of the current trace that pass reads (found as what its trace
+    lifts: a nested loop's stacked residuals among them)."""
+    outputs, backward = linearize_reverse(body, inputs, list(range(len(inputs))))
+    moving = [k for k in range(n) if is_differentiable(outputs[k].dtype)]
+    moving_inputs = moving + [k for k in range(n, len(inputs)) if is_differentiable(inputs[k].dtype)]
+    with Trace() as back:
+        out_cts = [None] * n
+        for k in moving:
+            out_cts[k] = back.add_input(outputs[k].value.type)
+        in_cts = backward(out_cts)
+        results = [_or_zeros(in_cts[k], inputs[k]) for k in moving_inputs]
+        results = [r if r._trace is back else back.lift(r) for r in results]
+    graph = dataclasses.replace(back.graph, outputs=[r.value for r in results])
+    return outputs, graph, [outer for outer, _ in back.lifted.values()]
+
+
+def _recomputing_backward(body: Graph, n: int) -> Graph:
+    """One iteration's backward pass that evaluates the iteration again (``checkpoint=True``): a graph from
+    the carries' cotangents, the carries the iteration starts from and the invariants (see :class:`_Tape`)."""
+    moving = [k for k in range(n) if is_differentiable(body.outputs[k].type.dtype)]
+    moving_inputs = moving + [k for k in range(n, len(body.inputs)) if is_differentiable(body.inputs[k].type.dtype)]
+
+    def build(xs):
+        cts, starts = xs[:len(moving)], xs[len(moving):]
+        _, backward = linearize_reverse(body, starts, list(range(len(starts))))
+        out_cts = [None] * n
+        for k, ct in zip(moving, cts):
+            out_cts[k] = ct
+        in_cts = backward(out_cts)
+        return [_or_zeros(in_cts[k], starts[k]) for k in moving_inputs]
+    return closed_graph([body.outputs[k].type for k in moving] + [v.type for v in body.inputs], build)
+
+
+def _taped_loop(node, carries, invariants, trips: int):
+    """The loop run keeping, per iteration, the values its backward pass reads (JAX's scan residuals), and
+    the :class:`_Tape` of its backward loop. Values that no carry reaches are computed once, outside."""
+    _, body = node.subgraphs
     n = len(carries)
-    operands = [*carries, *(ops.full((trips, *c.shape), 0, c.dtype) for c in carries), _index(0), *invariants]
+    with Trace() as step:                # one iteration and its backward
+        inputs = [step.add_input(v.type) for v in body.inputs]
+        outputs, backward, reads = _body_backward(body, n, inputs)
+    if step.lifted:
+        raise AssertionError("xlac internal error: a loop body's backward reads values from outside the loop")
+    position = {x.value.id: k for k, x in enumerate(inputs)}
+    varying = {v.id for v in step.graph.inputs[:n]}
+    for inner in step.graph.nodes:
+        if any(v.id in varying for v in inner.operands):
+            varying.update(v.id for v in inner.results)
+    kept_carries = [position[x.value.id] for x in reads if position.get(x.value.id, n) < n]
+    per_iteration = [x for x in reads if x.value.id not in position and x.value.id in varying]
+    once = [x for x in reads if x.value.id not in position and x.value.id not in varying]
+    hoisted = inline(eliminate_dead_code(dataclasses.replace(step.graph, outputs=[x.value for x in once])),
+                     [*carries, *invariants])
+    step_graph = eliminate_dead_code(dataclasses.replace(
+        step.graph, outputs=[x.value for x in outputs] + [x.value for x in per_iteration]))
+    kept_types = [carries[k].value.type for k in kept_carries] + [x.value.type for x in per_iteration]
+    m = len(kept_types)
+    loop_operands = [*carries, _index(0), *(ops.full((trips, *t.shape), 0, t.dtype) for t in kept_types),
+                     *invariants]
 
     def cond_region(xs):
-        return [ops.compare(xs[2 * n], _index(trips), "LT")]
+        return [ops.compare(xs[n], _index(trips), "LT")]
 
     def body_region(xs):
-        carry, stacks, t, invariant = xs[:n], xs[n:2 * n], xs[2 * n], xs[2 * n + 1:]
+        carry, t, stacks, invariant = xs[:n], xs[n], xs[n + 1:n + 1 + m], xs[n + 1 + m:]
+        new = inline(step_graph, [*carry, *invariant])
+        rows = [carry[k] for k in kept_carries] + new[n:]
+        stacks = [ops.dynamic_update_slice(s, ops.reshape(r, (1, *r.shape)), [t] + [_index(0)] * r.ndim)
+                  for s, r in zip(stacks, rows)]
+        return [*new[:n], ops.add(t, _index(1)), *stacks]
+
+    types = [x.value.type for x in loop_operands]
+    results = current_trace().bind(P.while_, loop_operands, {"n_carries": n + 1 + m, "trip_count": trips},
+                                   subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
+    stacks = dict(zip([inputs[k].value.id for k in kept_carries] + [x.value.id for x in per_iteration],
+                      results[n + 1:]))
+    by_once = dict(zip([x.value.id for x in once], hoisted))
+    tape_reads = []
+    for x in reads:
+        k = position.get(x.value.id)
+        if k is not None and k >= n:
+            tape_reads.append((invariants[k - n], False))
+        elif x.value.id in stacks:
+            tape_reads.append((stacks[x.value.id], True))
+        else:
+            tape_reads.append((by_once[x.value.id], False))
+    return list(results[:n]), _Tape(backward, tape_reads)
+
+
+def _stacked_carries(body: Graph, carries, invariants, trips: int, skip=()):
+    """The loop run again, keeping the carries each of its ``trips`` iterations starts from: one stack per
+    carry not in ``skip``, for the backward loop to evaluate each iteration again from (``checkpoint``)."""
+    n = len(carries)
+    kept = [k for k in range(n) if k not in skip]
+    m = len(kept)
+    operands = [*carries, *(ops.full((trips, *carries[k].shape), 0, carries[k].dtype) for k in kept), _index(0),
+                *invariants]
+
+    def cond_region(xs):
+        return [ops.compare(xs[n + m], _index(trips), "LT")]
+
+    def body_region(xs):
+        carry, stacks, t, invariant = xs[:n], xs[n:n + m], xs[n + m], xs[n + m + 1:]
         new = inline(body, [*carry, *invariant])
-        kept = [ops.dynamic_update_slice(s, ops.reshape(c, (1, *c.shape)), [t] + [_index(0)] * c.ndim)
-                for s, c in zip(stacks, carry)]
-        return [*new, *kept, ops.add(t, _index(1))]
+        kept_rows = [ops.dynamic_update_slice(s, ops.reshape(carry[k], (1, *carry[k].shape)),
+                                              [t] + [_index(0)] * carry[k].ndim) for s, k in zip(stacks, kept)]
+        return [*new, *kept_rows, ops.add(t, _index(1))]
 
     types = [x.value.type for x in operands]
-    results = current_trace().bind(P.while_, operands, {"n_carries": 2 * n + 1, "trip_count": trips},
+    results = current_trace().bind(P.while_, operands, {"n_carries": n + m + 1, "trip_count": trips},
                                    subgraphs=(closed_graph(types, cond_region), closed_graph(types, body_region)))
-    return list(results[:n]), list(results[n:2 * n])
+    return list(results[:n]), list(results[n:n + m])
 
 
 def _while_vjp_forward(node, operands):
-    """The loop's results and, where its trip count is known, the carries of every iteration (one loop)."""
+    """The loop's results and, where its trip count is known, what its backward loop reads: a
+    :class:`_Tape` (the values each iteration's backward pass reads, stacked), or with ``checkpoint`` only
+    the carries each iteration starts from (one loop either way)."""
     trips = node.attrs.get("trip_count")
     n = node.attrs["n_carries"]
     if not trips:
         return bind_node(node, operands), None
-    _, body = node.subgraphs
-    results, stacks = _stacked_carries(body, operands[:n], operands[n:], trips)
+    if node.attrs.get("checkpoint"):
+        results, residuals = _stacked_carries(node.subgraphs[1], operands[:n], operands[n:], trips,
+                                              node.attrs.get("write_once", ()))
+    else:
+        results, residuals = _taped_loop(node, operands[:n], operands[n:], trips)
     for result, carry in zip(results, operands[:n]):
         result.weak = carry.weak
-    return results, stacks
+    return results, residuals
 
 
 def _case_vjp(attrs, operands, results, cts):
