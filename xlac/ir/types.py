@@ -36,7 +36,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def with_dtype(self, dtype) -> "TensorType":
         return TensorType(self.shape, dtype)
