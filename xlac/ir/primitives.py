@@ -12,6 +12,8 @@ message that names what was expected and what was given.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xlac.ir import dtypes
@@ -226,7 +228,7 @@ broadcast_in_dim = declare("broadcast_in_dim", _broadcast_in_dim_rule, category=
 
 def _reshape_rule(x: TensorType, *, shape) -> TensorType:
     shape = tuple(shape)
-    if not (all(d >= 0 for d in shape) and int(np.prod(shape, dtype=np.int64)) == x.size):
+    if not (all(d >= 0 for d in shape) and math.prod(shape) == x.size):
         raise ShapeError(f"reshape: cannot reshape {x} (size {x.size}) into shape {shape}")
     return x.with_shape(shape)
 
