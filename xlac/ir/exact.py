@@ -21,8 +21,8 @@ def exact_key(value):
     kind = type(value)
     if kind in _ATOMS:
         return (kind, value)
-    if kind in (tuple, list):
-        return (kind, tuple(exact_key(v) for v in value))
+    if kind in (tuple, list):              # ints inline: shapes and axes are most of what compile keys hold
+        return (kind, tuple([(int, v) if type(v) is int else exact_key(v) for v in value]))
     if kind is float:
         return (kind, struct.pack("<d", value))
     if kind is complex:

@@ -267,7 +267,8 @@ def _identity(node: Node) -> tuple | None:
         hash(attrs)
     except TypeError:
         return None
-    return (node.primitive, tuple([v.id for v in node.operands]), attrs, tuple([r.type for r in node.results]))
+    return (node.primitive, tuple([v.id for v in node.operands]), attrs,
+            tuple([(r.type.shape, r.type.dtype) for r in node.results]))
 
 
 def converts_exactly(source: np.dtype, target: np.dtype) -> bool:
