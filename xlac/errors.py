@@ -31,20 +31,40 @@ _SKIPPED_PREFIXES = (_PACKAGE_DIR, _NUMPY_DIR, os.path.dirname(os.__file__) + os
 _USER_FILES_IN_PACKAGE = (_PACKAGE_DIR + "__main__.py",)     # the demo is user code
 
 
+_skipped_files: dict[str, bool] = {}      # file name -> whether user_frame skips its frames (a pure function of it)
+
+
 def user_frame(skip: int = 1):
     """The innermost frame outside the xlac package (and NumPy's dispatch code), or None."""
     frame = sys._getframe(skip)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIPPED_PREFIXES) or filename in _USER_FILES_IN_PACKAGE:
+        skipped = _skipped_files.get(filename)
+        if skipped is None:
+            skipped = _skipped_files[filename] = filename.startswith(_SKIPPED_PREFIXES) and \
+                filename not in _USER_FILES_IN_PACKAGE
+        if not skipped:
             return frame
         frame = frame.f_back
     return None
 
 
+# (code, line, its SourceLocation) of the last call: the nodes of one line of user code, traced one after
+# another, share one location object (the key is all a location is made of).
+_last_location: tuple = (None, 0, None)
+
+
 def frame_location(frame) -> SourceLocation | None:
     """The file, line and function a frame is at (None for no frame)."""
-    return None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    global _last_location
+    if frame is None:
+        return None
+    code, line = frame.f_code, frame.f_lineno
+    last_code, last_line, location = _last_location
+    if code is not last_code or line != last_line:
+        location = SourceLocation(code.co_filename, line, code.co_name)
+        _last_location = (code, line, location)
+    return location
 
 
 def user_location(skip: int = 1) -> SourceLocation | None:

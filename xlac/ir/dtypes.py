@@ -18,6 +18,8 @@ SUPPORTED = tuple(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128")) + (bfloat16,)
 
+_SUPPORTED_SET = frozenset(SUPPORTED)
+
 _MLIR_NAMES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
@@ -43,6 +45,8 @@ def canonical(dtype) -> np.dtype:
     >>> canonical("bfloat16") == bfloat16
     True
     """
+    if isinstance(dtype, np.dtype) and dtype in _SUPPORTED_SET:     # the common case, without a comparison per dtype
+        return dtype
     if isinstance(dtype, str) and dtype in _BY_SHORT_NAME and dtype not in ("bool",):
         return _BY_SHORT_NAME[dtype]
     if dtype is float:

@@ -8,6 +8,9 @@ import struct
 import numpy as np
 
 
+_ATOMS = (int, bool, str, type(None))
+
+
 def exact_key(value):
     """A hashable stand-in for ``value`` that tells apart what ``==`` confuses: 0.0 and -0.0, 1 and 1.0 and
     True, NaNs with other bits (and a NaN equals itself). Raises TypeError for what cannot be hashed.
@@ -16,10 +19,10 @@ def exact_key(value):
     (False, False, True)
     """
     kind = type(value)
-    if kind in (int, bool, str, type(None)):
+    if kind in _ATOMS:
         return (kind, value)
-    if kind in (tuple, list):
-        return (kind, tuple(exact_key(v) for v in value))
+    if kind in (tuple, list):              # ints inline: shapes and axes are most of what compile keys hold
+        return (kind, tuple([(int, v) if type(v) is int else exact_key(v) for v in value]))
     if kind is float:
         return (kind, struct.pack("<d", value))
     if kind is complex:

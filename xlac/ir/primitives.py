@@ -12,6 +12,8 @@ message that names what was expected and what was given.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from xlac.ir import dtypes
@@ -23,6 +25,9 @@ BOOL = np.dtype("bool")
 
 
 def _check(cond: bool, message: str) -> None:
+    """Raise ShapeError(message) unless ``cond``. The message is built before the test: the rules every
+    trace runs (elementwise, shapes, reductions, dot_general) raise directly instead, formatting nothing
+    when the check passes."""
     if not cond:
         raise ShapeError(message)
 
@@ -33,18 +38,21 @@ def _axes_ok(axes, ndim: int) -> bool:
 
 # ---------------------------------------------------------------- elementwise
 
+_KINDS = {
+    "float": dtypes.is_inexact,
+    "real_float": dtypes.is_float,
+    "int": dtypes.is_int,
+    "int_or_bool": lambda d: dtypes.is_int(d) or dtypes.is_bool(d),
+    "number": lambda d: not dtypes.is_bool(d),
+    "real_number": lambda d: not dtypes.is_bool(d) and not np.issubdtype(d, np.complexfloating),
+    "signed": lambda d: not dtypes.is_bool(d) and not dtypes.is_unsigned_int(d),
+    "any": lambda d: True,
+}
+
+
 def _kind_check(name: str, allowed: str, t: TensorType) -> None:
-    kinds = {
-        "float": dtypes.is_inexact(t.dtype),
-        "real_float": dtypes.is_float(t.dtype),
-        "int": dtypes.is_int(t.dtype),
-        "int_or_bool": dtypes.is_int(t.dtype) or dtypes.is_bool(t.dtype),
-        "number": not dtypes.is_bool(t.dtype),
-        "real_number": not dtypes.is_bool(t.dtype) and not np.issubdtype(t.dtype, np.complexfloating),
-        "signed": not dtypes.is_bool(t.dtype) and not dtypes.is_unsigned_int(t.dtype),
-        "any": True,
-    }
-    _check(kinds[allowed], f"{name} expects {allowed.replace('_', ' ')} operands, got {t}")
+    if not _KINDS[allowed](t.dtype):
+        raise ShapeError(f"{name} expects {allowed.replace('_', ' ')} operands, got {t}")
 
 
 def _unary_rule(name: str, allowed: str):
@@ -56,7 +64,8 @@ def _unary_rule(name: str, allowed: str):
 
 def _binary_rule(name: str, allowed: str):
     def rule(x: TensorType, y: TensorType) -> TensorType:
-        _check(x == y, f"{name} expects operands of one type, got {x} and {y}")
+        if x != y:
+            raise ShapeError(f"{name} expects operands of one type, got {x} and {y}")
         _kind_check(name, allowed, x)
         return x
     return rule
@@ -146,7 +155,8 @@ COMPARISON_DIRECTIONS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 
 def _compare_rule(x: TensorType, y: TensorType, *, direction: str) -> TensorType:
     _check(direction in COMPARISON_DIRECTIONS, f"compare: unknown direction {direction!r}")
-    _check(x == y, f"compare expects operands of one type, got {x} and {y}")
+    if x != y:
+        raise ShapeError(f"compare expects operands of one type, got {x} and {y}")
     return x.with_dtype(BOOL)
 
 
@@ -154,8 +164,10 @@ compare = declare("compare", _compare_rule, category="compare", autocast=PROMOTE
 
 
 def _select_rule(pred: TensorType, on_true: TensorType, on_false: TensorType) -> TensorType:
-    _check(pred.dtype == BOOL, f"select expects a bool predicate, got {pred}")
-    _check(on_true == on_false, f"select expects branches of one type, got {on_true} and {on_false}")
+    if pred.dtype != BOOL:
+        raise ShapeError(f"select expects a bool predicate, got {pred}")
+    if on_true != on_false:
+        raise ShapeError(f"select expects branches of one type, got {on_true} and {on_false}")
     _check(pred.shape in (on_true.shape, ()),
            f"select expects a predicate of shape {on_true.shape} or (), got {pred.shape}")
     return on_true
@@ -203,10 +215,11 @@ bitcast_convert = declare("bitcast_convert", _bitcast_rule, category="convert", 
 
 def _broadcast_in_dim_rule(x: TensorType, *, shape, broadcast_dimensions) -> TensorType:
     shape, dims = tuple(shape), tuple(broadcast_dimensions)
-    _check(len(dims) == x.ndim and _axes_ok(dims, len(shape)) and list(dims) == sorted(dims),
-           f"broadcast_in_dim: dimensions {dims} do not map {x} into shape {shape}")
+    if not (len(dims) == x.ndim and _axes_ok(dims, len(shape)) and list(dims) == sorted(dims)):
+        raise ShapeError(f"broadcast_in_dim: dimensions {dims} do not map {x} into shape {shape}")
     for src, dst in zip(x.shape, dims):
-        _check(src in (1, shape[dst]), f"broadcast_in_dim: cannot broadcast {x} to shape {shape}")
+        if src not in (1, shape[dst]):
+            raise ShapeError(f"broadcast_in_dim: cannot broadcast {x} to shape {shape}")
     return x.with_shape(shape)
 
 
@@ -215,8 +228,8 @@ broadcast_in_dim = declare("broadcast_in_dim", _broadcast_in_dim_rule, category=
 
 def _reshape_rule(x: TensorType, *, shape) -> TensorType:
     shape = tuple(shape)
-    _check(all(d >= 0 for d in shape) and int(np.prod(shape, dtype=np.int64)) == x.size,
-           f"reshape: cannot reshape {x} (size {x.size}) into shape {shape}")
+    if not (all(d >= 0 for d in shape) and math.prod(shape) == x.size):
+        raise ShapeError(f"reshape: cannot reshape {x} (size {x.size}) into shape {shape}")
     return x.with_shape(shape)
 
 
@@ -225,8 +238,8 @@ reshape = declare("reshape", _reshape_rule, category="shape")
 
 def _transpose_rule(x: TensorType, *, permutation) -> TensorType:
     perm = tuple(permutation)
-    _check(sorted(perm) == list(range(x.ndim)),
-           f"transpose: {perm} is not a permutation of the {x.ndim} axes of {x}")
+    if sorted(perm) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: {perm} is not a permutation of the {x.ndim} axes of {x}")
     return x.with_shape(tuple(x.shape[p] for p in perm))
 
 
@@ -242,11 +255,12 @@ reverse = declare("reverse", _reverse_rule, category="shape")
 
 
 def _slice_rule(x: TensorType, *, start, limit, strides) -> TensorType:
-    _check(len(start) == len(limit) == len(strides) == x.ndim,
-           f"slice: start {start}, limit {limit}, strides {strides} do not match {x}")
+    if not len(start) == len(limit) == len(strides) == x.ndim:
+        raise ShapeError(f"slice: start {start}, limit {limit}, strides {strides} do not match {x}")
     shape = []
     for s, l, st, d in zip(start, limit, strides, x.shape):
-        _check(0 <= s <= l <= d and st >= 1, f"slice: [{s}:{l}:{st}] is out of range for axis of size {d} in {x}")
+        if not (0 <= s <= l <= d and st >= 1):
+            raise ShapeError(f"slice: [{s}:{l}:{st}] is out of range for axis of size {d} in {x}")
         shape.append(-(-(l - s) // st))
     return x.with_shape(shape)
 
@@ -331,9 +345,9 @@ def _concatenate_rule(*xs: TensorType, dimension) -> TensorType:
     first = xs[0]
     _check(0 <= dimension < first.ndim, f"concatenate: dimension {dimension} out of range for {first}")
     for x in xs[1:]:
-        _check(x.dtype == first.dtype and x.ndim == first.ndim and all(
-            a == b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension),
-            f"concatenate: operands {', '.join(map(str, xs))} differ outside dimension {dimension}")
+        if not (x.dtype == first.dtype and x.ndim == first.ndim and all(
+                a == b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension)):
+            raise ShapeError(f"concatenate: operands {', '.join(map(str, xs))} differ outside dimension {dimension}")
     shape = list(first.shape)
     shape[dimension] = sum(x.shape[dimension] for x in xs)
     return first.with_shape(shape)
@@ -380,7 +394,8 @@ REDUCE_OPS = ("sum", "prod", "max", "min", "and", "or")
 
 def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
     _check(op in REDUCE_OPS, f"reduce: unknown op {op!r}")
-    _check(_axes_ok(axes, x.ndim), f"reduce: bad axes {tuple(axes)} for {x}")
+    if not _axes_ok(axes, x.ndim):
+        raise ShapeError(f"reduce: bad axes {tuple(axes)} for {x}")
     if op in ("and", "or"):
         _kind_check(f"reduce_{op}", "int_or_bool", x)
     return x.with_shape([d for i, d in enumerate(x.shape) if i not in axes])
@@ -411,13 +426,15 @@ argmin = declare("argmin", _arg_reduce_rule, category="reduce")
 
 def _dot_general_rule(lhs: TensorType, rhs: TensorType, *, contracting, batch, preferred_dtype=None) -> TensorType:
     (lc, rc), (lb, rb) = contracting, batch
-    _check(lhs.dtype == rhs.dtype, f"dot_general expects operands of one dtype, got {lhs} and {rhs}")
+    if lhs.dtype != rhs.dtype:
+        raise ShapeError(f"dot_general expects operands of one dtype, got {lhs} and {rhs}")
     _check(len(lc) == len(rc) and len(lb) == len(rb), "dot_general: unequal dimension lists")
-    _check(_axes_ok(tuple(lc) + tuple(lb), lhs.ndim) and _axes_ok(tuple(rc) + tuple(rb), rhs.ndim),
-           f"dot_general: bad dimension numbers for {lhs} and {rhs}")
+    if not (_axes_ok(tuple(lc) + tuple(lb), lhs.ndim) and _axes_ok(tuple(rc) + tuple(rb), rhs.ndim)):
+        raise ShapeError(f"dot_general: bad dimension numbers for {lhs} and {rhs}")
     for a, b in zip(tuple(lc) + tuple(lb), tuple(rc) + tuple(rb)):
-        _check(lhs.shape[a] == rhs.shape[b],
-               f"dot_general: size {lhs.shape[a]} (axis {a} of {lhs}) != size {rhs.shape[b]} (axis {b} of {rhs})")
+        if lhs.shape[a] != rhs.shape[b]:
+            raise ShapeError(f"dot_general: size {lhs.shape[a]} (axis {a} of {lhs}) != size {rhs.shape[b]} "
+                             f"(axis {b} of {rhs})")
     shape = ([lhs.shape[d] for d in lb]
              + [d for i, d in enumerate(lhs.shape) if i not in lc and i not in lb]
              + [d for i, d in enumerate(rhs.shape) if i not in rc and i not in rb])

@@ -1,6 +1,7 @@
 """TensorType: the static type of every IR value, a shape and a dtype."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def with_dtype(self, dtype) -> "TensorType":
         return TensorType(self.shape, dtype)
@@ -46,13 +47,19 @@ class TensorType:
 
     def mlir(self) -> str:
         """StableHLO spelling: ``tensor<8x4xf32>``."""
-        dims = "".join(f"{d}x" for d in self.shape)
-        return f"tensor<{dims}{dtypes.mlir_name(self.dtype)}>"
+        return _mlir_spelling(tuple(self.shape), self.dtype)
 
     def __repr__(self) -> str:
         return f"{dtypes.short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     __str__ = __repr__
+
+
+@functools.lru_cache(maxsize=4096)
+def _mlir_spelling(shape: tuple[int, ...], dtype: np.dtype) -> str:
+    """``TensorType.mlir``: the lowering spells each type many times."""
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{dtypes.mlir_name(dtype)}>"
 
 
 def scalar_type(dtype) -> TensorType:

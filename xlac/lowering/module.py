@@ -69,8 +69,8 @@ class FunctionWriter:
             text += " (" + ", ".join("{\n" + "\n".join(r) + "\n" + self.indent + "}" for r in regions) + ")"
         if attrs:
             text += " {" + attrs + "}"
-        ins = ", ".join(t.mlir() for t in operand_types)
-        outs = ", ".join(t.mlir() for t in result_types)
+        ins = ", ".join([t.mlir() for t in operand_types])
+        outs = ", ".join([t.mlir() for t in result_types])
         outs = outs if n == 1 else f"({outs})"
         self.lines.append(f"{self.indent}{text} : ({ins}) -> {outs}{self.loc}")
         return [f"{result}#{i}" for i in range(n)] if n > 1 else [result]

@@ -160,6 +160,8 @@ def _pair_cost(xl, yl, keep: set, sizes: dict) -> tuple:
 
 def _greedy_pair(labels: list, out: set, sizes: dict) -> tuple:
     """The pair of operands to contract next, and the labels the others and the output still need."""
+    if len(labels) == 2:          # one pair (matmul, dot): nothing to weigh
+        return 0, 1, set(out)
     best = None
     for i in range(len(labels)):
         for j in range(i + 1, len(labels)):

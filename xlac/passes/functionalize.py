@@ -111,7 +111,9 @@ class _Functionalizer:
                 self.own(result, self.read(node.operands[0]))
             else:
                 operands = tuple(self.read(v) for v in node.operands)
-                self.nodes.append(dataclasses.replace(node, operands=operands))
+                if operands != node.operands:      # Values compare by identity
+                    node = dataclasses.replace(node, operands=operands)
+                self.nodes.append(node)
                 for r in node.results:
                     self.own(r, r)
         self.provenance = NO_PROVENANCE

@@ -53,9 +53,11 @@ def eliminate_dead_code(graph: Graph) -> Graph:
     live = {v.id for v in graph.outputs}
     kept = []
     for node in reversed(graph.nodes):
-        if any(v.id in live for v in node.results):
-            kept.append(node)
-            live.update(v.id for v in node.operands)
+        for v in node.results:
+            if v.id in live:
+                kept.append(node)
+                live.update([v.id for v in node.operands])
+                break
     kept.reverse()
     return dataclasses.replace(graph, nodes=kept)
 
@@ -103,8 +105,9 @@ class _Simplifier:
         self.report[rewrite] = self.report.get(rewrite, 0) + 1
 
     def _visit(self, node: Node) -> None:
-        operands = tuple(self._name(v) for v in node.operands)
-        if any(new is not old for new, old in zip(operands, node.operands)):
+        renamed = self.renamed
+        operands = tuple([renamed.get(v.id, v) for v in node.operands])
+        if operands != node.operands:              # Values compare by identity
             node = dataclasses.replace(node, operands=operands)
         if node.subgraphs:                          # regions are closed graphs: simplified on their own
             regions = [simplify(region) for region in node.subgraphs]
@@ -260,12 +263,12 @@ def _identity(node: Node) -> tuple | None:
     if node.subgraphs or node.view:
         return None
     try:
-        attrs = tuple((name, exact_key(value)) for name, value in sorted(node.attrs.items()))
+        attrs = tuple([(name, exact_key(value)) for name, value in sorted(node.attrs.items())])
         hash(attrs)
     except TypeError:
         return None
-    return (node.primitive, tuple(v.id for v in node.operands), attrs,
-            tuple(r.type for r in node.results))
+    return (node.primitive, tuple([v.id for v in node.operands]), attrs,
+            tuple([(r.type.shape, r.type.dtype) for r in node.results]))
 
 
 def converts_exactly(source: np.dtype, target: np.dtype) -> bool:

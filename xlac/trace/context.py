@@ -18,7 +18,7 @@ import numpy as np
 
 from xlac.argument_specs import leaf_mutability, leaf_spec
 from xlac.errors import located, TracerConversionError, user_location
-from xlac.ir.graph import Graph, Node, Provenance, Value
+from xlac.ir.graph import NO_PROVENANCE, Graph, Node, Provenance, Value
 from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
 from xlac.trace import ops
@@ -26,6 +26,19 @@ from xlac.trace.checks import Checks
 from xlac.trace.state import _state, autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 
+
+_last_provenance = NO_PROVENANCE
+
+
+def _provenance(location, origin: str, autocast, call: int) -> Provenance:
+    """``Provenance(location, origin, autocast, call)``: the last one made where it has these fields (the
+    nodes of one xlac.numpy call on one line share one)."""
+    global _last_provenance
+    last = _last_provenance
+    if last.location is location and last.call == call and last.origin == origin and last.autocast is autocast:
+        return last
+    last = _last_provenance = Provenance(location, origin, autocast, call)
+    return last
 
 
 class Trace:
@@ -154,19 +167,23 @@ class Trace:
         ``provenance``: the new node's (default: the one ``provenance_of`` sets, else the user's line, the
         running ``xlac.numpy`` function and the autocast state). ``subgraphs``: a control-flow node's
         regions."""
+        # Comprehensions over lists, not generators: this runs once per node of every trace.
         attrs = attrs or {}
-        if any(not isinstance(x, Tracer) or x._trace is not self for x in operands):
-            operands = [self._own(x, primitive) for x in operands]
-        values = tuple(x.value for x in operands)
+        for x in operands:
+            if not isinstance(x, Tracer) or x._trace is not self:
+                operands = [self._own(x, primitive) for x in operands]
+                break
+        values = tuple([x.value for x in operands])
         try:
-            types = primitive.infer_types(*(v.type for v in values), **attrs)
+            types = primitive.infer_types(*[v.type for v in values], **attrs)
         except ShapeError as e:
             raise ShapeError(located(str(e))) from None
-        results = tuple(Value(t) for t in types)
+        results = tuple([Value(t) for t in types])
         if provenance is None:
-            provenance = _state.inherited or Provenance(user_location(2), _state.origin, autocast_state(),
-                                                        _state.call)
+            provenance = _state.inherited or _provenance(user_location(2), _state.origin, autocast_state(),
+                                                         _state.call)
         node = Node(primitive, values, attrs, results, provenance, tuple(subgraphs))
         self.graph.nodes.append(node)
-        tracers = tuple(Tracer(v, self, weak) for v in results)
-        return tracers if primitive.multiple_results else tracers[0]
+        if not primitive.multiple_results:
+            return Tracer(results[0], self, weak)
+        return tuple([Tracer(v, self, weak) for v in results])

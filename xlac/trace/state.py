@@ -36,17 +36,23 @@ def current_trace() -> "Trace | None":
     return stack[-1] if stack else None
 
 
-@contextlib.contextmanager
-def origin(name: str):
-    """Tag the nodes bound inside with the ``xlac.numpy`` function that is running (outermost wins)."""
-    outer = _state.origin
-    if not outer:
-        _state.origin = name
-        _state.call += 1
-    try:
-        yield
-    finally:
-        _state.origin = outer
+class origin:
+    """``with origin(name):`` tags the nodes bound inside with the ``xlac.numpy`` function that is running
+    (outermost wins). A class rather than a generator: every xlac.numpy call enters one."""
+
+    __slots__ = ("name", "outer")
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self) -> None:
+        self.outer = _state.origin
+        if not self.outer:
+            _state.origin = self.name
+            _state.call += 1
+
+    def __exit__(self, *exc_info) -> None:
+        _state.origin = self.outer
 
 
 @contextlib.contextmanager

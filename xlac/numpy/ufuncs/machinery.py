@@ -56,7 +56,7 @@ def ufunc(fn=None, *, nout: int = 1, cast_inputs: int | None = None, signature: 
             _out.check_input_casting(name, inputs[:checked], loop, casting)
         mask = _out.bool_mask(where, name)
         shapes = [results[0].shape] + ([mask.shape] if mask is not None else [])
-        shape = ops.broadcast_shapes(*shapes, op=name)
+        shape = ops.broadcast_shapes(*shapes, op=name) if mask is not None else results[0].shape
         finished = [_finish(name, result, dst, mask, shapes, shape) for result, dst in zip(results, dsts)]
         return finished[0] if nout == 1 else tuple(finished)
 
