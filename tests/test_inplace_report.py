@@ -61,3 +61,30 @@ def test_a_write_to_an_array_made_inside_is_named_local():
         return out
     (write,) = xlac.compile(f).trace(1.0).inplace_report()
     assert write.array == "local f64[3]" and write.in_place
+
+
+def rows_then_whole(x, v):
+    for i in range(300):
+        old = x[i + 1].copy()
+        x[i] = v * i
+        x[i + 2] = old + x.sum(axis=0)       # XLA:CPU copies x inside the loop's body for this
+    return x
+
+
+def rows_only(x, v):
+    for i in range(300):
+        x[i] = v * i
+    return x.sum()
+
+
+def test_writes_inside_a_loop_are_reported_copying_where_xlas_optimized_loop_body_copies_the_buffer():
+    """The graph judges both loops' writes in place; the optimized HLO of the first holds a copy of the
+    4096x256 buffer in the loop's body, which the compiled report names (jax-ml/jax#40101's kind of copy)."""
+    x, v = np.zeros((4096, 256), np.float32), np.ones(256, np.float32)
+    copying = xlac.compile(rows_then_whole).lower(x, v).compile()
+    in_body = [w for w in copying.inplace_report() if w.in_loop]
+    assert all(w.in_place for w in copying.lowered.traced.inplace_report())
+    assert in_body and all(not w.in_place and "f32[4096,256] buffer inside the loop's body" in w.reason
+                           for w in in_body)
+    clean = xlac.compile(rows_only).lower(x, v).compile()
+    assert [w.in_place for w in clean.inplace_report() if w.in_loop] == [True]

@@ -31,6 +31,7 @@ from xlac.errors import located
 from xlac.config import config
 from xlac.inspection import Signature, recompile_cause, record_compile
 from xlac.inspection.log import CompileNotice
+from xlac.inspection.hlo_copies import with_loop_copies
 from xlac.ir.exact import exact_key
 from xlac.ir.graph import Graph
 from xlac.ir.types import TensorType
@@ -151,8 +152,9 @@ class Compiled:
         return self.executable.optimized_hlo()
 
     def inplace_report(self) -> list:
-        """Each in-place write with its line and whether it runs in place (see ``Traced.inplace_report``)."""
-        return self.lowered.traced.inplace_report()
+        """Each in-place write with its line and whether it runs in place (see ``Traced.inplace_report``),
+        and inside loops also whether XLA's optimized program copies the buffer each iteration."""
+        return with_loop_copies(self.lowered.traced.inplace_report(), self.as_text())
 
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, SourceLocation
+from xlac.ir.types import TensorType
 
 
 @dataclass(frozen=True)
 class InplaceWrite:
     """One write (``x[i] = v``, ``x += y``, ...): where it is, whether XLA can do it in place, and why not;
-    ``array`` names the array written (``"x f64[8]"``), ``op`` the pure op that now computes its new value."""
+    ``array`` names the array written (``"x f64[8]"``), ``op`` the pure op that now computes its new value;
+    ``in_loop``: the write is in a loop's body; ``array_type``: the array's type."""
 
     location: SourceLocation | None
     in_place: bool
@@ -32,6 +35,8 @@ class InplaceWrite:
     bytes: int
     array: str = ""
     op: str = ""
+    in_loop: bool = False
+    array_type: TensorType | None = None
 
     def as_dict(self) -> dict:
         """The write as JSON types (the entries of ``summary.json``'s ``inplace_writes``)."""
@@ -73,11 +78,13 @@ def _verdict(write: dict) -> str:
     return "in place" if write["in_place"] else f"copies {write['bytes']} bytes: {write['reason']}"
 
 
-def inplace_report(graph: Graph, array_names: dict[int, str] | None = None) -> InplaceReport:
+def inplace_report(graph: Graph, array_names: dict[int, str] | None = None, in_loop: bool = False) -> InplaceReport:
     """The writes of a functionalized graph, in program order, each judged in place or not; then those inside
     the regions of its loops and conditionals, judged within their region (a loop carries the array it writes
     in its own buffer when nothing in the body reads the old value after the write). ``array_names``: value
-    id -> the name of the array it is (for a region, the arrays of the enclosing graph its inputs stand for)."""
+    id -> the name of the array it is (for a region, the arrays of the enclosing graph its inputs stand for).
+    This judges the graph only; ``Compiled.inplace_report`` also reads XLA's optimized HLO for copies of the
+    buffers loops carry (:mod:`xlac.inspection.hlo_copies`)."""
     position = {}
     readers: dict[int, list[int]] = {}
     for i, node in enumerate(graph.nodes):
@@ -101,15 +108,16 @@ def inplace_report(graph: Graph, array_names: dict[int, str] | None = None) -> I
         later = [i for i in readers.get(old.id, []) if i > written_at]
         if later:
             reader = graph.nodes[later[0]]
-            report.append(InplaceWrite(location, False, f"the old value is read afterwards by "
-                                       f"{reader.primitive.name} at {reader.location or '?'}", size, array, op))
+            in_place, reason = False, (f"the old value is read afterwards by {reader.primitive.name} at "
+                                       f"{reader.location or '?'}")
         elif old.id in outputs and old.id not in inputs:
-            report.append(InplaceWrite(location, False, "the old value is also returned", size, array, op))
+            in_place, reason = False, "the old value is also returned"
         else:
-            report.append(InplaceWrite(location, True, "", size, array, op))
+            in_place, reason = True, ""
+        report.append(InplaceWrite(location, in_place, reason, size, array, op, in_loop, old.type))
     for node in graph.nodes:
         for region in node.subgraphs:
             operands = node.operands[len(node.operands) - len(region.inputs):]
             names = {v.id: array_names[o.id] for v, o in zip(region.inputs, operands) if o.id in array_names}
-            report.extend(inplace_report(region, names))
+            report.extend(inplace_report(region, names, in_loop or node.primitive is P.while_))
     return report
