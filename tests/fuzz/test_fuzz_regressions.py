@@ -66,9 +66,14 @@ def test_a_masked_selection_of_leading_axes_takes_a_row():
         np.testing.assert_array_equal(np.asarray(xlac.compile(f)(x.copy(), r)), f(x.copy(), r))
 
 
-def test_a_masked_selection_refuses_a_value_whose_length_must_match_the_selection():
+def test_a_masked_selection_pairs_with_a_value_of_its_length_and_fails_as_numpy_for_another():
     def f(x, r):
         x[x.sum(1) > 0] += r
         return x
-    with pytest.raises(xlac.TracerConversionError, match="an axis of length 2 against a selection by a traced mask"):
-        xlac.compile(f)(np.ones((3, 2)), np.ones((2, 2)))
+    r = np.ones((2, 2))
+    x = np.array([[1.0, 2.0], [-3.0, -4.0], [5.0, 6.0]])          # two rows selected: r pairs with them
+    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(x.copy(), r)), f(x.copy(), r))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        f(np.ones((3, 2)), r)                                        # NumPy: three rows against two
+    with pytest.raises(ValueError, match="could not be broadcast together.* length 3 .* against an axis of length 2"):
+        xlac.compile(f)(np.ones((3, 2)), r)
