@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import xlac
 import xlac.numpy as xnp
 
-FEW = settings(max_examples=10, deadline=None)
+FEW = settings(max_examples=5, deadline=None)
 pytestmark = pytest.mark.usefixtures("x64_module")
 
 

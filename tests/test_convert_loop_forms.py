@@ -85,7 +85,7 @@ def row_norms(a, out):
 values = st.lists(st.sampled_from([-2.0, -1.0, 0.0, 1.0, 2.0, 3.5]), min_size=1, max_size=90)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(values, st.sampled_from([-1.0, 0.0, 2.0, 7.0]))
 def test_break_continue_and_return_on_traced_tests_give_pythons_answer(xs, t):
     x = np.array(xs)
@@ -97,7 +97,7 @@ def test_break_continue_and_return_on_traced_tests_give_pythons_answer(xs, t):
     assert tuple(int(v) for v in xlac.compile(first_above)(m, t)) == first_above(m, t)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.floats(1e-3, 1e9), st.floats(1e-3, 10.0))
 def test_a_while_with_break_and_else_gives_pythons_value_and_count(x, limit):
     n, y = xlac.compile(halvings_below)(x, limit)
