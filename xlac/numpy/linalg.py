@@ -41,7 +41,7 @@ from xlac.ir import dtypes
 from xlac.numpy import _out, contractions, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis, promote
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
-from xlac.passes.rules_linalg import permutation_matrix, pivots_to_permutation
+from xlac.passes.rules_linalg import lu_factors, lu_solve, permutation_matrix, permute_rows, pivots_to_permutation
 from xlac.trace import ops
 from xlac.trace.checks import Check
 from xlac.trace.state import current_trace
@@ -308,9 +308,7 @@ def _lu(x: Tracer):
     """(L, U, getrf's pivots) with P x = L U, by LAPACK's getrf, for square x; a zero on U's diagonal
     (getrf's "singular") is left to the caller."""
     packed, pivots = ops.lu(x)
-    unit = ops.broadcast_in_dim(ops.constant(np.eye(x.shape[-1], dtype=x.dtype)), x.shape,
-                                (x.ndim - 2, x.ndim - 1))
-    return ops.add(ops.triangle(packed, lower=True, strict=True), unit), ops.triangle(packed, lower=False), pivots
+    return (*lu_factors(packed), pivots)
 
 
 def _uses_lu(x: Tracer) -> bool:
@@ -323,20 +321,6 @@ def _require_nonsingular(upper: Tracer) -> None:
     diagonal = _diagonal_of(upper)
     zero = ops.compare(diagonal, ops.full(diagonal.shape, 0, diagonal.dtype), "EQ")
     _require_after_call(ops.not_(ops.reduce(zero, "or", tuple(range(zero.ndim)))), "Singular matrix")
-
-
-def _permute_rows(b: Tracer, permutation: Tracer) -> Tracer:
-    """P b for a stack of row permutations (..., M): (P b)[..., i, :] = b[..., permutation[i], :]."""
-    nb = b.ndim - 2
-    return ops.gather(b, ops.reshape(permutation, permutation.shape + (1,)), offset_dims=(nb + 1,),
-                      collapsed_slice_dims=(nb,), start_index_map=(nb,), slice_sizes=(1,) * (nb + 1) + (b.shape[-1],),
-                      operand_batching_dims=tuple(range(nb)), start_indices_batching_dims=tuple(range(nb)))
-
-
-def _lu_solve(lower: Tracer, upper: Tracer, permuted_b: Tracer) -> Tracer:
-    """x with L U x = permuted_b."""
-    y = ops.triangular_solve(lower, permuted_b, left_side=True, lower=True, unit_diagonal=True)
-    return ops.triangular_solve(upper, y, left_side=True, lower=False)
 
 
 def _parity_sign(pivots: Tracer, dtype) -> Tracer:
@@ -579,7 +563,7 @@ def inv(a):
     if _uses_lu(x):
         lower, upper, pivots = _lu(x)
         _require_nonsingular(upper)
-        return _lu_solve(lower, upper, permutation_matrix(pivots_to_permutation(pivots), x.dtype))
+        return lu_solve(lower, upper, permutation_matrix(pivots_to_permutation(pivots), x.dtype))
     q, r = ops.qr(x, "reduced")
     return ops.triangular_solve(r, _h(q), left_side=True, lower=False)
 
@@ -607,7 +591,7 @@ def solve(a, b):
     if _uses_lu(x):
         lower, upper, pivots = _lu(x)
         _require_nonsingular(upper)
-        out = _lu_solve(lower, upper, _permute_rows(y, pivots_to_permutation(pivots)))
+        out = lu_solve(lower, upper, permute_rows(y, pivots_to_permutation(pivots)))
     else:
         out = _solve_square(x, y)
     return ops.reshape(out, out.shape[:-1]) if vector else out

@@ -457,21 +457,34 @@ def permutation_matrix(perm, dtype):
     return ops.convert(ops.compare(rows, ops.iota(shape, perm.dtype, perm.ndim), "EQ"), dtype)
 
 
-def _lu_factors(lu):
+def permute_rows(b, permutation):
+    """P b for a stack of row permutations (..., M): (P b)[..., i, :] = b[..., permutation[i], :]."""
+    nb = b.ndim - 2
+    return ops.gather(b, ops.reshape(permutation, permutation.shape + (1,)), offset_dims=(nb + 1,),
+                      collapsed_slice_dims=(nb,), start_index_map=(nb,), slice_sizes=(1,) * (nb + 1) + (b.shape[-1],),
+                      operand_batching_dims=tuple(range(nb)), start_indices_batching_dims=tuple(range(nb)))
+
+
+def lu_factors(lu):
     """(L with its unit diagonal, U) of a packed LU factorization."""
     unit = ops.broadcast_in_dim(ops.convert(ops.constant(np.eye(lu.shape[-1], dtype=bool)), lu.dtype),
                                 lu.shape, (lu.ndim - 2, lu.ndim - 1))
     return ops.add(ops.triangle(lu, lower=True, strict=True), unit), ops.triangle(lu, lower=False)
 
 
+def lu_solve(lower, upper, permuted_b):
+    """x with L U x = permuted_b (P b, see :func:`permute_rows`)."""
+    y = ops.triangular_solve(lower, permuted_b, left_side=True, lower=True, unit_diagonal=True)
+    return ops.triangular_solve(upper, y, left_side=True, lower=False)
+
+
 def _lu_jvp(attrs, operands, results, tangents):
     (t,), (lu, pivots) = tangents, results
     if t is None:
         return [None, None]
-    lower, upper = _lu_factors(lu)
-    permuted = _mm(permutation_matrix(pivots_to_permutation(pivots), lu.dtype), t)
-    x = _solve(upper, _solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True),
-               left_side=False, lower=False)                                       # L^-1 P da U^-1
+    lower, upper = lu_factors(lu)
+    x = _solve(upper, _solve(lower, permute_rows(t, pivots_to_permutation(pivots)), left_side=True, lower=True,
+                             unit_diagonal=True), left_side=False, lower=False)    # L^-1 P da U^-1
     return [_add(_mm(lower, ops.triangle(x, lower=True, strict=True)), _mm(ops.triangle(x, lower=False), upper)),
             None]
 
@@ -480,7 +493,7 @@ def _lu_vjp(attrs, operands, results, cts):
     (ct, _), (lu, pivots) = cts, results
     if ct is None:
         return [None]
-    lower, upper = _lu_factors(lu)
+    lower, upper = lu_factors(lu)
     x_ct = _add(ops.triangle(_mm(ops.matrix_transpose(lower), ct), lower=True, strict=True),
                 ops.triangle(_mm(ct, ops.matrix_transpose(upper)), lower=False))
     y_ct = _solve(upper, _solve(lower, x_ct, left_side=True, lower=True, transpose=True, unit_diagonal=True),
@@ -497,10 +510,7 @@ _define(P.lu, _lu_vjp, _lu_jvp, _batch_at_front(P.lu))
 def _general_solve(a, b):
     """a^-1 b for general square a, by LU (eig, whose rules need it, exists only where LU does)."""
     packed, pivots = ops.lu(a)
-    lower, upper = _lu_factors(packed)
-    permuted = _mm(permutation_matrix(pivots_to_permutation(pivots), a.dtype), b)
-    return _solve(upper, _solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True),
-                  left_side=True, lower=False)
+    return lu_solve(*lu_factors(packed), permute_rows(b, pivots_to_permutation(pivots)))
 
 
 def _refuse_eigenvector_derivatives(mode: str):
