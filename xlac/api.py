@@ -34,12 +34,14 @@ from xlac.inspection.log import CompileNotice
 from xlac.inspection.hlo_copies import with_loop_copies
 from xlac.ir.exact import exact_key
 from xlac.ir.graph import Graph
+from xlac.ir.sharding import NamedSharding, ProgramSharding, as_sharding
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
-from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
+from xlac.sharding import broadcast_prefix, program_sharding, sharding_of
+from xlac.argument_specs import ShardingMismatch, check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 from xlac.trace.context import Trace
@@ -74,6 +76,8 @@ class Traced:
     read_while_tracing: list = field(default_factory=list)
     # How each converted Python loop ran (xlac.convert.loops.LoopDecision): rolled or unrolled, and why.
     loop_decisions: list = field(default_factory=list)
+    # How the program is split over a mesh of devices (None: it runs on one device).
+    sharding: ProgramSharding | None = None
 
     @property
     def graph(self) -> Graph:
@@ -101,7 +105,7 @@ class Traced:
         graph = self.ir("final")
         start = time.perf_counter()
         # Each argument the program writes to shares its buffer with the output holding its new value.
-        text = lower_module(graph, dict(graph.input_updates), runtime.linalg_kernels(self.device))
+        text = lower_module(graph, dict(graph.input_updates), runtime.linalg_kernels(self.device), self.sharding)
         self.timings["lower"] = time.perf_counter() - start
         return Lowered(self, text)
 
@@ -122,7 +126,8 @@ class Lowered:
 
     def compile(self) -> "Compiled":
         start = time.perf_counter()
-        executable = runtime.compile_stablehlo(self.text, self.traced.device)
+        output_types = [v.type for v in self.traced.ir("final").outputs]
+        executable = runtime.compile_stablehlo(self.text, self.traced.device, self.traced.sharding, output_types)
         stage = "cache_load" if executable.persistent_cache == "hit" else "xla_compile"
         self.traced.timings[stage] = time.perf_counter() - start
         return Compiled(self, executable)
@@ -140,11 +145,15 @@ class Compiled:
         self.read_while_tracing = traced.read_while_tracing
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
+        if traced.sharding is None:
+            places = _Places([traced.device] * len(traced.in_specs), [traced.device] * len(out_types), traced.in_paths)
+        else:
+            places = _Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
         if graph.input_updates:
-            self._run = _make_updating_runner(executable, traced.device, traced.in_specs, out_types,
+            self._run = _make_updating_runner(executable, places, traced.in_specs, out_types,
                                               traced.out_tree, graph.input_updates, traced.in_paths, traced.checks)
         else:
-            self._run = _make_runner(executable, traced.device, traced.in_specs, out_types, traced.out_tree,
+            self._run = _make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                      traced.checks)
 
     def as_text(self) -> str:
@@ -220,27 +229,58 @@ class OutsideArrayChanged(Exception):
     read while tracing changed contents: trace again."""
 
 
-def _make_runner(executable: runtime.Executable, device, in_specs, out_types, out_tree, checks):
+@dataclass
+class _Places:
+    """Where each argument and output of an executable lives: a device each, or on a mesh a NamedSharding
+    each (``paths``: the arguments' names, for errors)."""
+
+    inputs: list
+    outputs: list
+    paths: list
+
+    def buffers(self, leaves, in_specs, donated=()) -> list:
+        """The argument buffers, moved where the executable expects them."""
+        try:
+            return [leaf._buffer if type(leaf) is Array and leaf._device is place
+                    else to_buffer(leaf, spec, place, copy=i in donated)
+                    for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))]
+        except ShardingMismatch as mismatch:
+            i = next(i for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))
+                     if _mismatched(leaf, spec, place))
+            raise ValueError(f"argument {self.paths[i]}: the compiled function expects it split as "
+                             f"{self.inputs[i]!r}, got an array split as {mismatch.placed!r}; pass in_shardings "
+                             f"that match it, or move it with xlac.device_put") from None
+
+
+def _mismatched(leaf, spec, place) -> bool:
+    try:
+        to_buffer(leaf, spec, place)
+    except ShardingMismatch:
+        return True
+    return False
+
+
+def _make_runner(executable: runtime.Executable, places: _Places, in_specs, out_types, out_tree, checks):
     """The cached call path as one closure over everything it needs: it runs on every call."""
     execute = executable.execute
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
+    out_places = places.outputs
     n_results = len(out_types) - (1 if checks else 0)
+    buffers_of = places.buffers
 
     def run(leaves):
-        buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
-                   else to_buffer(leaf, spec, device) for leaf, spec in zip(leaves, in_specs)]
-        outputs = execute(buffers)
+        outputs = execute(buffers_of(leaves, in_specs))
         if checks:
-            _raise_if_check_failed(outputs, n_results, checks)
+            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
         if single_output:
-            return wrap(outputs[0], out_type, device)
-        return pytree.unflatten(out_tree, [wrap(b, t, device) for b, t in zip(outputs, out_types)])
+            return wrap(outputs[0], out_type, out_places[0])
+        return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
     return run
 
 
-def _make_updating_runner(executable, device, in_specs, out_types, out_tree, input_updates, in_paths, checks):
+def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_tree, input_updates, in_paths, checks):
     """The call path of a program that writes to some of its arguments: afterwards each such argument
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
     a NumPy array is copied into. A call that fails a check writes what the program wrote before the
@@ -250,28 +290,33 @@ def _make_updating_runner(executable, device, in_specs, out_types, out_tree, inp
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
     donated = {i for i, _ in input_updates}
 
+    out_places = places.outputs
+
     def run(leaves):
         _check_no_shared_memory(leaves, donated, in_paths)
-        buffers = [leaf._buffer if type(leaf) is Array and leaf._device is device
-                   else to_buffer(leaf, spec, device, copy=i in donated)
-                   for i, (leaf, spec) in enumerate(zip(leaves, in_specs))]
-        outputs = execute(buffers)
+        outputs = execute(places.buffers(leaves, in_specs, donated))
         for i, j in input_updates:
             leaf = leaves[i]
             if type(leaf) is Array:
-                leaf._buffer, leaf._device = outputs[j], device
+                leaf._buffer, leaf._device = outputs[j], out_places[j]
             else:
-                np.copyto(leaf, runtime.to_numpy(outputs[j], out_types[j].dtype, out_types[j].shape))
+                np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
         if checks:
-            _raise_if_check_failed(outputs, n_results, checks)
-        results = [wrap(b, t, device) for b, t in zip(outputs[:n_results], out_types)]
+            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
+        results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
         return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
     return run
 
 
-def _raise_if_check_failed(outputs, at: int, checks) -> None:
+def _host_value(buffer, t: TensorType, place) -> np.ndarray:
+    if type(place) is NamedSharding:
+        return runtime.to_numpy_global(buffer, t.dtype, t.shape)
+    return runtime.to_numpy(buffer, t.dtype, t.shape)
+
+
+def _raise_if_check_failed(outputs, at: int, checks, place) -> None:
     """Read the checks' output (status and payload, at ``at``); raise the failed check's error."""
-    status, payload = runtime.to_numpy(outputs[at], INDEX_DTYPE, (2,)).tolist()
+    status, payload = _host_value(outputs[at], TensorType((2,), INDEX_DTYPE), place).tolist()
     raise_if_failed(status, payload, checks)
 
 
@@ -294,13 +339,14 @@ def _check_no_shared_memory(leaves, written, paths) -> None:
 
 def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
                    mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True,
-                   convert: bool = False, loops: str = "auto") -> Traced:
+                   convert: bool = False, loops: str = "auto", in_shardings=None, out_shardings=None) -> Traced:
     """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
     ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
     With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
     function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
     without, constants. ``convert``: trace the function's converted source (see ``xlac.convert``), its
-    loops rolled per ``loops``."""
+    loops rolled per ``loops``. ``in_shardings``: a NamedSharding or None per argument leaf;
+    ``out_shardings``: a prefix of the results' pytree (see ``xlac.sharding``)."""
     mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
     start = time.perf_counter()
     with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert,
@@ -312,6 +358,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
         try:
             trace.graph.outputs, out_tree = _run_traced(converted(fn) if convert else fn, name, trace,
                                                         rebuild(tracers))
+            result_shardings = _result_shardings(out_shardings, out_tree, trace.graph.outputs, name)
             check_outputs = [trace.checks.output().value] if trace.checks.sources else []
         except BaseException:
             if trace.watch is not None:
@@ -333,11 +380,36 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
         paths = list(paths) + captures.names
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
+    input_shardings = list(in_shardings or [None] * len(specs))
+    if captures is not None:
+        input_shardings += [sharding_of(c.resolve(dict(statics))) for c in captures.items]
+    sharding = _program_sharding(stages[-1][1], input_shardings, result_shardings, specs, paths, name)
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
                   rebound=rebindings, checks=trace.checks.all_checks(),
                   read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
                                       if key not in captured_values],
-                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)))
+                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)), sharding=sharding)
+
+
+def _result_shardings(out_shardings, out_tree, outputs, name: str) -> list:
+    """A NamedSharding or None per result, from ``out_shardings`` (a prefix of the results' pytree),
+    each checked against its result's shape."""
+    shardings = [None if s is None else as_sharding(s, f"{name}: out_shardings")
+                 for s in broadcast_prefix(out_shardings, out_tree, f"{name}: out_shardings")]
+    for i, (s, value) in enumerate(zip(shardings, outputs)):
+        if s is not None:
+            s.check_shape(value.type.shape, f"{name}: out_shardings of result {i}")
+    return shardings
+
+
+def _program_sharding(graph: Graph, input_shardings: list, result_shardings: list, specs, paths, name: str):
+    """How the final graph is split over a mesh (None: one device). An argument the program updates
+    keeps its sharding in the output that holds its new value."""
+    for s, (shape, _, _), path in zip(input_shardings, specs, paths):
+        if s is not None:
+            s.check_shape(shape, f"argument {path}")
+    outputs = result_shardings + [None] * (len(graph.outputs) - len(result_shardings))
+    return program_sharding(graph, input_shardings, outputs, name, graph.input_updates)
 
 
 def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
@@ -400,7 +472,7 @@ class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-                 convert=True, loops="auto"):
+                 convert=True, loops="auto", in_shardings=None, out_shardings=None):
         if loops not in ("auto", "roll", "unroll"):
             raise ValueError(f"xlac.compile: loops must be 'auto', 'roll' or 'unroll', got {loops!r}")
         if not callable(fn):
@@ -413,6 +485,7 @@ class CompiledFunction:
         self._check_bounds = check_bounds
         self._convert = convert
         self._loops = loops
+        self._in_shardings, self._out_shardings = in_shardings, out_shardings
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
@@ -538,7 +611,17 @@ class CompiledFunction:
         return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
                               [leaf_mutability(leaf) for leaf in leaves],
                               statics=_unwrap_all(statics), static_names=self._static_names(statics),
-                              check_bounds=self._check_bounds, convert=self._convert, loops=self._loops)
+                              check_bounds=self._check_bounds, convert=self._convert, loops=self._loops,
+                              in_shardings=self._leaf_shardings(tree, leaves), out_shardings=self._out_shardings)
+
+    def _leaf_shardings(self, tree, leaves) -> list:
+        """Per argument leaf, its sharding: from ``in_shardings`` (a prefix of the positional arguments),
+        else the sharding of a sharded array passed for it, else None."""
+        args_tree, kwargs_tree = tree.children
+        given = broadcast_prefix(self._in_shardings, args_tree, f"{self.__name__}: in_shardings")
+        given += [None] * kwargs_tree.num_leaves
+        return [as_sharding(s, f"{self.__name__}: in_shardings") if s is not None else sharding_of(leaf)
+                for s, leaf in zip(given, leaves)]
 
     def __call__(self, *args, **kwargs):
         fast_key = None
@@ -647,7 +730,7 @@ def _flat_array_key(args):
     for a in args:
         kind = type(a)
         if kind is Array:
-            key.append(a._xlac_type)
+            key.append(a._xlac_type if type(a._device) is not NamedSharding else (a._xlac_type, a._device))
         elif kind is np.ndarray and a.flags.writeable:
             key.append((a.shape, a.dtype))
         elif kind is int or kind is float or kind is bool:
@@ -723,7 +806,7 @@ def _static_args(fn, static_argnums, static_argnames):
 
 
 def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-            convert=True, loops="auto"):
+            convert=True, loops="auto", in_shardings=None, out_shardings=None):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
@@ -748,6 +831,11 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     and unable to roll), ``"roll"`` rolls every such loop (an error says why one cannot), ``"unroll"``
     none. ``Traced.loop_decisions`` lists what was decided for each loop, and why.
 
+    ``in_shardings`` (a sharding, or a pytree prefix of the positional arguments' with None where the
+    argument says) and ``out_shardings`` (a prefix of the results') split the program over a mesh of
+    devices, as ``jax.jit``'s: see ``xlac.sharding``. A sharded ``xlac.Array`` argument's sharding is used
+    when none is given; the results are sharded ``xlac.Array``s.
+
     >>> import numpy as np, xlac
     >>> @xlac.compile(static_argnames="n")
     ... def power_sum(x, n):
@@ -758,5 +846,6 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
                                  device=device, dump_dir=dump_dir, check_bounds=check_bounds, convert=convert,
-                                 loops=loops)
-    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert, loops)
+                                 loops=loops, in_shardings=in_shardings, out_shardings=out_shardings)
+    return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert, loops,
+                            in_shardings, out_shardings)

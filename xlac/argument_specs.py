@@ -17,6 +17,7 @@ import numpy as np
 from xlac import runtime
 from xlac.errors import located
 from xlac.ir import dtypes
+from xlac.ir.sharding import NamedSharding, as_sharding
 
 _SCALAR_DTYPES = {bool: np.dtype("bool"), int: np.dtype("int64"), float: np.dtype("float64"),
                   complex: np.dtype("complex128")}
@@ -66,9 +67,13 @@ def leaf_key(leaf):
         return kind
     xlac_type = getattr(leaf, "_xlac_type", None)
     if xlac_type is not None:
+        if type(leaf._device) is NamedSharding:      # a sharded xlac.Array: compiled for its sharding
+            return xlac_type.shape, xlac_type.dtype, leaf._device
         return xlac_type.shape, xlac_type.dtype
     if kind is np.ndarray and leaf.flags.writeable:
         return leaf.shape, leaf.dtype
+    if runtime.is_device_buffer(leaf) and len(leaf.devices()) > 1:     # a sharded jax Array
+        return tuple(leaf.shape), leaf.dtype, "readonly", leaf.sharding
     if kind is np.ndarray or isinstance(leaf, np.generic) or runtime.is_device_buffer(leaf):
         return tuple(leaf.shape), leaf.dtype, leaf_mutability(leaf)
     return None
@@ -121,7 +126,10 @@ def check_leaf(leaf, spec, path: str) -> None:
 
 
 def to_buffer(leaf, spec, device, *, copy: bool = False):
-    """A device buffer for one argument leaf; ``copy`` for one the executable will consume (donate)."""
+    """A device buffer for one argument leaf; ``copy`` for one the executable will consume (donate).
+    ``device``: a device, or the NamedSharding of an argument of a program split over a mesh."""
+    if type(device) is NamedSharding:
+        return _to_sharded_buffer(leaf, spec, device)
     buffer = getattr(leaf, "_buffer", None)
     if buffer is not None:
         return runtime.put_buffer(buffer, device)
@@ -130,3 +138,27 @@ def to_buffer(leaf, spec, device, *, copy: bool = False):
     if runtime.is_device_buffer(leaf):
         return runtime.put_buffer(leaf, device)
     return runtime.to_device(np.asarray(leaf, dtype=spec[1]), device)
+
+
+def _to_sharded_buffer(leaf, spec, sharding):
+    """A global buffer split as ``sharding`` says. An array already split over devices must be split so
+    (a mis-sharded buffer must never reach the executable); anything else is copied there."""
+    placed = getattr(leaf, "_device", None) if getattr(leaf, "_xlac_type", None) is not None else None
+    if type(placed) is NamedSharding:
+        if placed != sharding:
+            raise ShardingMismatch(placed)
+        return leaf._buffer
+    if runtime.is_device_buffer(leaf) and len(leaf.devices()) > 1:
+        placed = as_sharding(leaf.sharding) if hasattr(leaf.sharding, "spec") else leaf.sharding
+        if placed != sharding:
+            raise ShardingMismatch(placed)
+        return leaf
+    return runtime.put_sharded(np.asarray(leaf, dtype=spec[1]), sharding)
+
+
+class ShardingMismatch(ValueError):
+    """An argument split over devices otherwise than the compiled program expects (``placed``)."""
+
+    def __init__(self, placed):
+        super().__init__(placed)
+        self.placed = placed

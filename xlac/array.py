@@ -13,12 +13,15 @@ Array([0., 1., 2.], dtype=float64)
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from xlac import runtime
 from xlac.argument_specs import refuse_array_subclass
 from xlac.ir import dtypes
 from xlac.ir.graph import Graph, Value
+from xlac.ir.sharding import NamedSharding
 from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 
@@ -30,6 +33,7 @@ class Array:
     Passing it back into a compiled function reuses the device buffer.
     """
 
+    # _device: the device, or for an array split over several devices its NamedSharding (xlac.sharding).
     # mutability: "mutable", or "readonly" (the zeros of a real array's .imag, read-only as in NumPy)
     __slots__ = ("_buffer", "_xlac_type", "_device", "mutability", "__weakref__")
     __array_priority__ = 1000
@@ -56,10 +60,30 @@ class Array:
 
     @property
     def device(self):
+        """The device holding the array; for an array split over several devices, its sharding (as JAX)."""
         return self._device
 
+    @property
+    def sharding(self):
+        """How the array is split over devices: a ``NamedSharding``, or ``SingleDeviceSharding`` for an
+        array on one device."""
+        return self._device if type(self._device) is NamedSharding else SingleDeviceSharding(self._device)
+
+    def devices(self) -> set:
+        return set(self._buffer.devices())
+
+    @property
+    def addressable_shards(self) -> list:
+        """The parts of the array on this process's devices: each a ``Shard`` with its ``device``, its
+        ``index`` into the array and its ``data`` (an ``xlac.Array`` on that device)."""
+        return [Shard(device, index, Array._from_buffer(data, TensorType(tuple(data.shape), self.dtype), device))
+                for device, index, data in runtime.shards_of(self._buffer)]
+
     def __array__(self, dtype=None, copy=None):
-        host = runtime.to_numpy(self._buffer, self.dtype, self.shape)
+        if type(self._device) is NamedSharding:
+            host = runtime.to_numpy_global(self._buffer, self.dtype, self.shape)
+        else:
+            host = runtime.to_numpy(self._buffer, self.dtype, self.shape)
         if dtype is not None and np.dtype(dtype) != host.dtype:
             return host.astype(dtype)
         return np.array(host, copy=True) if copy else host
@@ -138,6 +162,22 @@ class Array:
 
     def tolist(self):
         return self.__array__().tolist()
+
+
+@dataclass(frozen=True)
+class SingleDeviceSharding:
+    """The sharding of an array held whole by one device."""
+
+    device: object
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One device's part of an array: ``data`` is ``array[index]``."""
+
+    device: object
+    index: tuple
+    data: Array
 
 
 def asarray(x, dtype=None, device=None) -> Array:

@@ -23,7 +23,9 @@ from xlac.argument_specs import refuse_array_subclass
 from xlac.array import Array
 from xlac.ir import dtypes
 from xlac.ir.exact import exact_key
+from xlac.ir.sharding import NamedSharding
 from xlac.numpy._dispatch import set_eager_runner
+from xlac.sharding import sharding_of
 from xlac.trace import pytree
 from xlac.trace.state import autocast_state
 
@@ -116,17 +118,16 @@ def eager_call(fn, args, kwargs):
             except TypeError:
                 raise TypeError(f"xlac.numpy.{fn.__name__}: argument {leaf!r} of type {type(leaf).__name__} "
                                 "is neither an array nor a hashable constant") from None
-    device = runtime.default_device()
-    for i in dynamic_positions:
-        if isinstance(leaves[i], Array):
-            device = leaves[i].device
-            break
-    compiled = _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device)
+    placements = tuple(leaves[i]._device for i in dynamic_positions if isinstance(leaves[i], Array))
+    device = placements[0] if placements else runtime.default_device()
+    compiled = _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device, placements)
     return compiled.run([leaves[i] for i in dynamic_positions])
 
 
-def _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device):
-    key = (fn, tree, tuple(specs), tuple(statics), device, autocast_state())
+def _compiled_for(fn, tree, leaves, dynamic_positions, specs, statics, device, placements=()):
+    """``device``: the first array argument's device or sharding; ``placements``: every array argument's
+    (which the key needs when arrays are split over devices)."""
+    key = (fn, tree, tuple(specs), tuple(statics), device, placements, autocast_state())
     compiled = _eager_cache.get(key)
     if compiled is None:
         compiled = _compile_eager(fn, tree, leaves, dynamic_positions, specs, device)
@@ -142,7 +143,8 @@ def _positional_runner(fn, args, kwargs):
     specs = [(args[i].shape, args[i].dtype, False) for i in positions]
     statics = [(i, type(leaf), _freeze(leaf)) for i, leaf in enumerate(leaves) if type(leaf) is not Array]
     device = args[positions[0]].device if positions else runtime.default_device()
-    compiled = _compiled_for(fn, tree, leaves, positions, specs, statics, device)
+    compiled = _compiled_for(fn, tree, leaves, positions, specs, statics, device,
+                             tuple(args[i]._device for i in positions))
     if len(_positional_runners) >= _eager_cache.capacity:
         _positional_runners.clear()
     run = compiled.run
@@ -159,7 +161,10 @@ def _compile_eager(fn, tree, leaves, dynamic_positions, specs, device):
         args, kwargs = pytree.unflatten(tree, full)
         return args, kwargs
     paths = [f"arg{i}" for i in range(len(dynamic_positions))]
-    traced = trace_function(fn, fn.__name__, tree, specs, paths, rebuild, device)
+    shardings = [sharding_of(leaves[i]) for i in dynamic_positions]
+    if type(device) is NamedSharding:
+        device = device.mesh.device_list[0]
+    traced = trace_function(fn, fn.__name__, tree, specs, paths, rebuild, device, in_shardings=shardings)
     return traced.lower().compile()
 
 

@@ -485,6 +485,19 @@ def _stop_gradient_rule(x: TensorType) -> TensorType:
 stop_gradient = declare("stop_gradient", _stop_gradient_rule, category="identity")
 
 
+# ---------------------------------------------------------------- sharding
+
+
+def _sharding_constraint_rule(x: TensorType, *, sharding) -> TensorType:
+    _check(len(sharding.spec) <= x.ndim, f"sharding_constraint: {sharding.spec} has more entries than {x} has axes")
+    return x
+
+
+# ``sharding_constraint x``: x's value, laid out over the devices as ``sharding`` (an xlac.ir.sharding.NamedSharding)
+# says (xlac.with_sharding_constraint; XLA's partitioner inserts the communication).
+sharding_constraint = declare("sharding_constraint", _sharding_constraint_rule, category="sharding")
+
+
 # Decompositions and transforms, declared in their own modules.
 from xlac.ir.primitives_linalg import *  # noqa: E402,F401,F403
 from xlac.ir.primitives_fft import *  # noqa: E402,F401,F403

@@ -22,7 +22,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from xlac.ir.graph import Graph, Node, SourceLocation
+from xlac.ir.sharding import ProgramSharding
 from xlac.ir.types import TensorType
+from xlac.lowering.sharding import module_attributes, sdy_mesh, sdy_sharding
 
 
 def dims(values: Sequence[int]) -> str:
@@ -103,24 +105,33 @@ class FunctionWriter:
         return self.region([] if inputs is not None else [v.type for v in graph.inputs], body)
 
 
-def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None, kernels: str = "") -> str:
+def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None, kernels: str = "",
+                sharding: ProgramSharding | None = None) -> str:
     """The StableHLO text of ``graph`` as a public function ``name``; ``kernels``: the vendor kernels the
-    device runs as custom calls ("lapack", or "" for XLA's own ops and expanders only)."""
+    device runs as custom calls ("lapack", or "" for XLA's own ops and expanders only); ``sharding``: how
+    its inputs and outputs are split over a mesh of devices (None: one device)."""
     writer = FunctionWriter(kernels=kernels)
     names: dict[int, str] = {}
     params = []
     arg_names = graph.input_names or [""] * len(graph.inputs)
     for i, (v, arg_name) in enumerate(zip(graph.inputs, arg_names)):
         names[v.id] = f"%arg{i}"
-        attr = f" {{tf.aliasing_output = {aliases[i]} : i32}}" if aliases and i in aliases else ""
+        attrs = [f"tf.aliasing_output = {aliases[i]} : i32"] if aliases and i in aliases else []
+        if sharding is not None:
+            attrs.append(f"sdy.sharding = {sdy_sharding(sharding.inputs[i], v.type.ndim)}")
+        attr = f" {{{', '.join(attrs)}}}" if attrs else ""
         params.append(f"%arg{i}: {v.type.mlir()}{attr}" + (f" loc({_quote(arg_name)})" if arg_name else ""))
     for node in graph.nodes:
         emit_node(writer, node, names)
     out_types = ", ".join(v.type.mlir() for v in graph.outputs)
+    results = out_types
+    if sharding is not None:
+        results = ", ".join(v.type.mlir() + (f" {{sdy.sharding = {sdy_sharding(s, v.type.ndim)}}}" if s else "")
+                            for v, s in zip(graph.outputs, sharding.outputs))
     returned = ", ".join(names[v.id] for v in graph.outputs)
     writer.loc = ""
     writer.lines.append(f'  "func.return"({returned}) : ({out_types}) -> ()')
-    header = f"func.func public @{name}({', '.join(params)}) -> ({out_types}) {{"
+    header = f"func.func public @{name}({', '.join(params)}) -> ({results}) {{"
     return "\n".join([header, *writer.lines, "}"])
 
 
@@ -135,7 +146,11 @@ def emit_node(writer: FunctionWriter, node: Node, names: dict[int, str]) -> None
         names[value.id] = result
 
 
-def lower_module(graph: Graph, aliases: dict[int, int] | None = None, kernels: str = "") -> str:
-    """A complete StableHLO module whose entry function ``main`` computes ``graph`` (``kernels``: see
-    :func:`lower_graph`)."""
-    return "module @xlac {\n" + lower_graph(graph, "main", aliases, kernels) + "\n}\n"
+def lower_module(graph: Graph, aliases: dict[int, int] | None = None, kernels: str = "",
+                 sharding: ProgramSharding | None = None) -> str:
+    """A complete StableHLO module whose entry function ``main`` computes ``graph`` (``kernels`` and
+    ``sharding``: see :func:`lower_graph`)."""
+    function = lower_graph(graph, "main", aliases, kernels, sharding)
+    if sharding is None:
+        return "module @xlac {\n" + function + "\n}\n"
+    return f"module @xlac {module_attributes(sharding.mesh)}{{\n  {sdy_mesh(sharding.mesh)}\n{function}\n}}\n"

@@ -35,7 +35,7 @@ from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
 from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)
-from xlac.passes import rules_control, rules_fft, rules_linalg  # noqa: F401,E402  (rules of the control-flow, FFT and linalg primitives)
+from xlac.passes import rules_control, rules_fft, rules_linalg, rules_sharding  # noqa: F401,E402  (rules of the control-flow, FFT, linalg and sharding primitives)
 
 __all__ = ["linearize_reverse", "forward", "Backward", "is_differentiable", "add_cotangents"]
 

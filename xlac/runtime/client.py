@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 
 import jax.extend.backend as jax_backend
+import numpy as np
 
 
 @functools.cache
@@ -35,6 +36,11 @@ def get_device(device=None):
     raise TypeError(f"xlac: expected a device or a platform name such as 'cpu' or 'gpu:0', got {device!r}")
 
 
+def all_devices(platform: str | None = None) -> list:
+    """Every device of the platform's backend, other processes' included, in id order."""
+    return sorted(_backend(platform).devices(), key=lambda d: d.id)
+
+
 @functools.cache
 def default_device():
     """The first device of jaxlib's default backend (a GPU or TPU when there is one)."""
@@ -45,5 +51,16 @@ def backend_of(device):
     return device.client
 
 
-def compile_options():
-    return jax_backend.get_compile_options(num_replicas=1, num_partitions=1)
+def compile_options(devices: list | None = None):
+    """XLA's compile options: for one device, or with ``devices`` (in partition order) for one program split
+    over them by XLA's SPMD partitioner (Shardy), the shardings read from the program's annotations."""
+    if devices is None or len(devices) == 1:
+        return jax_backend.get_compile_options(num_replicas=1, num_partitions=1)
+    assignment = np.array([d.id for d in devices]).reshape(1, len(devices))
+    options = jax_backend.get_compile_options(num_replicas=1, num_partitions=len(devices),
+                                              device_assignment=assignment)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = True
+    build.allow_spmd_sharding_propagation_to_output = [True]
+    return options

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import warnings
 
+from xlac.ir.sharding import ProgramSharding
 from xlac.runtime.cache_key import cache_key
 from xlac.runtime.client import compile_options
 from xlac.runtime.memory import raise_if_out_of_memory
 from xlac.runtime.persistent_cache import configured_cache
+from xlac.runtime.spmd import assemble, sharding_of_output
 
 
 class CompileError(RuntimeError):
@@ -26,16 +28,23 @@ class CompileError(RuntimeError):
 
 
 class Executable:
-    """A compiled program on one device; ``execute(buffers)`` runs it and returns the output buffers.
-    ``persistent_cache``: what the persistent cache did for it, ``"hit"``, ``"miss (no entry)"``,
-    ``"miss (corrupt entry)"`` or ``"off"``."""
+    """A compiled program on one device, or split over a mesh's devices; ``execute(buffers)`` runs it and
+    returns the output buffers (global arrays on a mesh). ``persistent_cache``: what the persistent cache
+    did for it, ``"hit"``, ``"miss (no entry)"``, ``"miss (corrupt entry)"`` or ``"off"``.
+    ``output_shardings``: on a mesh, each output's sharding (as given, or as XLA's partitioner chose)."""
 
-    def __init__(self, loaded, device, persistent_cache: str = "off"):
+    def __init__(self, loaded, device, persistent_cache: str = "off", sharding: ProgramSharding | None = None,
+                 output_types=()):
         self._loaded = loaded
         self.device = device
         self.persistent_cache = persistent_cache
-        # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
-        self.execute = _make_execute(loaded.execute_sharded)
+        self.output_shardings = None
+        if sharding is None:
+            # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
+            self.execute = _make_execute(loaded.execute_sharded)
+        else:
+            self.output_shardings = _output_shardings(loaded, sharding, output_types)
+            self.execute = _make_spmd_execute(loaded.execute_sharded, self.output_shardings, output_types)
 
     def optimized_hlo(self) -> str:
         """XLA's HLO after its optimization passes."""
@@ -65,32 +74,63 @@ def _make_execute(execute_sharded):
     return execute
 
 
-def compile_stablehlo(text: str, device) -> Executable:
-    """Compile a StableHLO module (text with a ``main`` function) for ``device``; with ``xlac.config.cache_dir``
-    set, load it from the persistent cache when it holds it, else compile and store it there."""
-    options = compile_options()
+def compile_stablehlo(text: str, device, sharding: ProgramSharding | None = None, output_types=()) -> Executable:
+    """Compile a StableHLO module (text with a ``main`` function) for ``device``, or with ``sharding`` for
+    the devices of its mesh (``output_types``: the outputs' TensorTypes); with ``xlac.config.cache_dir`` set,
+    load it from the persistent cache when it holds it, else compile and store it there."""
+    devices = [device] if sharding is None else sharding.mesh.device_list
+    options = compile_options(devices)
     cache = configured_cache()
+
+    def executable(loaded, outcome):
+        return Executable(loaded, device, outcome, sharding, output_types)
     if cache is None:
-        return Executable(_compile(text, device, options), device, "off")
-    key = cache_key(text, [device], options)
+        return executable(_compile(text, devices, options), "off")
+    key = cache_key(text, devices, options)
     payload, outcome = cache.load(key)
     if payload is not None:
-        loaded = _deserialize(payload, device, options, cache.path_of(key))
+        loaded = _deserialize(payload, devices, options, cache.path_of(key))
         if loaded is not None:
-            return Executable(loaded, device, "hit")
+            return executable(loaded, "hit")
         outcome = "corrupt entry"
-    loaded = _compile(text, device, options)
+    loaded = _compile(text, devices, options)
     payload = _serialize(loaded, device)
     if payload is not None:
         cache.store(key, payload)
-    return Executable(loaded, device, f"miss ({outcome})")
+    return executable(loaded, f"miss ({outcome})")
 
 
-def _compile(text: str, device, options):
+def _compile(text: str, devices: list, options):
     try:
-        return device.client.compile_and_load(text, [device], options)
+        return devices[0].client.compile_and_load(text, devices, options)
     except Exception as e:  # jaxlib raises its own JaxRuntimeError
         raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
+
+
+def _output_shardings(loaded, sharding: ProgramSharding, output_types) -> list:
+    """Each output's sharding: as the program says, else as XLA's partitioner chose it."""
+    chosen = loaded.get_output_shardings()
+    shardings = []
+    for i, (given, t) in enumerate(zip(sharding.outputs, output_types)):
+        found = given or sharding_of_output(chosen[i], sharding.mesh, t.ndim)
+        if found is None:
+            raise CompileError(f"XLA's partitioner split output {i} in a way no PartitionSpec over the mesh "
+                               f"{sharding.mesh} describes; give the outputs' shardings (out_shardings=)")
+        shardings.append(found)
+    return shardings
+
+
+def _make_spmd_execute(execute_sharded, output_shardings, output_types):
+    layouts = [(t.shape, s) for t, s in zip(output_types, output_shardings)]
+
+    def execute(buffers: list) -> list:
+        try:
+            per_device = execute_sharded(buffers).disassemble_into_single_device_arrays()
+        except Exception as error:
+            raise_if_out_of_memory(error, "running the compiled function")
+            raise
+        return [assemble(shape, s, shards) for (shape, s), shards in zip(layouts, per_device)]
+    return execute
 
 
 def _serialize(loaded, device) -> bytes | None:
@@ -102,10 +142,10 @@ def _serialize(loaded, device) -> bytes | None:
         return None
 
 
-def _deserialize(payload: bytes, device, options, path: str):
+def _deserialize(payload: bytes, devices: list, options, path: str):
     """The loaded executable, or None (after a warning) when jaxlib refuses the entry."""
     try:
-        return device.client.deserialize_executable(payload, [device], options)
+        return devices[0].client.deserialize_executable(payload, devices, options)
     except Exception as e:  # noqa: BLE001 - jaxlib's errors: a bad entry must fall back to compiling
         warnings.warn(f"xlac: jaxlib could not load the persistent cache entry {path} ({e}); compiling again",
                       RuntimeWarning, stacklevel=4)

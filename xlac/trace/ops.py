@@ -54,6 +54,11 @@ def full(shape, value, dtype) -> Tracer:
     return broadcast_in_dim(scalar, tuple(shape), ()) if tuple(shape) else scalar
 
 
+def sharding_constraint(x: Tracer, sharding) -> Tracer:
+    """``x`` laid out over the devices as ``sharding`` (an ``xlac.ir.sharding.NamedSharding``) says."""
+    return bind(P.sharding_constraint, x, weak=x.weak, sharding=sharding)
+
+
 def _elementwise_unary(primitive):
     def apply(x: Tracer) -> Tracer:
         return bind(primitive, x, weak=x.weak)
