@@ -16,6 +16,9 @@ Keys of the summary dict (and of ``summary.json``):
 - ``cost_analysis``: XLA's estimate (``flops``, ``transcendentals``, ``bytes accessed``, ...).
 - ``memory_analysis``: XLA's buffer sizes in bytes (``argument_size_in_bytes``, ``output_size_in_bytes``,
   ``alias_size_in_bytes``, ``temp_size_in_bytes``, ``peak_memory_in_bytes`` where known, ...).
+- ``sharding``: for a program split over a mesh of devices, ``mesh`` (its axes), ``devices`` (their ids in
+  partition order), and per argument (``arguments``, by name) and per output (``outputs``) its ``spec`` and
+  the type of the part each device holds (``per_device``); None for a program on one device.
 - ``files``: the files of the dump folder (present in ``summary.json`` only).
 
 >>> import numpy as np, xlac, xlac.numpy as xnp
@@ -36,7 +39,7 @@ from xlac.passes.inplace import format_inplace_table
 __all__ = ["SUMMARY_KEYS", "format_summary", "summarize"]
 
 SUMMARY_KEYS = ("function", "signature", "cause", "stages", "op_counts", "op_totals", "pass_reports",
-                "inplace_writes", "loops", "timings_s", "cost_analysis", "memory_analysis")
+                "inplace_writes", "loops", "timings_s", "cost_analysis", "memory_analysis", "sharding")
 
 
 def summarize(name: str, signature: str, cause: str, compiled, timings: dict[str, float]) -> dict:
@@ -56,7 +59,27 @@ def summarize(name: str, signature: str, cause: str, compiled, timings: dict[str
         "timings_s": _timings(timings),
         "cost_analysis": jsonable(_safely(compiled.cost_analysis, {})),
         "memory_analysis": jsonable(_safely(compiled.memory_analysis, {})),
+        "sharding": sharding_summary(compiled),
     }
+
+
+def sharding_summary(compiled) -> dict | None:
+    """How a compiled program's arguments and outputs are split over its mesh (see the module's keys)."""
+    traced = compiled.lowered.traced
+    if traced.sharding is None:
+        return None
+    mesh = traced.sharding.mesh
+
+    def part(sharding, shape, dtype):
+        local = sharding.shard_shape(shape)
+        return {"spec": repr(tuple(sharding.spec)), "per_device": f"{np.dtype(dtype).name}[{','.join(map(str, local))}]"}
+    outputs = traced.ir("final").outputs
+    return {"mesh": ", ".join(f"{n}={s}" for n, s in mesh.shape.items()),
+            "devices": [getattr(d, "id", d) for d in mesh.device_list],
+            "arguments": {path: part(s, shape, dtype) for path, s, (shape, dtype, _)
+                          in zip(traced.in_paths, traced.sharding.inputs, traced.in_specs)},
+            "outputs": [part(s, v.type.shape, v.type.dtype)
+                        for s, v in zip(compiled.executable.output_shardings, outputs)]}
 
 
 def _safely(get, default):
@@ -97,6 +120,7 @@ def format_summary(summary: dict) -> str:
     lines += _stage_lines(summary)
     lines += _report_lines(summary["pass_reports"])
     lines += _inplace_lines(summary["inplace_writes"])
+    lines += _sharding_lines(summary["sharding"])
     if summary["loops"]:
         lines += ["", "loops:"] + [f"  {LoopDecision(**loop)}" for loop in summary["loops"]]
     lines += ["", "time (ms): " + ", ".join(f"{stage} {seconds * 1e3:.1f}"
@@ -104,6 +128,16 @@ def format_summary(summary: dict) -> str:
     lines += ["", "XLA cost: " + _cost_text(summary["cost_analysis"]),
               "XLA memory: " + _memory_text(summary["memory_analysis"])]
     return "\n".join(lines) + "\n"
+
+
+def _sharding_lines(sharding: dict | None) -> list[str]:
+    if sharding is None:
+        return []
+    lines = ["", f"split over a mesh {sharding['mesh']} (devices {sharding['devices']}):"]
+    rows = list(sharding["arguments"].items()) + [(f"output {i}", o) for i, o in enumerate(sharding["outputs"])]
+    width = max(len(name) for name, _ in rows)
+    return lines + [f"  {name.ljust(width)}  spec {row['spec']}, each device holds {row['per_device']}"
+                    for name, row in rows]
 
 
 def _stage_lines(summary: dict) -> list[str]:

@@ -99,7 +99,7 @@ class NamedSharding:
 
     >>> mesh = Mesh(np.arange(2), ("x",))
     >>> NamedSharding(mesh, PartitionSpec("x"))
-    NamedSharding(Mesh('x': 2), PartitionSpec('x',))
+    NamedSharding(Mesh('x': 2), PartitionSpec('x'))
     """
 
     __slots__ = ("mesh", "spec")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 
-from xlac.ir.sharding import ProgramSharding
+from xlac.ir.sharding import NamedSharding, PartitionSpec, ProgramSharding
 from xlac.runtime.cache_key import cache_key
 from xlac.runtime.client import compile_options
 from xlac.runtime.memory import raise_if_out_of_memory
@@ -109,10 +109,11 @@ def _compile(text: str, devices: list, options):
 
 def _output_shardings(loaded, sharding: ProgramSharding, output_types) -> list:
     """Each output's sharding: as the program says, else as XLA's partitioner chose it."""
-    chosen = loaded.get_output_shardings()
+    chosen = loaded.get_output_shardings()     # None on a mesh of one device
     shardings = []
     for i, (given, t) in enumerate(zip(sharding.outputs, output_types)):
-        found = given or sharding_of_output(chosen[i], sharding.mesh, t.ndim)
+        found = given or (sharding_of_output(chosen[i], sharding.mesh, t.ndim) if chosen else
+                          NamedSharding(sharding.mesh, PartitionSpec()))
         if found is None:
             raise CompileError(f"XLA's partitioner split output {i} in a way no PartitionSpec over the mesh "
                                f"{sharding.mesh} describes; give the outputs' shardings (out_shardings=)")
