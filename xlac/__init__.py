@@ -19,9 +19,10 @@ from xlac.errors import RebindingError, TracerConversionError, UnsupportedError
 from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 from xlac import random  # noqa: E402  (xlac.random: functional, key-based random numbers)
+from xlac import distributed  # noqa: E402  (xlac.distributed: several processes, one program)
 
 __all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError",
            "Traced", "TracerConversionError", "UnsupportedError", "asarray", "autocast", "compile", "cond", "config",
-           "fori_loop", "grad", "hessian", "inplace_update", "jacfwd", "jacrev", "jvp", "random", "scan",
+           "distributed", "fori_loop", "grad", "hessian", "inplace_update", "jacfwd", "jacrev", "jvp", "random", "scan",
            "stop_gradient", "switch", "to_device", "value_and_grad", "vjp", "vmap", "while_loop"]
 __version__ = "0.1.0"
