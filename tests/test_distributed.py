@@ -8,7 +8,6 @@ import sys
 import tempfile
 import time
 
-import numpy as np
 import pytest
 
 import xlac
