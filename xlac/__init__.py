@@ -20,11 +20,12 @@ from xlac.ir.primitive import ShapeError
 from xlac.numpy.inplace import inplace_update
 from xlac import random  # noqa: E402  (xlac.random: functional, key-based random numbers)
 from xlac import sharding  # noqa: E402  (meshes, shardings, sharded arrays)
+from xlac import distributed  # noqa: E402  (xlac.distributed: several processes, one program)
 from xlac.sharding import device_put, devices, with_sharding_constraint  # noqa: E402
 
 __all__ = ["Array", "AutocastPolicy", "Compiled", "CompiledFunction", "Lowered", "RebindingError", "ShapeError",
            "Traced", "TracerConversionError", "UnsupportedError", "asarray", "autocast", "compile", "cond", "config",
            "fori_loop", "grad", "hessian", "inplace_update", "jacfwd", "jacrev", "jvp", "random", "scan",
            "stop_gradient", "switch", "to_device", "value_and_grad", "vjp", "vmap", "while_loop", "sharding",
-           "device_put", "devices", "with_sharding_constraint"]
+           "device_put", "devices", "distributed", "with_sharding_constraint"]
 __version__ = "0.1.0"

@@ -238,18 +238,13 @@ class _Places:
     outputs: list
     paths: list
 
-    def buffers(self, leaves, in_specs, donated=()) -> list:
-        """The argument buffers, moved where the executable expects them."""
-        try:
-            return [leaf._buffer if type(leaf) is Array and leaf._device is place
-                    else to_buffer(leaf, spec, place, copy=i in donated)
-                    for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))]
-        except ShardingMismatch as mismatch:
-            i = next(i for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))
-                     if _mismatched(leaf, spec, place))
-            raise ValueError(f"argument {self.paths[i]}: the compiled function expects it split as "
-                             f"{self.inputs[i]!r}, got an array split as {mismatch.placed!r}; pass in_shardings "
-                             f"that match it, or move it with xlac.device_put") from None
+    def raise_mismatch(self, leaves, in_specs, mismatch: ShardingMismatch):
+        """ValueError naming the argument split otherwise than the executable expects."""
+        i = next(i for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))
+                 if _mismatched(leaf, spec, place))
+        raise ValueError(f"argument {self.paths[i]}: the compiled function expects it split as "
+                         f"{self.inputs[i]!r}, got an array split as {mismatch.placed!r}; pass in_shardings "
+                         f"that match it, or move it with xlac.device_put") from None
 
 
 def _mismatched(leaf, spec, place) -> bool:
@@ -266,12 +261,16 @@ def _make_runner(executable: runtime.Executable, places: _Places, in_specs, out_
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
-    out_places = places.outputs
+    in_places, out_places = places.inputs, places.outputs
     n_results = len(out_types) - (1 if checks else 0)
-    buffers_of = places.buffers
 
     def run(leaves):
-        outputs = execute(buffers_of(leaves, in_specs))
+        try:
+            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place else to_buffer(leaf, spec, place)
+                       for leaf, spec, place in zip(leaves, in_specs, in_places)]
+        except ShardingMismatch as mismatch:
+            places.raise_mismatch(leaves, in_specs, mismatch)
+        outputs = execute(buffers)
         if checks:
             _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
         if single_output:
@@ -290,11 +289,17 @@ def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
     donated = {i for i, _ in input_updates}
 
-    out_places = places.outputs
+    in_places, out_places = places.inputs, places.outputs
 
     def run(leaves):
         _check_no_shared_memory(leaves, donated, in_paths)
-        outputs = execute(places.buffers(leaves, in_specs, donated))
+        try:
+            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place
+                       else to_buffer(leaf, spec, place, copy=i in donated)
+                       for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, in_places))]
+        except ShardingMismatch as mismatch:
+            places.raise_mismatch(leaves, in_specs, mismatch)
+        outputs = execute(buffers)
         for i, j in input_updates:
             leaf = leaves[i]
             if type(leaf) is Array:

@@ -31,7 +31,8 @@ from xlac.ir.types import TensorType
 from xlac.trace import ops, pytree
 from xlac.trace.tracer import Tracer
 
-__all__ = ["Mesh", "NamedSharding", "PartitionSpec", "devices", "device_put", "make_mesh", "with_sharding_constraint"]
+__all__ = ["Mesh", "NamedSharding", "PartitionSpec", "devices", "device_put", "make_array_from_callback", "make_mesh",
+           "with_sharding_constraint"]
 
 
 def devices(platform: str | None = None) -> list:
@@ -77,6 +78,26 @@ def device_put(x, sharding) -> Array:
         raise TypeError(f"xlac.device_put: dtype {host.dtype} is not supported")
     sharding.check_shape(host.shape, "xlac.device_put")
     return Array._from_buffer(runtime.put_sharded(host, sharding), TensorType(host.shape, host.dtype), sharding)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Array:
+    """An ``xlac.Array`` of ``shape`` split as ``sharding`` says, built from ``data_callback(index)``: the
+    part of the global array at ``index`` (a tuple of slices), called for this process's devices only, as
+    ``jax.make_array_from_callback``. With several processes, each builds its own shards this way.
+    ``dtype``: the array's dtype (default: that of the first block).
+
+    >>> full = np.arange(6.0).reshape(3, 2)
+    >>> a = make_array_from_callback((3, 2), NamedSharding(make_mesh((1,), ("x",)), PartitionSpec("x")),
+    ...                              lambda index: full[index])
+    >>> np.asarray(a).tolist()
+    [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    """
+    sharding = as_sharding(sharding, "make_array_from_callback")
+    shape = tuple(shape)
+    sharding.check_shape(shape, "xlac.sharding.make_array_from_callback")
+    buffer = runtime.put_from_callback(shape, dtypes.canonical(dtype) if dtype is not None else None, sharding,
+                                       data_callback)
+    return Array._from_buffer(buffer, TensorType(shape, np.dtype(buffer.dtype)), sharding)
 
 
 def with_sharding_constraint(x, sharding):

@@ -37,27 +37,23 @@ def _local_positions(mesh: Mesh) -> list[tuple[int, object]]:
 
 def put_sharded(array: np.ndarray, sharding: NamedSharding):
     """A global jax Array holding ``array`` split as ``sharding`` says: this process's shards, copied."""
-    shards = [to_device(np.ascontiguousarray(array[sharding.shard_index(array.shape, i)]), device, copy=True)
-              for i, device in _local_positions(sharding.mesh)]
-    return assemble(array.shape, sharding, shards)
+    return put_from_callback(array.shape, array.dtype, sharding, array.__getitem__)
 
 
-def put_local_shards(local: np.ndarray, global_shape: tuple[int, ...], sharding: NamedSharding):
-    """A global jax Array of ``global_shape`` from this process's part of it (``local``: the rows of the
-    leading axis this process's devices hold, in order), as ``jax.make_array_from_process_local_data``."""
-    positions = _local_positions(sharding.mesh)
-    indices = [sharding.shard_index(global_shape, i) for i, _ in positions]
-    offset = min((ix[0].start or 0) if ix else 0 for ix in indices)
+def put_from_callback(shape: tuple[int, ...], dtype: np.dtype | None, sharding: NamedSharding, block_at):
+    """A global jax Array of ``shape`` split as ``sharding`` says, each of this process's shards being
+    ``block_at(index)`` (a tuple of slices into the global array): the way each process of several puts
+    only its own part. ``dtype``: None for the first block's."""
     shards = []
-    for (i, device), index in zip(positions, indices):
-        local_index = index
-        if index:
-            first = index[0]
-            start = (first.start or 0) - offset
-            stop = start + ((first.stop or global_shape[0]) - (first.start or 0))
-            local_index = (slice(start, stop),) + index[1:]
-        shards.append(to_device(np.ascontiguousarray(local[local_index]), device, copy=True))
-    return assemble(global_shape, sharding, shards)
+    for i, device in _local_positions(sharding.mesh):
+        index = sharding.shard_index(tuple(shape), i)
+        block = np.ascontiguousarray(np.asarray(block_at(index), dtype=dtype))
+        dtype = block.dtype
+        if block.shape != sharding.shard_shape(tuple(shape)):
+            raise ValueError(f"the block for index {index} has shape {block.shape}; the sharding {sharding} "
+                             f"gives each device {sharding.shard_shape(tuple(shape))}")
+        shards.append(to_device(block, device, copy=True))
+    return assemble(shape, sharding, shards)
 
 
 def assemble(shape: tuple[int, ...], sharding: NamedSharding, shards: list):
@@ -66,12 +62,15 @@ def assemble(shape: tuple[int, ...], sharding: NamedSharding, shards: list):
 
 
 def to_numpy_global(buffer, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
-    """The whole array of a global jax Array; ValueError when other processes hold some of it."""
-    if not buffer.is_fully_addressable:
+    """The whole array of a global jax Array; ValueError when other processes hold parts of it that this
+    one does not (a replicated array is read from this process's copy)."""
+    if not buffer.is_fully_addressable and not buffer.is_fully_replicated:
         raise ValueError("this array is split over the devices of several processes, and this process holds only "
                          "some of its shards: read them with .addressable_shards")
     if len(buffer.sharding.device_set) == 1:
         return to_numpy(buffer, dtype, shape)
+    if buffer.is_fully_replicated:
+        return to_numpy(buffer.addressable_shards[0].data, dtype, shape)
     out = np.empty(shape, dtype)
     for shard in buffer.addressable_shards:
         out[shard.index] = to_numpy(shard.data, dtype, shard.data.shape)
