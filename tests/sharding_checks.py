@@ -267,6 +267,26 @@ def cache_key_has_the_sharding():
     assert cache_key(one, devices, compile_options(devices)) != cache_key(two, devices, compile_options(devices))
 
 
+@check
+def persistent_cache_round_trips_a_sharded_executable():
+    import tempfile
+    a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    with tempfile.TemporaryDirectory() as folder:
+        previous = xlac.config.cache_dir
+        xlac.config.update("cache_dir", folder)
+        try:
+            outcomes = []
+            for _ in range(2):
+                f = xlac.compile(lambda v: xnp.sum(v * 2, axis=1), in_shardings=sharded(P("x", "y")))
+                out = f(a)
+                np.testing.assert_array_equal(np.asarray(out), (a * 2).sum(1))
+                outcomes.append(f.lower(a).compile().executable.persistent_cache)
+                assert out.sharding == f(a).sharding
+        finally:
+            xlac.config.update("cache_dir", previous)
+    assert outcomes[1] == "hit", outcomes
+
+
 def main():
     global MESH
     MESH = make_mesh((2, 4), ("x", "y"))
