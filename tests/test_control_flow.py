@@ -293,15 +293,48 @@ def test_a_failed_check_in_iteration_k_leaves_the_writes_before_it_as_numpy():
     _same(x, np.array([1.0, 0.0, 9.0, 0.0]))      # NumPy wrote x[2] = 9.0, then x[9] raised
 
 
-def test_a_body_that_writes_an_array_and_reads_another_view_of_it_is_refused():
-    def f(x):
-        head = x[:2]
+def test_a_body_writes_through_views_of_an_enclosing_array_and_reads_others():
+    """Views made outside the body (a row, a column, a head) are views inside it too: a write through one
+    shows through the others and in the array, iteration after iteration, as in NumPy."""
+    def program(xp, fori_loop, x):
+        head, row, column = x[:2, :2], x[1], x[:, 0]
         def body(i, acc):
-            x[i] = acc
-            return acc + head.sum()
+            row[i] += acc
+            column[i] *= 2.0
+            x[2, i] = head.sum()
+            return acc + x[1, 0] + head[1, 1]
+        return fori_loop(0, 3, body, 0.5)
+
+    def numpy_loop(lower, upper, body, acc):
+        for i in range(lower, upper):
+            acc = body(i, acc)
+        return acc
+    x, expected_x = np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4)
+    expected = program(np, numpy_loop, expected_x)
+    out = xlac.compile(lambda x: program(xnp, xlac.fori_loop, x))(x)
+    _same(float(out), expected)
+    _same(x, expected_x)
+
+
+def test_a_branch_writes_through_a_view_and_the_loop_reads_the_array():
+    def f(x, flags):
+        first = x[0]
+        def body(i, total):
+            def bump(_):
+                first[i] += 10.0
+                return 0.0
+            xlac.cond(flags[i] > 0, bump, lambda _: 0.0, 0.0)
+            return total + x[0].sum()
         return xlac.fori_loop(0, 3, body, 0.0)
-    with pytest.raises(xlac.UnsupportedError, match="reads another view of the same array"):
-        xlac.compile(f)(np.zeros(4))
+    x, flags = np.ones((2, 3)), np.array([1, 0, 1])
+    out = xlac.compile(f)(x, flags)
+    expected_x, total = np.ones((2, 3)), 0.0
+    for i in range(3):
+        if flags[i] > 0:
+            expected_x[0, i] += 10.0
+        total += expected_x[0].sum()
+    _same(float(out), total)
+    _same(x, expected_x)
 
 
 def test_a_transform_may_not_write_into_enclosing_arrays():

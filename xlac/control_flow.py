@@ -125,28 +125,8 @@ def _trace_region_once(fn, operands, what, status_carry, location, watched, guar
     n_own = len(operands) + status_carry
     graph, written = pure_graph(graph, n_own, enclosing_writes=True)
     lifted = [outer for outer, _ in trace.lifted.values()]
-    region = Region(graph, out_tree, out_weak, lifted, [lifted[i - n_own] for i in written], checks,
-                     status_carry or bool(checks), location or _body_location(fn))
-    _refuse_aliased_writes(region)
-    return region
-
-
-def _owner(x: Tracer) -> Tracer:
-    while x.base is not None:
-        x = x.base
-    return x
-
-
-def _refuse_aliased_writes(region: Region) -> None:
-    """A body that writes an array of the enclosing function and also reads another view of the same memory
-    would see stale values through that view: refused."""
-    written = {id(_owner(w)): w for w in region.written}
-    for x in region.lifted:
-        w = written.get(id(_owner(x)))
-        if w is not None and x is not w:
-            raise UnsupportedError(located("a loop body or branch that writes into an array of the enclosing "
-                                           "function and reads another view of the same array is not supported "
-                                           "yet: index the array itself inside the body", region.location))
+    return Region(graph, out_tree, out_weak, lifted, [lifted[i - n_own] for i in written], checks,
+                  status_carry or bool(checks), location or _body_location(fn))
 
 
 def _closed(region: Region, n_own: int, layout: list[Tracer], *, status_input: bool = False):

@@ -72,6 +72,8 @@ class Trace:
         # value id -> (outer Tracer, its stand-in here) for each value of an enclosing trace the function
         # used (a closure over an outer traced value, as in grad(lambda w: loss(w, x)) inside a compile)
         self.lifted: dict[int, tuple[Tracer, Tracer]] = {}
+        # value id -> the view made again here of an enclosing view (see lift), once each
+        self.remade_views: dict[int, Tracer] = {}
         # The outside state the traced function reaches, noted before it ran (an xlac.rebinding.StateWatch):
         # None where no one watches it (eager operations).
         self.watch = None
@@ -95,7 +97,11 @@ class Trace:
         return False
 
     def lift(self, outer: Tracer) -> Tracer:
-        """The input of this trace standing for ``outer``, a value of an enclosing trace."""
+        """The input of this trace standing for ``outer``, a value of an enclosing trace. In a trace that
+        may write into enclosing arrays (a loop body, a branch), a view of an enclosing array is made again
+        here from the array's own stand-in, so that writes through one view show through every other."""
+        if self.writes_enclosing and outer.base is not None:
+            return self._view_here(outer)
         entry = self.lifted.get(outer.value.id)
         if entry is None:
             # A value from further out comes in through the parent's own stand-in for it.
@@ -105,6 +111,32 @@ class Trace:
             inner.strides = outer.strides       # NumPy's view-or-copy decisions stay those of the array
             entry = self.lifted[outer.value.id] = (parents, inner)
         return entry[1]
+
+    def _view_here(self, outer: Tracer) -> Tracer:
+        """``outer``, a view of an enclosing array, made again in this trace by the view nodes that made it
+        there, applied to this trace's stand-in for its base."""
+        made = self.remade_views.get(outer.value.id)
+        if made is not None and made.mutability == outer.mutability:
+            return made
+        base = self.lift(outer.base)
+        producers = {}
+        for node in reversed(outer._trace.graph.nodes):
+            producers.setdefault(node.results[0].id if len(node.results) == 1 else None, node)
+        chain, value = [], outer.value
+        while value is not outer.base.value:
+            node = producers[value.id]
+            chain.append(node)
+            value = node.operands[0]
+        view = base
+        for node in reversed(chain):
+            rest = [self._own(Tracer(v, outer._trace), node.primitive) for v in node.operands[1:]]
+            view = self.bind(node.primitive, [view] + rest, dict(node.attrs), weak=outer.weak)
+            self.graph.nodes[-1].view = True
+        if view is base:                # an alias of the whole array (a read-only broadcast_to(x, x.shape))
+            view = Tracer(base.value, self, outer.weak)
+        view.base, view.strides, view.mutability = base, outer.strides, outer.mutability
+        self.remade_views[outer.value.id] = view
+        return view
 
     def __exit__(self, exc_type, exc, traceback) -> None:
         _state.stack.pop()
