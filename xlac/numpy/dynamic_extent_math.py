@@ -271,15 +271,29 @@ def getitem(x, index):
         raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
                                        "an array indexed by one vector of integers is supported"))
     x = xnp.asarray(x)
-    size, positions, valid = x.shape[0], rows.data, rows.axes[0].valid
+    size, positions = x.shape[0], rows.data
     if positions.shape[0]:
-        out_of_range = xnp.logical_or(positions < -size, positions >= size)       # the same every iteration
-        outside = xnp.logical_and(valid, out_of_range)
-        lowest = np.iinfo(positions.dtype).min
-        require(xnp.logical_not(xnp.any(outside)), xnp.max(xnp.where(outside, positions, lowest)), IndexError,
+        first_outside = _first_out_of_range(positions, rows.axes[0], size)
+        require(first_outside == positions.shape[0], xnp.take(positions, first_outside, mode="clip"), IndexError,
                 f"index {{value}} is out of bounds for axis 0 with size {size}")
     wrapped = xnp.where(positions < 0, positions + size, positions)
     return DynamicExtent(xnp.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
+
+
+def _first_out_of_range(positions, extent: AxisExtent, size: int):
+    """The position of ``positions``' first element among ``extent``'s (NumPy's order) outside ``[-size,
+    size)``, or ``len(positions)`` if none. Where the elements are contiguous (a slice), what depends on the
+    extent is one lookup into a scan of ``positions`` alone: in ``x[cols[ptr[i]:ptr[i + 1]]]`` that scan is
+    the same every iteration and XLA computes it once, outside the loop."""
+    length = positions.shape[0]
+    out_of_range = xnp.logical_or(positions < -size, positions >= size)
+    where_outside = xnp.where(out_of_range, ops.iota((length,), INDEX, 0), length)
+    if extent.start is None:
+        return xnp.min(xnp.where(extent.valid, where_outside, length))
+    from_here = ops.reverse(ops.inclusive_scan(ops.reverse(where_outside, (0,)), 0, ops.min, length), (0,))
+    first = xnp.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
+    inside = xnp.logical_and(first >= extent.start, first < extent.start + extent.count)
+    return xnp.where(inside, first, length)
 
 
 def where(condition, x=None, y=None):
