@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
-from benchmarks.numpy_loops import run  # noqa: E402
+from benchmarks.numpy_loops import _on_host, run  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
 from tests.numpy_kernels import (binned_average, cholesky_rows, csr_matvec, forward_substitution,  # noqa: E402
                                  gram_schmidt, lu_without_pivoting, syr2k_lower)
@@ -141,8 +141,8 @@ def run_unchecked(cases: list) -> None:
             return (args[0].copy(),) + args[1:]
         compiled(*copies())
         jitted(*copies())
-        xlac_time, jax_time = interleaved(lambda: np.asarray(compiled(*copies())),
-                                          lambda: np.asarray(jitted(*copies())), number=3, rounds=3)
+        xlac_time, jax_time = interleaved(lambda: _on_host(compiled(*copies())),
+                                          lambda: _on_host(jitted(*copies())), number=3, rounds=3)
         print(f"{name:32s} {xlac_time * 1e3:11.3f} {jax_time * 1e3:8.3f} {xlac_time / jax_time:8.2f}")
 
 
