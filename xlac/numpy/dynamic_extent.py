@@ -182,7 +182,8 @@ def _method(name: str):
     return lambda self, *args, **kwargs: dynamic_call(name, (self, *args), kwargs)
 
 
-for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot"):
+for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot", "cumsum",
+              "cumprod"):
     setattr(DynamicExtent, _name, _method(_name))
 _OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
