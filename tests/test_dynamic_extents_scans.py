@@ -96,3 +96,12 @@ def test_a_cumulative_sum_into_out_is_refused():
         return out
     with pytest.raises(Exception, match="out="):
         xlac.compile(f)(np.arange(3.0), np.int64(1))
+
+
+def test_the_gradient_through_a_cumulative_sum_and_a_sort_of_a_slice_is_masked():
+    def f(x, i):
+        return (np.cumsum(x[i:]) * np.sort(x[i:])).sum()
+    x = np.array([3.0, 1.0, 4.0, 1.5, 5.0])
+    step = 1e-6
+    numeric = [(f(x + step * e, 2) - f(x - step * e, 2)) / (2 * step) for e in np.eye(5)]
+    np.testing.assert_allclose(np.asarray(xlac.grad(f)(x, np.int64(2))), numeric, atol=1e-6)
