@@ -27,12 +27,16 @@ def bounded(name: str, source: str, length: str = "%n") -> str:
 
 
 def summed(name: str, source: str, kind: str = "add", init: str = "0.0", of: str = BOUNDED) -> str:
+    """Lines setting ``name`` to the reduction (``kind``: add, maximum) of ``source`` (of type ``of``), e.g.
+    ``summed("%s", "%d")``: the sum of the bounded ``%d``."""
     return (f"%init_{name[1:]} = stablehlo.constant dense<{init}> : tensor<f32>\n"
             f"  {name} = stablehlo.reduce({source} init: %init_{name[1:]}) applies stablehlo.{kind} across "
             f"dimensions = [0] : ({of}, tensor<f32>) -> tensor<f32>")
 
 
 def module(params: str, result: str, body: str, returned: str) -> str:
+    """A StableHLO module whose ``main`` takes ``params``, runs ``body`` and returns ``returned`` of type
+    ``result``, e.g. ``module("%x: tensor<2xf32>", "tensor<2xf32>", "", "%x")``: the identity."""
     return f"func.func @main({params}) -> {result} {{\n  {body}\n  return {returned} : {result}\n}}\n"
 
 
