@@ -2,12 +2,15 @@
 against NumPy and against the same kernel hand-written in JAX with ``where`` masks and ``fori_loop``,
 measured in one run.
 
-Run: python benchmarks/numpy_extents.py
+Run: python benchmarks/numpy_extents.py [--only NAME] [--unchecked]
+``--only NAME`` runs the kernels whose name contains NAME (case-insensitive; ``--only csr``);
+``--unchecked`` adds, per kernel, xlac compiled with ``check_bounds=False`` against jax in the same run.
 The columns are those of ``benchmarks/numpy_loops.py``: whether xlac rolled the loop, compile time (goal
 under 3 s), run time per call, ratios xlac/NumPy and xlac/jax (goal: no slower than the hand-masked JAX).
 """
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -16,7 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.numpy_loops import run  # noqa: E402
+import xlac  # noqa: E402
+from benchmarks.numpy_loops import _on_host, run  # noqa: E402
+from benchmarks.timing import interleaved  # noqa: E402
 from tests.numpy_kernels import (binned_average, cholesky_rows, csr_matvec, forward_substitution,  # noqa: E402
                                  gram_schmidt, lu_without_pivoting, syr2k_lower)
 
@@ -125,5 +130,28 @@ def cases():
     ]
 
 
+def run_unchecked(cases: list) -> None:
+    """Per case: run time of xlac with ``check_bounds=False`` against the hand-masked jax, one line each."""
+    print(f"{'kernel, check_bounds=False':32s} {'run xlac ms':>11s} {'jax ms':>8s} {'xlac/jax':>8s}")
+    for name, kernel, kernel_jax, args, static in cases:
+        compiled = xlac.compile(kernel, static_argnums=static, check_bounds=False)
+        jitted = jax.jit(kernel_jax, static_argnums=static)
+
+        def copies():
+            return (args[0].copy(),) + args[1:]
+        compiled(*copies())
+        jitted(*copies())
+        xlac_time, jax_time = interleaved(lambda: _on_host(compiled(*copies())),
+                                          lambda: _on_host(jitted(*copies())), number=3, rounds=3)
+        print(f"{name:32s} {xlac_time * 1e3:11.3f} {jax_time * 1e3:8.3f} {xlac_time / jax_time:8.2f}")
+
+
 if __name__ == "__main__":
-    run(cases())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="run only the kernels whose name contains this")
+    parser.add_argument("--unchecked", action="store_true", help="also time xlac with check_bounds=False")
+    options = parser.parse_args()
+    selected = [case for case in cases() if options.only.lower() in case[0].lower()]
+    run(selected)
+    if options.unchecked:
+        run_unchecked(selected)

@@ -14,6 +14,10 @@ rest, as JAX users write by hand with ``where``:
   with NumPy's error for an empty extent checked after the call, ``mean``/``var``/``std`` dividing by the
   traced count, ``any``/``all``, ``argmax``/``argmin``, ``count_nonzero``, a vector's ``norm``);
 - contractions (``dot``, ``@``, ``inner``, ``vdot``, ``outer``) zero the masked positions first;
+- ``cumsum``/``cumprod`` scan the data with the masked positions the identity (the result keeps the extent);
+  ``sort`` fills them with what sorts last, so that the elements take the leading positions;
+- a gather by a dynamic index (``x[cols[ptr[i]:ptr[i + 1]]]``) gathers at every position and checks NumPy's
+  bounds only where the index has elements;
 - writes (``x[i:j] = v``, ``x[k + 1:, k] /= x[k, k]``, ``x[mask] += 1``) become a select over the region.
 
 Asking such a value for its shape (``len``, ``.shape``, ``reshape``, returning it from a compiled
@@ -182,7 +186,8 @@ def _method(name: str):
     return lambda self, *args, **kwargs: dynamic_call(name, (self, *args), kwargs)
 
 
-for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot"):
+for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot", "cumsum",
+              "cumprod"):
     setattr(DynamicExtent, _name, _method(_name))
 _OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",

@@ -17,6 +17,7 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.errors import UnsupportedError, located
+from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import set_dynamic_dispatch
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, aligned, elementwise,
                                        ndim_of, require, valid_mask, whole_axis)
@@ -157,6 +158,77 @@ def norm(value, ord=None, axis=None, keepdims=False):
     return xnp.sqrt(reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,))))
 
 
+# ---------------------------------------------------------------- running sums and sorting
+
+
+def _filled_along(value: DynamicExtent, axis, fill) -> tuple:
+    """``value``'s data with its masked positions ``fill``, the axis to scan or sort along and the extents
+    of the result's axes. ``axis=None`` flattens: the flat axis's elements are those of a mask (in row-major
+    order, NumPy's), a contiguous extent where ``value`` is one-dimensional."""
+    filled = xnp.where(valid_mask(value), value.data, xnp.asarray(fill, value.dtype))
+    if axis is not None:
+        return filled, normalize_axis(axis, value.ndim), list(value.axes)
+    if value.ndim == 1:
+        return filled, 0, list(value.axes)
+    size = math.prod(value.data.shape)
+    all_axes = tuple(range(value.ndim))
+    flat = AxisExtent(ops.reshape(valid_mask(value), (size,)), _count(value, all_axes), None,
+                      ("flattened",) + tuple(None if e is None else e.key for e in value.axes))
+    return xnp.reshape(filled, (size,)), 0, [flat]
+
+
+def cumulative(kind: str, value, axis=None, dtype=None, out=None):
+    """``np.cumsum`` (``kind`` "sum") or ``np.cumprod`` ("prod") of a dynamic value: NumPy's result at the
+    positions of its elements (the same extent), from a scan of the data with the masked positions the
+    operation's identity.
+
+    >>> import numpy as np, xlac
+    >>> @xlac.compile
+    ... def running_tail(x, i):
+    ...     y = np.zeros_like(x)
+    ...     y[i:] = np.cumsum(x[i:])
+    ...     return y
+    >>> np.asarray(running_tail(np.arange(1.0, 6.0), 2)).tolist()
+    [0.0, 0.0, 3.0, 7.0, 12.0]
+    """
+    if out is not None:
+        raise UnsupportedError(located(f"np.cum{kind} of a dynamic value with out="))
+    filled, axis, axes = _filled_along(value, axis, _identity(kind, value.dtype))
+    return DynamicExtent(getattr(xnp, f"cum{kind}")(filled, axis=axis, dtype=dtype), axes)
+
+
+def _sorts_last(dtype: np.dtype):
+    """A value that NumPy's sort places after every other of ``dtype`` (ties with it are indistinguishable)."""
+    if dtype.kind == "f":
+        return np.nan
+    if dtype.kind == "c":
+        return complex(np.nan, np.nan)
+    if dtype == np.bool_:
+        return True
+    return np.iinfo(dtype).max
+
+
+def sort(value, axis=-1, kind=None, order=None, *, stable=None):
+    """``np.sort`` of a dynamic value: its elements sorted to the front of the axis (the masked positions
+    filled with a value that sorts after all others), a dynamic value whose elements are the leading
+    positions there.
+
+    >>> import numpy as np, xlac
+    >>> @xlac.compile
+    ... def sort_segment(x, i, j):
+    ...     x[i:j] = np.sort(x[i:j])
+    ...     return x
+    >>> np.asarray(sort_segment(np.array([5.0, 4.0, 3.0, 2.0, 1.0]), 1, 4)).tolist()
+    [5.0, 2.0, 3.0, 4.0, 1.0]
+    """
+    filled, axis, axes = _filled_along(value, axis, _sorts_last(value.dtype))
+    extent = axes[axis]
+    if extent is not None:
+        axes[axis] = AxisExtent(ops.iota((extent.size,), INDEX, 0) < extent.count, extent.count,
+                                ops.constant(0, INDEX), ("leading",) + extent.key)
+    return DynamicExtent(xnp.sort(filled, axis, kind, order, stable=stable), axes)
+
+
 # ---------------------------------------------------------------- contractions
 
 
@@ -271,15 +343,29 @@ def getitem(x, index):
         raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
                                        "an array indexed by one vector of integers is supported"))
     x = xnp.asarray(x)
-    size, positions, valid = x.shape[0], rows.data, rows.axes[0].valid
+    size, positions = x.shape[0], rows.data
     if positions.shape[0]:
-        out_of_range = xnp.logical_or(positions < -size, positions >= size)       # the same every iteration
-        outside = xnp.logical_and(valid, out_of_range)
-        lowest = np.iinfo(positions.dtype).min
-        require(xnp.logical_not(xnp.any(outside)), xnp.max(xnp.where(outside, positions, lowest)), IndexError,
+        first_outside = _first_out_of_range(positions, rows.axes[0], size)
+        require(first_outside == positions.shape[0], xnp.take(positions, first_outside, mode="clip"), IndexError,
                 f"index {{value}} is out of bounds for axis 0 with size {size}")
     wrapped = xnp.where(positions < 0, positions + size, positions)
     return DynamicExtent(xnp.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
+
+
+def _first_out_of_range(positions, extent: AxisExtent, size: int):
+    """The position of ``positions``' first element among ``extent``'s (NumPy's order) outside ``[-size,
+    size)``, or ``len(positions)`` if none. Where the elements are contiguous (a slice), what depends on the
+    extent is one lookup into a scan of ``positions`` alone: in ``x[cols[ptr[i]:ptr[i + 1]]]`` that scan is
+    the same every iteration and XLA computes it once, outside the loop."""
+    length = positions.shape[0]
+    out_of_range = xnp.logical_or(positions < -size, positions >= size)
+    where_outside = xnp.where(out_of_range, ops.iota((length,), INDEX, 0), length)
+    if extent.start is None:
+        return xnp.min(xnp.where(extent.valid, where_outside, length))
+    from_here = ops.reverse(ops.inclusive_scan(ops.reverse(where_outside, (0,)), 0, ops.min, length), (0,))
+    first = xnp.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
+    inside = xnp.logical_and(first >= extent.start, first < extent.start + extent.count)
+    return xnp.where(inside, first, length)
 
 
 def where(condition, x=None, y=None):
@@ -305,6 +391,8 @@ _FUNCTIONS = {
     "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
     "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
     "square": lambda a, **kw: elementwise(xnp.square, (a,)),
+    "cumsum": lambda *args, **kw: cumulative("sum", *args, **kw),
+    "cumprod": lambda *args, **kw: cumulative("prod", *args, **kw), "sort": sort,
 }
 
 
