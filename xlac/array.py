@@ -206,7 +206,7 @@ def _retype(buffer, type: TensorType, device) -> Array:
     if executable is None:
         value = Value(type)
         identity = lower_module(Graph(inputs=[value], outputs=[value], input_names=["x"]))
-        executable = _identities[key] = runtime.compile_stablehlo(identity, device)
+        executable = _identities[key] = runtime.compile_stablehlo(identity, device, output_types=[type])
     return Array._from_buffer(executable.execute([buffer])[0], type, device)
 
 

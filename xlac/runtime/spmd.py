@@ -61,6 +61,23 @@ def assemble(shape: tuple[int, ...], sharding: NamedSharding, shards: list):
     return jax.make_array_from_single_device_arrays(tuple(shape), jax_sharding(sharding), shards)
 
 
+def result_handlers(output_types, places) -> list | None:
+    """jaxlib's C++ result handlers making each output of a call an array of its type, on its device or
+    split as its NamedSharding says; None where this jaxlib lacks them."""
+    try:
+        from jax._src import core
+        from jaxlib import _jax
+        make = _jax.array_result_handler
+    except (ImportError, AttributeError):
+        return None
+    return [make(core.ShapedArray(t.shape, t.dtype), _jax_placement(place), committed=True, _skip_checks=True)
+            for t, place in zip(output_types, places)]
+
+
+def _jax_placement(place):
+    return jax_sharding(place) if isinstance(place, NamedSharding) else jax.sharding.SingleDeviceSharding(place)
+
+
 def to_numpy_global(buffer, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     """The whole array of a global jax Array; ValueError when other processes hold parts of it that this
     one does not (a replicated array is read from this process's copy)."""
