@@ -17,6 +17,7 @@ import inspect
 import threading
 import time
 import types
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,6 +79,9 @@ class Traced:
     loop_decisions: list = field(default_factory=list)
     # How the program is split over a mesh of devices (None: it runs on one device).
     sharding: ProgramSharding | None = None
+    # Result position -> argument leaf, for each result that is an argument's new value (``x[0] = 1; return
+    # x``): the call returns that argument itself (as NumPy does), and the program has no output for it.
+    returned_arguments: dict = field(default_factory=dict)
 
     @property
     def graph(self) -> Graph:
@@ -150,8 +154,9 @@ class Compiled:
         else:
             places = _Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
         if graph.input_updates:
-            self._run = _make_updating_runner(executable, places, traced.in_specs, out_types,
-                                              traced.out_tree, graph.input_updates, traced.in_paths, traced.checks)
+            self._run = _make_updating_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
+                                              graph.input_updates, traced.in_paths, traced.checks,
+                                              traced.returned_arguments)
         else:
             self._run = _make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                      traced.checks)
@@ -279,15 +284,19 @@ def _make_runner(executable: runtime.Executable, places: _Places, in_specs, out_
     return run
 
 
-def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_tree, input_updates, in_paths, checks):
+def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
+                          returned_arguments: dict):
     """The call path of a program that writes to some of its arguments: afterwards each such argument
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
     a NumPy array is copied into. A call that fails a check writes what the program wrote before the
-    failing check, as NumPy would have, then raises."""
+    failing check, as NumPy would have, then raises. A result that is an updated argument
+    (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value)."""
     execute = executable.execute
     wrap = Array._from_buffer
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
     donated = {i for i, _ in input_updates}
+    update_output = dict(input_updates)
+    returned = sorted(returned_arguments.items())
 
     in_places, out_places = places.inputs, places.outputs
 
@@ -309,6 +318,9 @@ def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_
         if checks:
             _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
         results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
+        for k, i in returned:
+            leaf, j = leaves[i], update_output[i]
+            results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
         return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
     return run
 
@@ -388,12 +400,35 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     input_shardings = list(in_shardings or [None] * len(specs))
     if captures is not None:
         input_shardings += [sharding_of(c.resolve(dict(statics))) for c in captures.items]
-    sharding = _program_sharding(stages[-1][1], input_shardings, result_shardings, specs, paths, name)
+    final, returned, result_shardings = _return_updated_arguments(stages[-1][1], result_shardings, input_shardings)
+    stages[-1] = (stages[-1][0], final)
+    sharding = _program_sharding(final, input_shardings, result_shardings, specs, paths, name)
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
                   rebound=rebindings, checks=trace.checks.all_checks(),
                   read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
                                       if key not in captured_values],
-                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)), sharding=sharding)
+                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)), sharding=sharding,
+                  returned_arguments=returned)
+
+
+def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardings: list):
+    """The results (the first ``len(result_shardings)`` outputs) that are an argument's new value: the
+    graph without an output for them (else XLA must copy the buffer to give it twice, once as the
+    updated argument and once as the result), the map result position -> argument, the other results'
+    shardings."""
+    update_of = {graph.outputs[j].id: i for i, j in graph.input_updates}
+    returned = {}
+    for k, wanted in enumerate(result_shardings):
+        i = update_of.get(graph.outputs[k].id)
+        if i is not None and wanted in (None, input_shardings[i]):
+            returned[k] = i
+    if not returned:
+        return graph, returned, result_shardings
+    kept = [k for k in range(len(graph.outputs)) if k not in returned]
+    position = {old: new for new, old in enumerate(kept)}
+    graph = dataclasses.replace(graph, outputs=[graph.outputs[k] for k in kept],
+                                input_updates=[(i, position[j]) for i, j in graph.input_updates])
+    return graph, returned, [s for k, s in enumerate(result_shardings) if k not in returned]
 
 
 def _result_shardings(out_shardings, out_tree, outputs, name: str) -> list:

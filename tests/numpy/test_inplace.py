@@ -96,3 +96,23 @@ def test_writing_functions_refuse_non_arrays():
         xnp.copyto([0.0, 0.0], np.ones(2))
     with pytest.raises(TypeError, match="the destination must be an array"):
         xlac.compile(lambda x: xnp.put(2.0, [0], x))(np.ones(1))
+
+
+def test_returning_an_updated_argument_returns_it_without_a_copy():
+    """``x[0] = 1; return x`` returns x itself, as NumPy does, and XLA copies nothing to give it twice."""
+    def f(x, y):
+        x[0] = 1.0
+        x += y
+        return x, x * 2
+    compiled = xlac.compile(f)
+    a = xlac.asarray(np.zeros(4))
+    same, doubled = compiled(a, np.ones(4))
+    assert same is a
+    np.testing.assert_array_equal(np.asarray(a), [2.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(doubled), [4.0, 2.0, 2.0, 2.0])
+    entry = compiled.lower(a, np.ones(4)).compile().as_text().split("ENTRY")[1]
+    assert " copy(" not in entry, entry
+    host = np.zeros(4)                       # a NumPy argument: updated in place, the result holds its values
+    same, _ = compiled(host, np.ones(4))
+    np.testing.assert_array_equal(host, [2.0, 1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(same), host)
