@@ -365,11 +365,39 @@ def _cumsum(w, node, operands):
     return w.op("stablehlo.reduce_window", [operands[0], init], [x, s], [node.results[0].type], attrs, [region])
 
 
+def _ordered_keys(w: FunctionWriter, x: str, t: TensorType, nan_first_for: str) -> tuple[str, TensorType]:
+    """Signed integers ordered as the floats ``x`` are (-0.0 and 0.0 equal), NaN above everything for
+    ``nan_first_for`` "GT" (argmax) and below everything for "LT" (argmin), so NaN wins either way."""
+    kt = t.with_dtype(np.dtype(f"int{8 * t.dtype.itemsize}"))
+    info = np.iinfo(kt.dtype)
+    bt = t.with_dtype(BOOL)
+
+    def full(value) -> str:
+        scalar = emit_constant(w, np.array(value, kt.dtype if value in (info.max, info.min, 0) else t.dtype))
+        target = kt if value in (info.max, info.min) else t
+        return w.op("stablehlo.broadcast_in_dim", [scalar], [scalar_type(target.dtype)], [target],
+                    f"broadcast_dimensions = {dims([])}")[0]
+    zero = emit_zeros(w, t)
+    unsigned_zero = w.op("stablehlo.select", [emit_compare(w, x, zero, t, "EQ"), zero, x], [bt, t, t], [t])[0]
+    bits = w.op("stablehlo.bitcast_convert", [unsigned_zero], [t], [kt])[0]
+    negative = emit_compare(w, bits, emit_zeros(w, kt), kt, "LT")
+    flipped = w.op("stablehlo.xor", [bits, full(info.max)], [kt, kt], [kt])[0]
+    keys = w.op("stablehlo.select", [negative, flipped, bits], [bt, kt, kt], [kt])[0]
+    nan_key = full(info.max if nan_first_for == "GT" else info.min)
+    keys = w.op("stablehlo.select", [emit_compare(w, x, x, t, "NE"), nan_key, keys], [bt, kt, kt], [kt])[0]
+    return keys, kt
+
+
 def _arg_reduce(direction: str):
-    """argmax / argmin as a reduce over (value, index) pairs; ties and NaNs go to the first index, as in NumPy."""
+    """argmax / argmin as a reduce over (value, index) pairs; ties and NaNs go to the first index, as in NumPy.
+    Real floats are reduced as integer keys in the same order (NaN first), so that the reducer needs no
+    NaN tests: a third of the scalar ops per element."""
     def emit(w, node, operands):
         x = node.operands[0].type
         axis, index_dtype = node.attrs["axis"], node.attrs["index_dtype"]
+        if dtypes.is_inexact(x.dtype) and x.dtype.kind != "c":
+            keys, x = _ordered_keys(w, operands[0], x, direction)
+            operands = [keys]
         vt, it = scalar_type(x.dtype), scalar_type(index_dtype)
         indices = w.op("stablehlo.iota", [], [], [x.with_dtype(index_dtype)], f"iota_dimension = {axis} : i64")[0]
         init_value = emit_constant(w, reduce_init("max" if direction == "GT" else "min", x.dtype))
