@@ -41,10 +41,10 @@ from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
-from xlac.sharding import broadcast_prefix, program_sharding, sharding_of
-from xlac.argument_specs import ShardingMismatch, check_leaf, leaf_key, leaf_mutability, leaf_spec, to_buffer
+from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
+from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
+from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec
 from xlac.trace import pytree
-from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 from xlac.trace.context import Trace
 from xlac.trace.state import autocast_state, current_trace
 from xlac.trace.tracer import Tracer
@@ -150,15 +150,15 @@ class Compiled:
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
         if traced.sharding is None:
-            places = _Places([traced.device] * len(traced.in_specs), [traced.device] * len(out_types), traced.in_paths)
+            places = Places([traced.device] * len(traced.in_specs), [traced.device] * len(out_types), traced.in_paths)
         else:
-            places = _Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
+            places = Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
         if graph.input_updates:
-            self._run = _make_updating_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
+            self._run = make_updating_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                               graph.input_updates, traced.in_paths, traced.checks,
                                               traced.returned_arguments)
         else:
-            self._run = _make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
+            self._run = make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                      traced.checks)
 
     def as_text(self) -> str:
@@ -229,128 +229,6 @@ class Compiled:
         return result
 
 
-class OutsideArrayChanged(Exception):
-    """An array a compiled function reads from outside its arguments changed shape or dtype, or one NumPy
-    read while tracing changed contents: trace again."""
-
-
-@dataclass
-class _Places:
-    """Where each argument and output of an executable lives: a device each, or on a mesh a NamedSharding
-    each (``paths``: the arguments' names, for errors)."""
-
-    inputs: list
-    outputs: list
-    paths: list
-
-    def raise_mismatch(self, leaves, in_specs, mismatch: ShardingMismatch):
-        """ValueError naming the argument split otherwise than the executable expects."""
-        i = next(i for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))
-                 if _mismatched(leaf, spec, place))
-        raise ValueError(f"argument {self.paths[i]}: the compiled function expects it split as "
-                         f"{self.inputs[i]!r}, got an array split as {mismatch.placed!r}; pass in_shardings "
-                         f"that match it, or move it with xlac.device_put") from None
-
-
-def _mismatched(leaf, spec, place) -> bool:
-    try:
-        to_buffer(leaf, spec, place)
-    except ShardingMismatch:
-        return True
-    return False
-
-
-def _make_runner(executable: runtime.Executable, places: _Places, in_specs, out_types, out_tree, checks):
-    """The cached call path as one closure over everything it needs: it runs on every call."""
-    execute = executable.execute
-    wrap = Array._from_buffer
-    single_output = out_tree is pytree.LEAF
-    out_type = out_types[0] if single_output else None
-    in_places, out_places = places.inputs, places.outputs
-    n_results = len(out_types) - (1 if checks else 0)
-
-    def run(leaves):
-        try:
-            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place else to_buffer(leaf, spec, place)
-                       for leaf, spec, place in zip(leaves, in_specs, in_places)]
-        except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, in_specs, mismatch)
-        outputs = execute(buffers)
-        if checks:
-            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-        if single_output:
-            return wrap(outputs[0], out_type, out_places[0])
-        return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
-    return run
-
-
-def _make_updating_runner(executable, places: _Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
-                          returned_arguments: dict):
-    """The call path of a program that writes to some of its arguments: afterwards each such argument
-    holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
-    a NumPy array is copied into. A call that fails a check writes what the program wrote before the
-    failing check, as NumPy would have, then raises. A result that is an updated argument
-    (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value)."""
-    execute = executable.execute
-    wrap = Array._from_buffer
-    n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
-    donated = {i for i, _ in input_updates}
-    update_output = dict(input_updates)
-    returned = sorted(returned_arguments.items())
-
-    in_places, out_places = places.inputs, places.outputs
-
-    def run(leaves):
-        _check_no_shared_memory(leaves, donated, in_paths)
-        try:
-            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place
-                       else to_buffer(leaf, spec, place, copy=i in donated)
-                       for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, in_places))]
-        except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, in_specs, mismatch)
-        outputs = execute(buffers)
-        for i, j in input_updates:
-            leaf = leaves[i]
-            if type(leaf) is Array:
-                leaf._buffer, leaf._device = outputs[j], out_places[j]
-            else:
-                np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
-        if checks:
-            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-        results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
-        for k, i in returned:
-            leaf, j = leaves[i], update_output[i]
-            results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
-        return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
-    return run
-
-
-def _host_value(buffer, t: TensorType, place) -> np.ndarray:
-    if type(place) is NamedSharding:
-        return runtime.to_numpy_global(buffer, t.dtype, t.shape)
-    return runtime.to_numpy(buffer, t.dtype, t.shape)
-
-
-def _raise_if_check_failed(outputs, at: int, checks, place) -> None:
-    """Read the checks' output (status and payload, at ``at``); raise the failed check's error."""
-    status, payload = _host_value(outputs[at], TensorType((2,), INDEX_DTYPE), place).tolist()
-    raise_if_failed(status, payload, checks)
-
-
-def _check_no_shared_memory(leaves, written, paths) -> None:
-    """An argument the program writes to must not share memory with another argument: the program
-    treats them as separate arrays, where NumPy would see the write through both."""
-    for i in written:
-        leaf = leaves[i]
-        for k, other in enumerate(leaves):
-            if k == i:
-                continue
-            if other is leaf or (isinstance(leaf, np.ndarray) and isinstance(other, np.ndarray)
-                                 and np.may_share_memory(leaf, other)):
-                raise ValueError(f"arguments {paths[i]} and {paths[k]} share memory, and the compiled function "
-                                 f"writes to {paths[i]}: pass separate arrays (xlac compiles them as two arrays)")
-
-
 # ---------------------------------------------------------------- tracing
 
 
@@ -375,7 +253,7 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
         try:
             trace.graph.outputs, out_tree = _run_traced(converted(fn) if convert else fn, name, trace,
                                                         rebuild(tracers))
-            result_shardings = _result_shardings(out_shardings, out_tree, trace.graph.outputs, name)
+            wanted = result_shardings(out_shardings, out_tree, trace.graph.outputs, name)
             check_outputs = [trace.checks.output().value] if trace.checks.sources else []
         except BaseException:
             if trace.watch is not None:
@@ -400,9 +278,9 @@ def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, reb
     input_shardings = list(in_shardings or [None] * len(specs))
     if captures is not None:
         input_shardings += [sharding_of(c.resolve(dict(statics))) for c in captures.items]
-    final, returned, result_shardings = _return_updated_arguments(stages[-1][1], result_shardings, input_shardings)
+    final, returned, wanted = _return_updated_arguments(stages[-1][1], wanted, input_shardings)
     stages[-1] = (stages[-1][0], final)
-    sharding = _program_sharding(final, input_shardings, result_shardings, specs, paths, name)
+    sharding = program_sharding(final, input_shardings, wanted, name, specs, paths)
     return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
                   rebound=rebindings, checks=trace.checks.all_checks(),
                   read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
@@ -429,27 +307,6 @@ def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardi
     graph = dataclasses.replace(graph, outputs=[graph.outputs[k] for k in kept],
                                 input_updates=[(i, position[j]) for i, j in graph.input_updates])
     return graph, returned, [s for k, s in enumerate(result_shardings) if k not in returned]
-
-
-def _result_shardings(out_shardings, out_tree, outputs, name: str) -> list:
-    """A NamedSharding or None per result, from ``out_shardings`` (a prefix of the results' pytree),
-    each checked against its result's shape."""
-    shardings = [None if s is None else as_sharding(s, f"{name}: out_shardings")
-                 for s in broadcast_prefix(out_shardings, out_tree, f"{name}: out_shardings")]
-    for i, (s, value) in enumerate(zip(shardings, outputs)):
-        if s is not None:
-            s.check_shape(value.type.shape, f"{name}: out_shardings of result {i}")
-    return shardings
-
-
-def _program_sharding(graph: Graph, input_shardings: list, result_shardings: list, specs, paths, name: str):
-    """How the final graph is split over a mesh (None: one device). An argument the program updates
-    keeps its sharding in the output that holds its new value."""
-    for s, (shape, _, _), path in zip(input_shardings, specs, paths):
-        if s is not None:
-            s.check_shape(shape, f"argument {path}")
-    outputs = result_shardings + [None] * (len(graph.outputs) - len(result_shardings))
-    return program_sharding(graph, input_shardings, outputs, name, graph.input_updates)
 
 
 def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):

@@ -142,11 +142,27 @@ def broadcast_prefix(prefix, tree: pytree.TreeDef, what: str) -> list:
     return [s for child, sub in zip(children, tree.children) for s in broadcast_prefix(child, sub, what)]
 
 
-def program_sharding(graph: Graph, inputs: list, outputs: list, what: str, updates=()) -> ProgramSharding | None:
-    """How a program is split: ``inputs`` (a NamedSharding or None per graph input) and ``outputs`` (per
-    graph output) as given, the mesh being the one they and the graph's constraints name. None when nothing
-    names a mesh (one device). Unspecified inputs are replicated over the mesh; the output holding an
-    input's new value (``updates``: (input, output) pairs) is split as the input is."""
+def result_shardings(out_shardings, out_tree: pytree.TreeDef, outputs, what: str) -> list:
+    """A NamedSharding or None per result value (``outputs``), from ``out_shardings`` (a prefix of the
+    results' pytree ``out_tree``), each checked against its result's shape."""
+    shardings = [None if s is None else as_sharding(s, f"{what}: out_shardings")
+                 for s in broadcast_prefix(out_shardings, out_tree, f"{what}: out_shardings")]
+    for i, (s, value) in enumerate(zip(shardings, outputs)):
+        if s is not None:
+            s.check_shape(value.type.shape, f"{what}: out_shardings of result {i}")
+    return shardings
+
+
+def program_sharding(graph: Graph, inputs: list, results: list, what: str, specs, paths) -> ProgramSharding | None:
+    """How a program is split: ``inputs`` (a NamedSharding or None per graph input, each checked against
+    its argument's spec and named by its path) and ``results`` (per result, the graph's first outputs) as
+    given, the mesh being the one they and the graph's constraints name. None when nothing names a mesh
+    (one device). Unspecified inputs are replicated over the mesh, and the output holding an input's new
+    value is split as the input is; XLA's partitioner chooses for the other outputs."""
+    for s, (shape, _, _), path in zip(inputs, specs, paths):
+        if s is not None:
+            s.check_shape(shape, f"argument {path}")
+    outputs = list(results) + [None] * (len(graph.outputs) - len(results))
     meshes = {s.mesh for s in list(inputs) + list(outputs) if s is not None}
     meshes |= {node.attrs["sharding"].mesh for node in _constraints(graph)}
     if not meshes:
@@ -157,8 +173,7 @@ def program_sharding(graph: Graph, inputs: list, outputs: list, what: str, updat
     mesh = meshes.pop()
     replicated = NamedSharding(mesh, PartitionSpec())
     inputs = [s or replicated for s in inputs]
-    outputs = list(outputs)
-    for i, j in updates:
+    for i, j in graph.input_updates:
         outputs[j] = inputs[i]
     return ProgramSharding(mesh, tuple(inputs), tuple(outputs))
 
