@@ -1,8 +1,8 @@
 """StableHLO emitters of the decompositions.
 
 Where the device runs LAPACK's custom calls (``w.kernels == "lapack"``: jaxlib's CPU client), cholesky,
-triangular_solve, lu, eig, eigh and svd call LAPACK (``potrf``, ``trsm``, ``getrf``, ``geev``,
-``syevd``/``heevd``, ``gesdd``), as NumPy and JAX do.
+triangular_solve, qr, lu, eig, eigh and svd call LAPACK (``potrf``, ``trsm``, ``geqrf`` and
+``orgqr``/``ungqr``, ``getrf``, ``geev``, ``syevd``/``heevd``, ``gesdd``), as NumPy and JAX do.
 Elsewhere ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR and eigh are custom calls that
 XLA itself expands before code generation (its QrExpander and EighExpander: blocked Householder QR,
 two-sided Jacobi), so they run on every platform; lu, eig and svd have no kernel there. Zero-sized matrices never reach a kernel: their
@@ -322,13 +322,21 @@ def _qr(w, node, operands):
             return [operands[0], emit_zeros(w, r_type)]
         return [_identity(w, q_type), emit_zeros(w, r_type)]
     tt = TensorType(tuple(batch) + (k,), t.dtype)
-    packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
+    lapack = _uses_lapack(w, t)
+    if lapack:
+        packed, taus = _lapack(w, "geqrf", operands, [t], [t, tt], {}, aliased=0)
+    else:
+        packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
     if mode == "raw":
         return [packed, taus]
     columns = q_type.shape[-1]               # k (reduced) or m (complete)
     reflectors, ref_t = _slice(w, packed, t, t.shape[:-1] + (min(n, columns),))
     reflectors, ref_t = _pad_columns(w, reflectors, ref_t, columns)
-    q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
+    if lapack:
+        routine = "ungqr" if np.issubdtype(t.dtype, np.complexfloating) else "orgqr"
+        q = _lapack(w, routine, [reflectors, taus], [ref_t, tt], [q_type], {}, aliased=0)[0]
+    else:
+        q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
     r, rt = _slice(w, packed, t, t.shape[:-2] + (r_type.shape[-2], n))
     r = keep_triangle(w, r, rt, lower=False)
     if columns == m:                         # q is square: make det(q) = 1, the sign (phase) moving into r

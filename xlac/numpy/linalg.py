@@ -357,8 +357,9 @@ def _raw_mode(args, kwargs) -> bool:
 def qr(a, mode="reduced"):
     """The QR decomposition a = Q R of a stack of matrices; ``mode`` is 'reduced', 'complete', 'r' or 'raw'.
 
-    Q and R are unique only up to the signs (phases) of Q's columns and R's rows: xlac's R has a real
-    diagonal like LAPACK's, except that whenever Q is square its last row is scaled so that det(Q) = 1.
+    On CPU this is LAPACK's geqrf and orgqr (ungqr), as NumPy's. Q and R are unique only up to the signs
+    (phases) of Q's columns and R's rows: xlac's R has a real diagonal like LAPACK's, except that whenever
+    Q is square its last row is scaled so that det(Q) = 1.
     'raw' gives LAPACK's (h, tau), h transposed as NumPy's is (it has no derivative); derivatives through
     the last M - N columns of a complete Q of a tall matrix are NaN (any orthonormal completion would do).
     Deviation: the deprecated modes 'full' and 'economic' are not accepted.
