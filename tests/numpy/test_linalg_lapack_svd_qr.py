@@ -237,3 +237,27 @@ def test_nan_input_raises_numpys_linalg_error_after_the_call(fn):
 def test_nan_input_without_checks_gives_nan():
     u, s, vh = tree_np(xlac.compile(lambda a: tuple(np.linalg.svd(a)), check_bounds=False)(NAN_MATRIX))
     assert np.isnan(s).all() and np.isnan(u).all() and np.isnan(vh).all()
+
+
+def test_without_lapack_svd_is_the_jordan_wielandt_eigh_and_qr_xlas_expander(monkeypatch):
+    """Where the device runs no LAPACK (here the CPU, told so), svd keeps the eigendecomposition of
+    [[0, a], [a^H, 0]] and qr XLA's expander, with the same results and the same LinAlgError for NaN."""
+    monkeypatch.setattr(xlac.runtime, "linalg_kernels", lambda device: "")
+    rng = np.random.default_rng(5)
+    tall, wide = rand(rng, (5, 3), "float64"), rand(rng, (3, 4), "complex128")
+
+    def fn(tall, wide):
+        return tuple(L.svd(tall)), tuple(L.svd(wide, full_matrices=False)), tuple(L.qr(tall)), L.svdvals(wide)
+    compiled = xlac.compile(fn)
+    text = compiled.lower(tall, wide).as_text()
+    assert 'call_target_name = "lapack_' not in text and '"Eigh"' in text and '"Qr"' in text
+    (u, s, vh), (uw, sw, vhw), (q, r), s_only = tree_np(compiled(tall, wide))
+    close = closeness("float64", scale=100)
+    close(s, np.linalg.svd(tall, compute_uv=False))
+    close(sw, np.linalg.svd(wide, compute_uv=False))
+    close(s_only, sw)
+    close((u[:, :3] * s) @ vh, tall)
+    close((uw * sw) @ vhw, wide)
+    close(q @ r, tall)
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        xlac.compile(np.linalg.svdvals)(NAN_MATRIX)
