@@ -1,16 +1,18 @@
-"""Derivative (VJP, JVP) and batching rules of the decompositions: cholesky, triangular_solve, qr, eigh.
+"""Derivative (VJP, JVP) and batching rules of the decompositions: cholesky, triangular_solve, qr, eigh, lu,
+eig, svd.
 
 The derivative formulas are the standard ones (as in JAX's ``lax.linalg``): the Cholesky rule of Murray
 (arXiv:1602.07527), the QR rule of Townsend ("Differentiating the QR decomposition"), first-order
-perturbation theory for eigh (distinct eigenvalues; a pair of exactly equal eigenvalues contributes
-nothing instead of an infinity). Complex values follow JAX's convention (a VJP is the transpose of the
-JVP). ``cholesky`` and ``eigh`` read one triangle of a Hermitian matrix; their derivatives treat the
-operand as Hermitian: the JVP takes the Hermitian part of its tangent and the VJP gives a Hermitian
-cotangent. QR's Q has determinant 1 whenever it is square (see :mod:`xlac.ir.primitives_linalg`),
-which fixes the phase of its last column; the rules follow that choice. The last m - n columns of a
-complete Q of a tall matrix only complete an orthonormal basis (they are not unique): derivatives through
-them are NaN, while those of the other columns and of R are exact. The raw (Householder) form of QR
-has no derivative.
+perturbation theory for eigh and svd (distinct eigenvalues or singular values; a pair of exactly equal
+ones contributes nothing instead of an infinity; svd's JVP is JAX's ``_svd_jvp_rule``). Complex values
+follow JAX's convention (a VJP is the transpose of the JVP). ``cholesky`` and ``eigh`` read one triangle
+of a Hermitian matrix; their derivatives treat the operand as Hermitian: the JVP takes the Hermitian part
+of its tangent and the VJP gives a Hermitian cotangent. QR's Q has determinant 1 whenever it is square
+(see :mod:`xlac.ir.primitives_linalg`), which fixes the phase of its last column; the rules follow that
+choice. The last m - n columns of a complete Q of a tall matrix only complete an orthonormal basis (they
+are not unique): derivatives through them are NaN, while those of the other columns and of R are exact.
+The same holds for the completing columns of u (rows of vt) of a full-matrices SVD of a non-square matrix
+(JAX refuses those). The raw (Householder) form of QR has no derivative.
 
 Batching moves the batch axis first: every decomposition already works on a stack of matrices.
 
@@ -234,6 +236,15 @@ def _nan_like(x):
     return ops.full(x.shape, np.nan, x.dtype)
 
 
+def _nan_where_used(grad, ct_completing):
+    """``grad`` (a stack of matrices), NaN for the matrices whose cotangent on completing columns (which have
+    no derivative) is not zero."""
+    used = ops.compare(ct_completing, _zeros_like(ct_completing), "NE")
+    nd = grad.ndim
+    used = ops.broadcast_in_dim(ops.reduce(used, "or", (nd - 2, nd - 1)), grad.shape, tuple(range(nd - 2)))
+    return ops.select(used, _nan_like(grad), grad)
+
+
 def _unit_det_gauge(x) -> bool:
     """Whether determinant 1 of a square complex q (not a real diagonal of r) fixes the phase of the
     last column of q that r multiplies: so when m <= n (for a tall matrix, complete mode scales a
@@ -352,11 +363,7 @@ def _qr_vjp(attrs, operands, results, cts):
         ct_r = None if ct_r is None else ops.slice(ct_r, zero, ct_r.shape[:-2] + (n, n))
         ct_x = _thin_qr_vjp(q_thin, r_thin, ct_q, ct_r, unit_det)
         ct_x = _zeros_like(x) if ct_x is None else ct_x
-        if ct_rest is None:
-            return [ct_x]
-        used = ops.compare(ct_rest, _zeros_like(ct_rest), "NE")
-        used = ops.broadcast_in_dim(ops.reduce(used, "or", (x.ndim - 2, x.ndim - 1)), x.shape, tuple(range(x.ndim - 2)))
-        return [ops.select(used, _nan_like(x), ct_x)]
+        return [ct_x if ct_rest is None else _nan_where_used(ct_x, ct_rest)]
     if m >= n:
         return [_thin_qr_vjp(q, r, ct_q, ct_r, unit_det)]
     zero = (0,) * x.ndim
@@ -576,6 +583,11 @@ def _inverse_square_gaps(s, like):
     return _as(_inverse_or_zero(ops.mul(ops.sub(s_j, s_i), ops.add(s_j, s_i))), like)
 
 
+def _without_span(x, q):
+    """x - q q^H x: x's columns with their part in the span of q's orthonormal columns removed."""
+    return ops.sub(x, _mm(q, _mm(_h(q), x)))
+
+
 def _reduced_svd(attrs, a, results):
     """(s, u, v) of the reduced SVD the rules differentiate: the results' leading k columns of u and rows of
     vt (all of them unless ``full_matrices``), or a reduced SVD computed where only s was."""
@@ -619,12 +631,11 @@ def _svd_jvp(attrs, operands, results, tangents):
     phase = _row_scaled(_only_diagonal(_scale(ops.sub(ds_matrix, _h(ds_matrix)), 0.5)), _inverse_or_zero(s))
     du = _mm(u, _add(ops.mul(f, _add(ds_s, _h(ds_s))), phase))
     dv = _mm(v, ops.mul(f, _add(s_ds, _h(s_ds))))
+    one_over_s = ops.div(ops.full(s.shape, 1, s.dtype), s)
     if m > n:
-        da_v = _mm(da, v)
-        du = _add(du, _row_scaled(ops.sub(da_v, _mm(u, _h(u), da_v)), ops.div(ops.full(s.shape, 1, s.dtype), s)))
+        du = _add(du, _row_scaled(_without_span(_mm(da, v), u), one_over_s))
     if n > m:
-        da_u = _mm(_h(da), u)
-        dv = _add(dv, _row_scaled(ops.sub(da_u, _mm(v, _h(v), da_u)), ops.div(ops.full(s.shape, 1, s.dtype), s)))
+        dv = _add(dv, _row_scaled(_without_span(_mm(_h(da), u), v), one_over_s))
     extra_u, extra_v = _completing_count(attrs, a)
     if extra_u:
         du = ops.concatenate([du, ops.full(du.shape[:-1] + (extra_u,), np.nan, du.dtype)], a.ndim - 1)
@@ -652,7 +663,7 @@ def _svd_vjp(attrs, operands, results, cts):
         ct_vt = ops.slice(ct_vt, zero, ct_vt.shape[:-2] + (k, ct_vt.shape[-1]))
     ct_v = None if ct_vt is None else _h(ct_vt)
     m, n = a.shape[-2:]
-    like = _mm(_h(u), u)
+    like = ops.full(u.shape[:-2] + (k, k), 0, u.dtype)          # the shape and dtype of dS = u^H da v
     f = _inverse_square_gaps(s, like)
     one_over_s = ops.div(ops.full(s.shape, 1, s.dtype), s)
     terms, ct_a = [], []
@@ -665,23 +676,17 @@ def _svd_vjp(attrs, operands, results, cts):
         on_diagonal = _row_scaled(_only_diagonal(ct_x), _inverse_or_zero(s))
         terms.append(_scale(ops.sub(on_diagonal, _h(on_diagonal)), 0.5))
         if m > n:
-            scaled = _row_scaled(ct_u, one_over_s)
-            projected = ops.sub(scaled, _mm(ops.conj(u), ops.matrix_transpose(u), scaled))
-            ct_a.append(_mm(projected, ops.matrix_transpose(v)))
+            ct_a.append(_mm(_without_span(_row_scaled(ct_u, one_over_s), ops.conj(u)), ops.matrix_transpose(v)))
     if ct_v is not None:
         ct_g = ops.mul(f, _mm(ops.matrix_transpose(v), ct_v))
         terms.append(_column_scaled(_add(ct_g, _h(ct_g)), s))
         if n > m:
-            scaled = _row_scaled(ct_v, one_over_s)
-            projected = ops.sub(scaled, _mm(ops.conj(v), ops.matrix_transpose(v), scaled))
-            ct_a.append(_mm(ops.conj(u), _h(projected)))
+            ct_a.append(_mm(ops.conj(u), _h(_without_span(_row_scaled(ct_v, one_over_s), ops.conj(v)))))
     if terms:
         ct_a.append(_mm(ops.conj(u), _add(*terms), ops.matrix_transpose(v)))
     grad = _add(*ct_a)
     for rest in unused:
-        used = ops.compare(rest, _zeros_like(rest), "NE")
-        used = ops.broadcast_in_dim(ops.reduce(used, "or", (a.ndim - 2, a.ndim - 1)), a.shape, tuple(range(a.ndim - 2)))
-        grad = ops.select(used, _nan_like(a), grad)
+        grad = _nan_where_used(grad, rest)
     return [grad]
 
 
