@@ -5,8 +5,8 @@ triangular_solve, qr, lu, eig, eigh and svd call LAPACK (``potrf``, ``trsm``, ``
 ``orgqr``/``ungqr``, ``getrf``, ``geev``, ``syevd``/``heevd``, ``gesdd``), as NumPy and JAX do.
 Elsewhere ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR and eigh are custom calls that
 XLA itself expands before code generation (its QrExpander and EighExpander: blocked Householder QR,
-two-sided Jacobi), so they run on every platform; lu, eig and svd have no kernel there. Zero-sized matrices never reach a kernel: their
-(trivial) results are written as constants.
+two-sided Jacobi), so they run on every platform; lu, eig and svd have no kernel there. Zero-sized
+matrices never reach a kernel: their (trivial) results are written as constants.
 
 >>> from xlac.ir import primitives as P
 >>> all(p.emitter is not None for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh, P.svd))
@@ -223,7 +223,8 @@ def _eig(w, node, operands):
 def _svd(w, node, operands):
     t = node.operands[0].type
     result_types = [v.type for v in node.results]
-    full_matrices, compute_uv = bool(node.attrs.get("full_matrices", False)), bool(node.attrs.get("compute_uv", True))
+    full_matrices = bool(node.attrs.get("full_matrices", False))
+    compute_uv = bool(node.attrs.get("compute_uv", True))
     if _is_empty(t):
         return [emit_zeros(w, result_types[0])] + [_identity(w, vt) for vt in result_types[1:]]
     if not _uses_lapack(w, t):
