@@ -1,9 +1,9 @@
 """Linear algebra: `xlac.compile` of NumPy's `np.linalg` functions against `jax.jit` of `jax.numpy.linalg`
 and NumPy itself, float64, in one run (issue 19's table: cholesky, solve, eigh at n = 200 and 800, plus
-inv, det, slogdet). Arguments are on the device for xlac and jax; each xlac result is checked against
-NumPy's first.
+inv, det, slogdet, svd and qr). Arguments are on the device for xlac and jax; each xlac result is checked
+against NumPy's first (singular vectors, eigenvectors and Q, R up to sign).
 
-    python benchmarks/linalg.py [--sizes 200 800]
+    python benchmarks/linalg.py [--sizes 200 800] [--cases svd qr]
 """
 from __future__ import annotations
 
@@ -34,13 +34,16 @@ CASES = {                       # name: (function of a linalg module and the arg
     "det": (lambda la, a: la.det(a), lambda n, rng: (rng.standard_normal((n, n)) / np.sqrt(n),)),
     "slogdet": (lambda la, a: tuple(la.slogdet(a)), lambda n, rng: (rng.standard_normal((n, n)),)),
     "eigh": (lambda la, a: tuple(la.eigh(a)), lambda n, rng: (_spd(n, rng),)),
+    "svd": (lambda la, a: tuple(la.svd(a)), lambda n, rng: (rng.standard_normal((n, n)),)),
+    "qr": (lambda la, a: tuple(la.qr(a)), lambda n, rng: (rng.standard_normal((n, n)),)),
 }
+UP_TO_SIGN = ("eigh", "svd", "qr")            # their matrices' columns (rows) are unique up to sign
 
 
 def _check(name, got, want, n):
     for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         g = np.asarray(g)
-        if name == "eigh" and g.ndim == 2:          # eigenvectors: up to sign
+        if name in UP_TO_SIGN and g.ndim == 2:
             g, w = np.abs(g), np.abs(w)
         np.testing.assert_allclose(g, w, rtol=1e-6 * n, atol=1e-6 * n * np.abs(w).max())
 
@@ -49,11 +52,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[200, 800])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'case':<10} {'n':>5} {'xlac ms':>9} {'jax ms':>9} {'numpy ms':>9} {'xlac/jax':>9} {'xlac/numpy':>10}")
     for n in args.sizes:
-        for name, (fn, make) in CASES.items():
+        for name in args.cases:
+            fn, make = CASES[name]
             host = make(n, rng)
             compiled = xlac.compile(functools.partial(fn, np.linalg))
             jitted = jax.jit(functools.partial(fn, jnp.linalg))

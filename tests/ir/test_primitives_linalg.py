@@ -1,4 +1,4 @@
-"""The decomposition primitives (cholesky, triangular_solve, qr, eigh): values against NumPy, derivatives
+"""The decomposition primitives (cholesky, triangular_solve, qr, eigh, lu, eig, svd): values against NumPy, derivatives
 against JAX (and finite differences where the choice of phases matters), batching against jax.vmap.
 
 Each test compiles one function that checks many cases at once: compiling the decompositions is what
@@ -425,3 +425,42 @@ def test_eig_matches_lapack_and_its_eigenvalue_derivatives_match_jax(dtype):
     jax_values = lambda x: jax.lax.linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
     close(jvp, _jax64(lambda: jax.jvp(jax_values, (a,), (tangent,))[1]), dtype, scale=100)
     close(run(xlac.vmap(values), a), want_w, dtype, scale=10)
+
+
+SVD_SHAPES = [(2, 4, 4), (5, 3), (3, 5)]
+
+
+@covers("svd")
+@pytest.mark.parametrize("dtype", LINALG_DTYPES)
+def test_svd_is_lapacks_gesdd(dtype):
+    """The same gesdd as jax.lax.linalg.svd on CPU: equal singular values and vectors (phases included), in
+    every mode; vmap keeps leading axes a batch."""
+    rng = np.random.default_rng(12)
+    arrays = [rand(rng, s, dtype) for s in SVD_SHAPES]
+    modes = [(True, True), (False, True), (False, False)]
+    got, batched = run(lambda *xs: ([ops.svd(x, full, uv) for x in xs for full, uv in modes],
+                                    xlac.vmap(lambda x: ops.svd(x, compute_uv=False)[0])(xs[0])), *arrays)
+    want = _jax64(lambda: jax.jit(lambda *xs: [jax.lax.linalg.svd(x, full_matrices=full, compute_uv=uv)
+                                               for x in xs for full, uv in modes])(*arrays))
+    for g, w in zip(got, want):
+        w = (w,) if isinstance(w, np.ndarray) else (w[1], w[0], w[2])        # jax: (u, s, vt)
+        assert [x.shape for x in g] == [x.shape for x in w] and g[0].dtype == w[0].dtype
+        for x, y in zip(g, w):
+            close(x, y, dtype, scale=10)
+    close(batched, want[2], dtype, scale=10)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype("float64"), np.dtype("complex128")])
+def test_reduced_svd_jvp_and_vjp_match_jax(dtype):
+    rng = np.random.default_rng(13)
+    arrays, tangents = ([rand(rng, s, dtype) for s in SVD_SHAPES] for _ in range(2))
+    cotangents = [tuple(rand(rng, t.shape, t.dtype) for t in P.svd.infer_types(TensorType(x.shape, x.dtype)))
+                  for x in arrays]
+    got = run(lambda xs, ts, cts: [(xlac.jvp(ops.svd, (x,), (t,))[1], xlac.vjp(ops.svd, x)[1](ct)[0])
+                                   for x, t, ct in zip(xs, ts, cts)], arrays, tangents, cotangents)
+    reduced = lambda x: jax.lax.linalg.svd(x, full_matrices=False)            # noqa: E731
+
+    def jax_derivatives(xs, ts, cts):
+        return [((lambda du, ds, dvt: (ds, du, dvt))(*jax.jvp(reduced, (x,), (t,))[1]),
+                 jax.vjp(reduced, x)[1]((ct[1], ct[0], ct[2]))[0]) for x, t, ct in zip(xs, ts, cts)]
+    _compare_trees(got, _jax64(lambda: jax.jit(jax_derivatives)(arrays, tangents, cotangents)), tol=1e-8)

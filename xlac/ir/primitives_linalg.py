@@ -1,8 +1,10 @@
-"""Matrix decompositions: Cholesky, triangular solve, QR and the symmetric (Hermitian) eigendecomposition.
+"""Matrix decompositions: Cholesky, triangular solve, QR, LU, the symmetric (Hermitian) and general
+eigendecompositions and the SVD.
 
-Each works on the last two axes of its operands; leading axes are a batch. XLA expands all of them
-into ordinary HLO before code generation (no LAPACK call), so they run on every platform. Operands
-are float32, float64, complex64 or complex128 matrices.
+Each works on the last two axes of its operands; leading axes are a batch. On CPU they are LAPACK calls;
+elsewhere XLA expands cholesky, triangular_solve, qr and eigh into ordinary HLO, and lu, eig and svd have
+no kernel (see :mod:`xlac.lowering.emitters_linalg`). Operands are float32, float64, complex64 or
+complex128 matrices.
 
 >>> from xlac.ir.types import TensorType
 >>> a = TensorType((5, 3, 3), np.dtype("float32"))
@@ -10,6 +12,8 @@ are float32, float64, complex64 or complex128 matrices.
 (f32[5,3], f32[5,3,3])
 >>> qr.infer_types(TensorType((4, 2), np.dtype("float64")), mode="complete")
 (f64[4,4], f64[4,2])
+>>> svd.infer_types(TensorType((2, 4, 3), np.dtype("complex64")), full_matrices=False, compute_uv=True)
+(f32[2,3], c64[2,4,3], c64[2,3,3])
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from xlac.ir.autocast_classes import FLOAT32
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
 
-__all__ = ["cholesky", "triangular_solve", "qr", "eigh", "lu", "eig"]
+__all__ = ["cholesky", "triangular_solve", "qr", "eigh", "lu", "eig", "svd"]
 
 LINALG_DTYPES = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 TRANSPOSE_KINDS = ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT")
@@ -129,3 +133,21 @@ lu = declare("lu", _lu_rule, multiple_results=True, category="linalg", autocast=
 # ``eigh a``: (w, v), the eigenvalues of the Hermitian matrix a in ascending order and its orthonormal
 # eigenvectors (columns of v), a v = v diag(w). Only the ``lower`` (or upper) triangle of a is read.
 eigh = declare("eigh", _eigh_rule, multiple_results=True, category="linalg", autocast=FLOAT32)
+
+
+def _svd_rule(a: TensorType, *, full_matrices: bool = False, compute_uv: bool = True) -> tuple[TensorType, ...]:
+    _matrices("svd", a, square=False)
+    *batch, m, n = a.shape
+    batch, k = tuple(batch), min(m, n)
+    s = TensorType(batch + (k,), real_dtype(a.dtype))
+    if not compute_uv:
+        return (s,)
+    u_columns, vt_rows = (m, n) if full_matrices else (k, k)
+    return s, TensorType(batch + (m, u_columns), a.dtype), TensorType(batch + (vt_rows, n), a.dtype)
+
+
+# ``svd a``: (s, u, vt) with a = u[..., :k] diag(s) vt[..., :k, :], k = min(m, n), the singular values s real and
+# descending, u and vt^H with orthonormal columns: (m, k) and (k, n), or square (m, m) and (n, n) with
+# ``full_matrices``; only (s,) with ``compute_uv=False``. Lowered where the device runs LAPACK (gesdd);
+# xlac.numpy computes the SVD through eigh elsewhere. A failed (or NaN) decomposition gives NaNs.
+svd = declare("svd", _svd_rule, multiple_results=True, category="linalg", autocast=FLOAT32)

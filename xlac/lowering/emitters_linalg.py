@@ -1,14 +1,15 @@
 """StableHLO emitters of the decompositions.
 
 Where the device runs LAPACK's custom calls (``w.kernels == "lapack"``: jaxlib's CPU client), cholesky,
-triangular_solve and eigh call LAPACK (``potrf``, ``trsm``, ``syevd``/``heevd``), as NumPy and JAX do.
+triangular_solve, qr, lu, eig, eigh and svd call LAPACK (``potrf``, ``trsm``, ``geqrf`` and
+``orgqr``/``ungqr``, ``getrf``, ``geev``, ``syevd``/``heevd``, ``gesdd``), as NumPy and JAX do.
 Elsewhere ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR and eigh are custom calls that
 XLA itself expands before code generation (its QrExpander and EighExpander: blocked Householder QR,
-two-sided Jacobi), so they run on every platform. Zero-sized matrices never reach a kernel: their
-(trivial) results are written as constants.
+two-sided Jacobi), so they run on every platform; lu, eig and svd have no kernel there. Zero-sized
+matrices never reach a kernel: their (trivial) results are written as constants.
 
 >>> from xlac.ir import primitives as P
->>> all(p.emitter is not None for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh))
+>>> all(p.emitter is not None for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh, P.svd))
 True
 """
 from __future__ import annotations
@@ -113,12 +114,12 @@ def _lapack(w: FunctionWriter, routine: str, operands, ins, outs, config: dict, 
             ) -> list[str]:
     """One call of LAPACK's ``routine`` (e.g. "potrf") for the dtype of ``ins[0]``, batched over leading
     dimensions. ``config``: its character options (uplo="L", ...); ``aliased``: the operand its first result
-    overwrites. Results of the operands' rank are matrices; the others are vectors (eigenvalues, pivots)
-    and LAPACK's info per matrix."""
+    overwrites. Operands and results of the first operand's rank are matrices; the others are vectors
+    (eigenvalues, pivots, Householder scalars) and LAPACK's info per matrix."""
     target = f"lapack_{LAPACK_PREFIX[ins[0].dtype.name]}{routine}_ffi"
     options = ", ".join(f"{key} = {ord(value)} : ui8" for key, value in config.items())
-    layouts = [_layout(len(t.shape), True) for t in ins]
     rank = len(ins[0].shape)
+    layouts = [_layout(len(t.shape), len(t.shape) == rank) for t in ins]
     result_layouts = [_layout(len(t.shape), len(t.shape) == rank) for t in outs]
     attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{options}}}, '
              f'operand_layouts = [{", ".join(layouts)}], result_layouts = [{", ".join(result_layouts)}]')
@@ -218,6 +219,29 @@ def _eig(w, node, operands):
     return [_nan_where_failed(w, values, w_type, status, batch), _nan_where_failed(w, vectors, v_type, status, batch)]
 
 
+@_emits(P.svd)
+def _svd(w, node, operands):
+    t = node.operands[0].type
+    result_types = [v.type for v in node.results]
+    full_matrices = bool(node.attrs.get("full_matrices", False))
+    compute_uv = bool(node.attrs.get("compute_uv", True))
+    if _is_empty(t):
+        return [emit_zeros(w, result_types[0])] + [_identity(w, vt) for vt in result_types[1:]]
+    if not _uses_lapack(w, t):
+        raise UnsupportedError("svd: this device has no SVD kernel (xlac.numpy's svd uses eigh there); xlac "
+                               "calls LAPACK's gesdd on CPU")
+    *batch, m, n = t.shape
+    batch, k = tuple(batch), min(m, n)
+    s_type = result_types[0]
+    u_columns, vt_rows = (m, n) if full_matrices and compute_uv else (k, k)    # not written with mode "N"
+    u_type, vt_type = t.with_shape(batch + (m, u_columns)), t.with_shape(batch + (vt_rows, n))
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    _, s, u, vt, status = _lapack(w, "gesdd", operands, [t], [t, s_type, u_type, vt_type, TensorType(batch, INT32)],
+                                  {"mode": mode}, aliased=0)
+    results = [s, u, vt] if compute_uv else [s]
+    return [_nan_where_failed(w, x, xt, status, batch) for x, xt in zip(results, result_types)]
+
+
 # ---------------------------------------------------------------- qr
 
 
@@ -299,13 +323,21 @@ def _qr(w, node, operands):
             return [operands[0], emit_zeros(w, r_type)]
         return [_identity(w, q_type), emit_zeros(w, r_type)]
     tt = TensorType(tuple(batch) + (k,), t.dtype)
-    packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
+    lapack = _uses_lapack(w, t)
+    if lapack:
+        packed, taus = _lapack(w, "geqrf", operands, [t], [t, tt], {}, aliased=0)
+    else:
+        packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
     if mode == "raw":
         return [packed, taus]
     columns = q_type.shape[-1]               # k (reduced) or m (complete)
     reflectors, ref_t = _slice(w, packed, t, t.shape[:-1] + (min(n, columns),))
     reflectors, ref_t = _pad_columns(w, reflectors, ref_t, columns)
-    q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
+    if lapack:
+        routine = "ungqr" if np.issubdtype(t.dtype, np.complexfloating) else "orgqr"
+        q = _lapack(w, routine, [reflectors, taus], [ref_t, tt], [q_type], {}, aliased=0)[0]
+    else:
+        q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
     r, rt = _slice(w, packed, t, t.shape[:-2] + (r_type.shape[-2], n))
     r = keep_triangle(w, r, rt, lower=False)
     if columns == m:                         # q is square: make det(q) = 1, the sign (phase) moving into r

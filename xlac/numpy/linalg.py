@@ -1,22 +1,24 @@
 """``xlac.numpy.linalg``: NumPy 2's ``numpy.linalg``, on LAPACK where the device runs it, else on XLA's
 decompositions.
 
-Everything is built on five primitives (see :mod:`xlac.ir.primitives_linalg`): Cholesky, triangular
-solve, LU with partial pivoting, Householder QR and the eigendecomposition of Hermitian matrices, each
-with derivatives and batching rules. On CPU they call LAPACK (potrf, trsm, getrf, syevd/heevd) as NumPy
-and JAX do; elsewhere XLA expands them into plain HLO. ``det``, ``slogdet``, ``inv`` and ``solve`` use LU
-as NumPy does (QR on a device without LAPACK: there a singular matrix is found only when R has an exact
-zero); ``svd`` and everything built on it (``svdvals``, ``pinv``,
-``lstsq``, ``matrix_rank``, ``cond``, the 2- and nuclear norms) use the eigendecomposition of the
-Jordan-Wielandt matrix ``[[0, A], [A^H, 0]]``, whose eigenvalues are plus and minus the singular
-values of A: singular values come out accurate to about ``eps * ||A||`` (absolutely), as LAPACK's.
+Everything is built on the primitives of :mod:`xlac.ir.primitives_linalg`: Cholesky, triangular solve, LU
+with partial pivoting, Householder QR, the eigendecompositions of Hermitian and general matrices and the
+SVD, each with derivatives and batching rules. On CPU they call LAPACK (potrf, trsm, getrf, geqrf/orgqr,
+syevd/heevd, geev, gesdd) as NumPy and JAX do; elsewhere XLA expands cholesky, triangular solve, QR and
+eigh into plain HLO. ``det``, ``slogdet``, ``inv`` and ``solve`` use LU as NumPy does (QR on a device
+without LAPACK: there a singular matrix is found only when R has an exact zero); ``svd`` and everything
+built on it (``svdvals``, ``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, the 2- and nuclear norms) use
+LAPACK's gesdd on CPU, and elsewhere the eigendecomposition of the Jordan-Wielandt matrix
+``[[0, A], [A^H, 0]]``, whose eigenvalues are plus and minus the singular values of A: singular values
+come out accurate to about ``eps * ||A||`` (absolutely), as LAPACK's.
 
 Stacks of matrices ``(..., M, N)`` work wherever NumPy allows them. Integer and boolean inputs are
 computed in float64; float16 is refused, as NumPy refuses it. Derivatives of ``eigh`` and
 ``cholesky`` treat the input as Hermitian (its gradient is Hermitian), as JAX's do.
 
-A singular matrix given to ``solve`` or ``inv`` (an exact zero pivot, as LAPACK's getrf reports it) and
-a matrix ``cholesky`` cannot factor raise NumPy's LinAlgError after the call, naming the user's line (the
+A singular matrix given to ``solve`` or ``inv`` (an exact zero pivot, as LAPACK's getrf reports it), a
+matrix ``cholesky`` cannot factor and an SVD that did not converge (NaN in the input, as NumPy) raise
+NumPy's LinAlgError after the call, naming the user's line (the
 after-call checks of :mod:`xlac.trace.checks`; with ``check_bounds=False`` the results hold inf or NaN).
 Deviation: float32 inputs are computed in float32 (NumPy computes them in float64 and rounds), so
 results are accurate to float32's epsilon times the condition number.
@@ -209,8 +211,22 @@ def _jordan_wielandt(a: Tracer) -> Tracer:
     return ops.concatenate([top, bottom], a.ndim - 2)
 
 
-def _svd_parts(a: Tracer, compute_uv: bool, full_matrices: bool):
-    """(u, s, vh) or s of a stack of matrices, from the eigendecomposition of its Jordan-Wielandt matrix.
+def _svd_parts(a: Tracer, compute_uv: bool, full_matrices: bool, failure: str = "SVD did not converge"):
+    """(u, s, vh) or s of a stack of matrices: LAPACK's gesdd where the device runs LAPACK, else from the
+    eigendecomposition of the Jordan-Wielandt matrix. NaN singular values (a failed decomposition, or NaN in
+    ``a``) raise NumPy's LinAlgError(``failure``) after the call."""
+    if current_trace().kernels == "lapack":
+        parts = ops.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    else:
+        parts = _jordan_wielandt_svd(a, compute_uv, full_matrices)
+    s = parts[0]
+    if s.size:
+        _require_after_call(ops.not_(_any_nan(s)), failure)
+    return (parts[1], s, parts[2]) if compute_uv else s
+
+
+def _jordan_wielandt_svd(a: Tracer, compute_uv: bool, full_matrices: bool) -> tuple[Tracer, ...]:
+    """(s, u, vh) or (s,) of a stack of matrices, from the eigendecomposition of its Jordan-Wielandt matrix.
 
     The eigenvectors of the k = min(M, N) largest eigenvalues s_i are [u_i; v_i] / sqrt(2). Their halves
     are orthonormalized by QR (which also completes the bases where full_matrices, and where s_i = 0 and
@@ -221,23 +237,23 @@ def _svd_parts(a: Tracer, compute_uv: bool, full_matrices: bool):
     if k == 0:
         s = ops.full(batch + (0,), 0, real)
         if not compute_uv:
-            return s
+            return (s,)
         u = _eye(m, a.dtype, batch) if full_matrices else ops.full(batch + (m, 0), 0, a.dtype)
         vh = _eye(n, a.dtype, batch) if full_matrices else ops.full(batch + (0, n), 0, a.dtype)
-        return u, s, vh
+        return s, u, vh
     w, x = ops.eigh(_jordan_wielandt(a))
     nd = a.ndim
     top_w = ops.reverse(ops.slice(w, (0,) * (nd - 2) + (m + n - k,), w.shape), (nd - 2,))
     s = ops.max(top_w, ops.full(top_w.shape, 0, real))
     if not compute_uv:
-        return s
+        return (s,)
     top_x = ops.reverse(ops.slice(x, (0,) * (nd - 1) + (m + n - k,), x.shape), (nd - 1,))
     xu = ops.slice(top_x, (0,) * nd, batch + (m, k))
     xv = ops.slice(top_x, (0,) * (nd - 2) + (m, 0), batch + (m + n, k))
     mode = "complete" if full_matrices else "reduced"
     qu, ru = ops.qr(xu, mode)
     qv, rv = ops.qr(xv, mode)
-    return _normalize_phases(qu, ru, k), s, _h(_normalize_phases(qv, rv, k))
+    return s, _normalize_phases(qu, ru, k), _h(_normalize_phases(qv, rv, k))
 
 
 def _sort_descending(keys: Tracer, *payloads: Tracer) -> list[Tracer]:
@@ -341,8 +357,9 @@ def _raw_mode(args, kwargs) -> bool:
 def qr(a, mode="reduced"):
     """The QR decomposition a = Q R of a stack of matrices; ``mode`` is 'reduced', 'complete', 'r' or 'raw'.
 
-    Q and R are unique only up to the signs (phases) of Q's columns and R's rows: xlac's R has a real
-    diagonal like LAPACK's, except that whenever Q is square its last row is scaled so that det(Q) = 1.
+    On CPU this is LAPACK's geqrf and orgqr (ungqr), as NumPy's. Q and R are unique only up to the signs
+    (phases) of Q's columns and R's rows: xlac's R has a real diagonal like LAPACK's, except that whenever
+    Q is square its last row is scaled so that det(Q) = 1.
     'raw' gives LAPACK's (h, tau), h transposed as NumPy's is (it has no derivative); derivatives through
     the last M - N columns of a complete Q of a tall matrix are NaN (any orthonormal completion would do).
     Deviation: the deprecated modes 'full' and 'economic' are not accepted.
@@ -457,13 +474,15 @@ def eigvals(a):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """The singular value decomposition a = U diag(S) Vh of a stack of matrices, S descending.
 
-    Computed from the eigendecomposition of [[0, a], [a^H, 0]]; U and Vh are orthonormalized by QR, which
-    also completes them for ``full_matrices`` and for zero singular values.
+    On CPU this is LAPACK's gesdd, as NumPy's; NaN in ``a`` (gesdd's failure) raises NumPy's
+    LinAlgError("SVD did not converge") after the call (with ``check_bounds=False``: NaN results).
     Deviation: singular vectors' signs (phases) need not match NumPy's (the decomposition is not unique).
-    Deviation: accuracy is eigh's, so backward stable by LAPACK's test criterion (U diag(S) Vh = a and
-    orthonormal U, Vh within a few eps * max(M, N) * ||a||, also for condition 1e12, rank-deficient and
-    repeated singular values), except that distinct singular values closer than about 1e-8 * ||a|| have
-    singular vectors accurate to about that distance. Costs an eigendecomposition of order M + N.
+    Deviation: on a device without LAPACK, computed from the eigendecomposition of [[0, a], [a^H, 0]] (U and
+    Vh orthonormalized by QR, which also completes them for ``full_matrices`` and for zero singular values),
+    backward stable by LAPACK's test criterion (U diag(S) Vh = a and orthonormal U, Vh within a few
+    eps * max(M, N) * ||a||, also for condition 1e12, rank-deficient and repeated singular values), except
+    that distinct singular values closer than about 1e-8 * ||a|| have singular vectors accurate to about
+    that distance; it costs an eigendecomposition of order M + N.
     Deviation: with ``full_matrices`` and a non-square matrix, derivatives through the columns of U (rows
     of Vh) that only complete the bases are NaN (they are not unique; JAX raises); the others are exact.
 
@@ -758,7 +777,7 @@ def lstsq(a, b, rcond=None):
         s = ops.full((0,), 0, real)
         rank = ops.constant(0, np.int32)
     else:
-        u, s, vh = _svd_parts(x, True, False)
+        u, s, vh = _svd_parts(x, True, False, "SVD did not converge in Linear Least Squares")
         cutoff = ops.mul(ops.convert(asarray(rcond), real), _max_last(s))
         s_inv = _inverted_singular_values(s, ops.reshape(cutoff, (1,)))
         rank = ops.reduce(ops.convert(ops.compare(s, ops.broadcast_to(ops.reshape(cutoff, (1,)), s.shape), "GT"),

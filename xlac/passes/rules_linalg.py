@@ -1,21 +1,23 @@
-"""Derivative (VJP, JVP) and batching rules of the decompositions: cholesky, triangular_solve, qr, eigh.
+"""Derivative (VJP, JVP) and batching rules of the decompositions: cholesky, triangular_solve, qr, eigh, lu,
+eig, svd.
 
 The derivative formulas are the standard ones (as in JAX's ``lax.linalg``): the Cholesky rule of Murray
 (arXiv:1602.07527), the QR rule of Townsend ("Differentiating the QR decomposition"), first-order
-perturbation theory for eigh (distinct eigenvalues; a pair of exactly equal eigenvalues contributes
-nothing instead of an infinity). Complex values follow JAX's convention (a VJP is the transpose of the
-JVP). ``cholesky`` and ``eigh`` read one triangle of a Hermitian matrix; their derivatives treat the
-operand as Hermitian: the JVP takes the Hermitian part of its tangent and the VJP gives a Hermitian
-cotangent. QR's Q has determinant 1 whenever it is square (see :mod:`xlac.ir.primitives_linalg`),
-which fixes the phase of its last column; the rules follow that choice. The last m - n columns of a
-complete Q of a tall matrix only complete an orthonormal basis (they are not unique): derivatives through
-them are NaN, while those of the other columns and of R are exact. The raw (Householder) form of QR
-has no derivative.
+perturbation theory for eigh and svd (distinct eigenvalues or singular values; a pair of exactly equal
+ones contributes nothing instead of an infinity; svd's JVP is JAX's ``_svd_jvp_rule``). Complex values
+follow JAX's convention (a VJP is the transpose of the JVP). ``cholesky`` and ``eigh`` read one triangle
+of a Hermitian matrix; their derivatives treat the operand as Hermitian: the JVP takes the Hermitian part
+of its tangent and the VJP gives a Hermitian cotangent. QR's Q has determinant 1 whenever it is square
+(see :mod:`xlac.ir.primitives_linalg`), which fixes the phase of its last column; the rules follow that
+choice. The last m - n columns of a complete Q of a tall matrix only complete an orthonormal basis (they
+are not unique): derivatives through them are NaN, while those of the other columns and of R are exact.
+The same holds for the completing columns of u (rows of vt) of a full-matrices SVD of a non-square matrix
+(JAX refuses those). The raw (Householder) form of QR has no derivative.
 
 Batching moves the batch axis first: every decomposition already works on a stack of matrices.
 
 >>> from xlac.ir import primitives as P
->>> all(p.vjp and p.jvp and p.batch for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh))
+>>> all(p.vjp and p.jvp and p.batch for p in (P.cholesky, P.triangular_solve, P.qr, P.eigh, P.svd))
 True
 """
 from __future__ import annotations
@@ -234,6 +236,15 @@ def _nan_like(x):
     return ops.full(x.shape, np.nan, x.dtype)
 
 
+def _nan_where_used(grad, ct_completing):
+    """``grad`` (a stack of matrices), NaN for the matrices whose cotangent on completing columns (which have
+    no derivative) is not zero."""
+    used = ops.compare(ct_completing, _zeros_like(ct_completing), "NE")
+    nd = grad.ndim
+    used = ops.broadcast_in_dim(ops.reduce(used, "or", (nd - 2, nd - 1)), grad.shape, tuple(range(nd - 2)))
+    return ops.select(used, _nan_like(grad), grad)
+
+
 def _unit_det_gauge(x) -> bool:
     """Whether determinant 1 of a square complex q (not a real diagonal of r) fixes the phase of the
     last column of q that r multiplies: so when m <= n (for a tall matrix, complete mode scales a
@@ -352,11 +363,7 @@ def _qr_vjp(attrs, operands, results, cts):
         ct_r = None if ct_r is None else ops.slice(ct_r, zero, ct_r.shape[:-2] + (n, n))
         ct_x = _thin_qr_vjp(q_thin, r_thin, ct_q, ct_r, unit_det)
         ct_x = _zeros_like(x) if ct_x is None else ct_x
-        if ct_rest is None:
-            return [ct_x]
-        used = ops.compare(ct_rest, _zeros_like(ct_rest), "NE")
-        used = ops.broadcast_in_dim(ops.reduce(used, "or", (x.ndim - 2, x.ndim - 1)), x.shape, tuple(range(x.ndim - 2)))
-        return [ops.select(used, _nan_like(x), ct_x)]
+        return [ct_x if ct_rest is None else _nan_where_used(ct_x, ct_rest)]
     if m >= n:
         return [_thin_qr_vjp(q, r, ct_q, ct_r, unit_det)]
     zero = (0,) * x.ndim
@@ -379,16 +386,23 @@ _define(P.qr, _qr_vjp, _qr_jvp, _batch_at_front(P.qr))
 
 # ---------------------------------------------------------------- eigh
 
+def _inverse_or_zero(x):
+    """1 / x, and 0 where x == 0."""
+    zero = ops.compare(x, _zeros_like(x), "EQ")
+    inverse = ops.div(ops.full(x.shape, 1, x.dtype), ops.select(zero, ops.full(x.shape, 1, x.dtype), x))
+    return ops.select(zero, _zeros_like(x), inverse)
+
+
+def _pairs(w, like):
+    """(w_j, w_i): the vector w (..., n) spread along the rows and along the columns of ``like``."""
+    nd = like.ndim
+    return (ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 1,)),
+            ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 2,)))
+
+
 def _inverse_gaps(w, like):
     """F with F_ij = 1 / (w_j - w_i) for i != j; 0 on the diagonal and wherever w_i == w_j exactly."""
-    nd = like.ndim
-    w_j = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 1,))
-    w_i = ops.broadcast_in_dim(w, like.shape, tuple(range(nd - 2)) + (nd - 2,))
-    gaps = ops.sub(w_j, w_i)
-    tie = ops.compare(gaps, _zeros_like(gaps), "EQ")
-    safe = ops.select(tie, ops.full(gaps.shape, 1, gaps.dtype), gaps)
-    inverse = ops.div(ops.full(gaps.shape, 1, gaps.dtype), safe)
-    return ops.select(tie, _zeros_like(gaps), inverse)
+    return _inverse_or_zero(ops.sub(*_pairs(w, like)))
 
 
 def _eigh_jvp(attrs, operands, results, tangents):
@@ -547,3 +561,133 @@ def _eig_vjp(attrs, operands, results, cts):
 
 
 _define(P.eig, _eig_vjp, _eig_jvp, _batch_at_front(P.eig))
+
+
+# ---------------------------------------------------------------- svd
+
+def _row_scaled(x, v):
+    """x * v[..., None, :] (v real, x possibly complex): column j scaled by v_j."""
+    return ops.mul(x, _as(ops.broadcast_in_dim(v, x.shape, tuple(range(x.ndim - 2)) + (x.ndim - 1,)), x))
+
+
+def _column_scaled(x, v):
+    """x * v[..., :, None]: row i scaled by v_i."""
+    return ops.mul(x, _as(ops.broadcast_in_dim(v, x.shape, tuple(range(x.ndim - 2)) + (x.ndim - 2,)), x))
+
+
+def _inverse_square_gaps(s, like):
+    """F with F_ij = 1 / (s_j^2 - s_i^2) for i != j, 0 on the diagonal and for equal s, the difference taken
+    as (s_j - s_i)(s_j + s_i): exactly 0 on the diagonal (s_j^2 - s_i^2 need not be, where XLA fuses a
+    product into a subtraction)."""
+    s_j, s_i = _pairs(s, like)
+    return _as(_inverse_or_zero(ops.mul(ops.sub(s_j, s_i), ops.add(s_j, s_i))), like)
+
+
+def _without_span(x, q):
+    """x - q q^H x: x's columns with their part in the span of q's orthonormal columns removed."""
+    return ops.sub(x, _mm(q, _mm(_h(q), x)))
+
+
+def _reduced_svd(attrs, a, results):
+    """(s, u, v) of the reduced SVD the rules differentiate: the results' leading k columns of u and rows of
+    vt (all of them unless ``full_matrices``), or a reduced SVD computed where only s was."""
+    if not attrs.get("compute_uv", True):
+        s, u, vt = ops.svd(a, full_matrices=False, compute_uv=True)
+        return s, u, _h(vt)
+    s, u, vt = results
+    k = s.shape[-1]
+    zero = (0,) * a.ndim
+    u = ops.slice(u, zero, u.shape[:-1] + (k,))
+    vt = ops.slice(vt, zero, vt.shape[:-2] + (k, vt.shape[-1]))
+    return s, u, _h(vt)
+
+
+def _completing_count(attrs, a) -> tuple[int, int]:
+    """How many columns of u and of vt^H only complete an orthonormal basis (full_matrices, m != n)."""
+    m, n = a.shape[-2:]
+    if not (attrs.get("full_matrices", False) and attrs.get("compute_uv", True)):
+        return 0, 0
+    k = min(m, n)
+    return m - k, n - k
+
+
+def _svd_jvp(attrs, operands, results, tangents):
+    """JAX's ``_svd_jvp_rule``: with dS = u^H da v and F_ij = 1 / (s_j^2 - s_i^2), ds = Re diag(dS),
+    du = u (F o (dS s + s dS^H) + i Im diag(dS) / s) + (I - u u^H) da v / s (m > n),
+    dv = v (F o (s dS + dS^H s)) + (I - v v^H) da^H u / s (n > m)."""
+    (a,), (da,) = operands, tangents
+    compute_uv = attrs.get("compute_uv", True)
+    if da is None:
+        return [None] * (3 if compute_uv else 1)
+    s, u, v = _reduced_svd(attrs, a, results)
+    ds_matrix = _mm(_h(u), da, v)
+    ds = _real(_diagonal(ds_matrix))
+    if not compute_uv:
+        return [ds]
+    m, n = a.shape[-2:]
+    f = _inverse_square_gaps(s, ds_matrix)
+    ds_s = _row_scaled(ds_matrix, s)
+    s_ds = _column_scaled(ds_matrix, s)
+    phase = _row_scaled(_only_diagonal(_scale(ops.sub(ds_matrix, _h(ds_matrix)), 0.5)), _inverse_or_zero(s))
+    du = _mm(u, _add(ops.mul(f, _add(ds_s, _h(ds_s))), phase))
+    dv = _mm(v, ops.mul(f, _add(s_ds, _h(s_ds))))
+    one_over_s = ops.div(ops.full(s.shape, 1, s.dtype), s)
+    if m > n:
+        du = _add(du, _row_scaled(_without_span(_mm(da, v), u), one_over_s))
+    if n > m:
+        dv = _add(dv, _row_scaled(_without_span(_mm(_h(da), u), v), one_over_s))
+    extra_u, extra_v = _completing_count(attrs, a)
+    if extra_u:
+        du = ops.concatenate([du, ops.full(du.shape[:-1] + (extra_u,), np.nan, du.dtype)], a.ndim - 1)
+    if extra_v:
+        dv = ops.concatenate([dv, ops.full(dv.shape[:-1] + (extra_v,), np.nan, dv.dtype)], a.ndim - 1)
+    return [ds, du, _h(dv)]
+
+
+def _svd_vjp(attrs, operands, results, cts):
+    """The transpose of :func:`_svd_jvp`; a cotangent on a completing column of u (row of vt) makes the
+    gradient NaN, as those columns' derivatives are."""
+    (a,), (ct_s, *ct_vectors) = operands, cts
+    ct_u, ct_vt = ct_vectors if ct_vectors else (None, None)
+    if ct_s is None and ct_u is None and ct_vt is None:
+        return [None]
+    s, u, v = _reduced_svd(attrs, a, results)
+    k = s.shape[-1]
+    zero = (0,) * a.ndim
+    unused = []
+    if ct_u is not None and ct_u.shape[-1] > k:
+        unused.append(ops.slice(ct_u, zero[:-1] + (k,), ct_u.shape))
+        ct_u = ops.slice(ct_u, zero, ct_u.shape[:-1] + (k,))
+    if ct_vt is not None and ct_vt.shape[-2] > k:
+        unused.append(ops.slice(ct_vt, zero[:-2] + (k, 0), ct_vt.shape))
+        ct_vt = ops.slice(ct_vt, zero, ct_vt.shape[:-2] + (k, ct_vt.shape[-1]))
+    ct_v = None if ct_vt is None else _h(ct_vt)
+    m, n = a.shape[-2:]
+    like = ops.full(u.shape[:-2] + (k, k), 0, u.dtype)          # the shape and dtype of dS = u^H da v
+    f = _inverse_square_gaps(s, like)
+    one_over_s = ops.div(ops.full(s.shape, 1, s.dtype), s)
+    terms, ct_a = [], []
+    if ct_s is not None:
+        terms.append(_diag(_as(ct_s, like), like))
+    if ct_u is not None:
+        ct_x = _mm(ops.matrix_transpose(u), ct_u)
+        ct_g = ops.mul(f, ct_x)
+        terms.append(_row_scaled(_add(ct_g, _h(ct_g)), s))
+        on_diagonal = _row_scaled(_only_diagonal(ct_x), _inverse_or_zero(s))
+        terms.append(_scale(ops.sub(on_diagonal, _h(on_diagonal)), 0.5))
+        if m > n:
+            ct_a.append(_mm(_without_span(_row_scaled(ct_u, one_over_s), ops.conj(u)), ops.matrix_transpose(v)))
+    if ct_v is not None:
+        ct_g = ops.mul(f, _mm(ops.matrix_transpose(v), ct_v))
+        terms.append(_column_scaled(_add(ct_g, _h(ct_g)), s))
+        if n > m:
+            ct_a.append(_mm(ops.conj(u), _h(_without_span(_row_scaled(ct_v, one_over_s), ops.conj(v)))))
+    if terms:
+        ct_a.append(_mm(ops.conj(u), _add(*terms), ops.matrix_transpose(v)))
+    grad = _add(*ct_a)
+    for rest in unused:
+        grad = _nan_where_used(grad, rest)
+    return [grad]
+
+
+_define(P.svd, _svd_vjp, _svd_jvp, _batch_at_front(P.svd))

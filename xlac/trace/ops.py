@@ -363,3 +363,7 @@ def lu(a: Tracer) -> tuple[Tracer, Tracer]:
 
 def eig(a: Tracer, vectors: bool = True) -> tuple[Tracer, Tracer]:
     return bind(P.eig, a, vectors=vectors)
+
+
+def svd(a: Tracer, full_matrices: bool = False, compute_uv: bool = True) -> tuple[Tracer, ...]:
+    return tuple(bind(P.svd, a, full_matrices=full_matrices, compute_uv=compute_uv))
