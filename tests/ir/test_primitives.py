@@ -739,6 +739,19 @@ def test_stop_gradient_is_an_identity_when_run():
     assert_matches(run(lambda a: ops.bind(P.stop_gradient, a), np.arange(3)), np.arange(3))
 
 
+@covers("sharding_constraint")
+def test_sharding_constraint_is_an_identity_on_values_gradients_and_batches():
+    """On a mesh of this process's one device (tests/test_sharding.py runs 8 in a child process)."""
+    from xlac.sharding import NamedSharding, PartitionSpec, make_mesh
+    rows = NamedSharding(make_mesh((1,), ("x",)), PartitionSpec("x"))
+    x = np.arange(6.0).reshape(2, 3)
+    assert_matches(run(lambda a: ops.sharding_constraint(a, rows) * 2, x), x * 2)
+    grad = xlac.grad(lambda a: (ops.sharding_constraint(a, rows) ** 2).sum())
+    assert_matches(run(grad, x), 2 * x)
+    batched = xlac.vmap(lambda a: ops.sharding_constraint(a, rows) + 1, in_axes=1)
+    assert_matches(run(batched, x), x.T + 1)                  # vmap stacks the batch axis first
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32, np.int64])
 def test_integer_division_by_constant_zero_and_overflow_keep_xla_semantics(dtype):
     """XLA's constant folder traps on x / 0 and MIN / -1; the emitter guards them (the process used to die)."""
