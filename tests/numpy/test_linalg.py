@@ -465,7 +465,10 @@ def test_vmap_matches_jax_vmap():
     (lambda a: np.linalg.solve(a, np.ones(2)), np.array([[1.0, 2.0], [2.0, 4.0]])),
     (lambda a: np.linalg.solve(a, np.ones((2, 2, 1))), np.stack([np.eye(2), np.zeros((2, 2))])),   # one of two
     (np.linalg.cholesky, np.array([[1.0, 2.0], [2.0, 1.0]])),                  # indefinite
-])
+] + [(fn, np.array([[1.0, np.nan], [0.0, 1.0]])) for fn in (                   # an SVD that did not converge
+    np.linalg.svd, lambda a: np.linalg.svd(a, compute_uv=False), np.linalg.svdvals, np.linalg.pinv,
+    np.linalg.matrix_rank, lambda a: np.linalg.norm(a, 2), lambda a: np.linalg.norm(a, "nuc"), np.linalg.cond,
+    lambda a: np.linalg.lstsq(a, np.ones(2)))])
 def test_singular_and_indefinite_matrices_raise_numpys_linalg_error_after_the_call(fn, arg):
     with pytest.raises(np.linalg.LinAlgError) as numpy_error:
         fn(arg)
