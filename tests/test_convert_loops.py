@@ -262,3 +262,29 @@ def test_a_rolled_loops_own_index_needs_no_bounds_check_and_others_keep_theirs()
     assert int(xlac.compile(total, static_argnums=1)(data, 0)) == total(data, 0)
     with pytest.raises(IndexError, match="index 100 is out of bounds for axis 0 with size 100"):
         xlac.compile(total, static_argnums=1)(data, 5)
+
+
+@pytest.mark.parametrize("loops", ["auto", "roll"])
+def test_an_array_updated_in_place_under_its_name_in_a_rolled_loop_is_updated_every_iteration(loops):
+    """``a += 1`` changes the array ``a`` names, every iteration (NumPy); rebinding ``acc = acc + a`` carries
+    a new value. Rolled loops over a range, a traced range and a traced test, with another name for ``a``."""
+    def program(a, n):
+        other = a
+        acc = np.zeros(2)
+        for i in range(300):
+            a += 1.0
+        for i in range(n):
+            acc = acc + other
+            a *= 0.5
+        k = 0
+        while k < n:
+            a -= other * 0.25
+            k += 1
+        return acc, other.sum()
+    expected_a = np.array([1.0, 2.0])
+    expected = program(expected_a, 3)
+    a = np.array([1.0, 2.0])
+    got = xlac.compile(program, loops=loops)(a, 3)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-12)
+    np.testing.assert_allclose(a, expected_a, rtol=1e-12)

@@ -161,6 +161,7 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
         return _unrolled(range(trips), item_of, body_fn, values, names, live, until)
     graph = current_trace().graph
     nodes_before = len(graph.nodes)
+    first = values
     values = _next_iteration(body_fn, item_of(0), values, names, live, until)
     body = graph.nodes[nodes_before:]
     body_ops = _ops_in(body)
@@ -180,7 +181,8 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
         try:
             rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
                              names, (), "for", index_range=(1, trips - 1),
-                             count=(1, trips) if until is None else None, unroll=unroll)
+                             count=(1, trips) if until is None else None, unroll=unroll,
+                             in_place=_kept_in_place(first, values))
         except Exception as error:
             if mode == "roll":
                 raise
@@ -277,14 +279,53 @@ def _truth(test) -> Tracer:
     return test if test.dtype == np.bool_ else test != 0
 
 
+class _Rebound(Exception):
+    """A loop body rebound a name that held an array it was assumed to update in place."""
+
+    def __init__(self, leaf):
+        super().__init__()
+        self.leaf = leaf
+
+
 def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
-            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None, unroll: int = 1):
+            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None, unroll: int = 1,
+            in_place=None):
     """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
     ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them
     needs no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
     ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
-    per step."""
+    per step.
+
+    A name that still holds the same writable array after each iteration (``a += 1``, ``a[i] = v``: NumPy
+    changes the array in place) is not carried: the body writes into the array itself, which the loop then
+    carries as any array its body writes (``in_place``: those arrays, as the first iteration showed; by
+    default every writable array the variables hold, and one the body rebinds is carried on a second try)."""
+    if in_place is None:
+        in_place = [leaf for value in values if value is not UNDEFINED for leaf in pytree.flatten(value)[0]
+                    if _writable_array(leaf)]
+    while True:
+        try:
+            return _rolled_once(more, step_fn, item, step, values, names, live, kind, index_range, count, unroll,
+                                in_place)
+        except _Rebound as rebound:
+            in_place = [leaf for leaf in in_place if leaf is not rebound.leaf]
+
+
+def _writable_array(leaf) -> bool:
+    return isinstance(leaf, Tracer) and leaf.mutability == "mutable"
+
+
+def _kept_in_place(before: tuple, after: tuple) -> list:
+    """The writable arrays that the variables held before an iteration and still hold after it."""
+    held = [leaf for value in before if value is not UNDEFINED for leaf in pytree.flatten(value)[0]
+            if _writable_array(leaf)]
+    now = {id(leaf) for value in after if value is not UNDEFINED for leaf in pytree.flatten(value)[0]}
+    return [leaf for leaf in held if id(leaf) in now]
+
+
+def _rolled_once(more, step_fn, item, step, values, names, live, kind, index_range, count, unroll, in_place):
+    in_place_ids = {id(leaf) for leaf in in_place}
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
@@ -300,8 +341,9 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
             statics.append(UNDEFINED)
             continue
         leaves, tree = pytree.flatten(value)
-        statics.append((tree, [None if is_array_like(leaf) else leaf for leaf in leaves]))
-        carried.extend(leaf for leaf in leaves if is_array_like(leaf))
+        is_carried = [is_array_like(leaf) and id(leaf) not in in_place_ids for leaf in leaves]
+        statics.append((tree, [None if c else leaf for leaf, c in zip(leaves, is_carried)]))
+        carried.extend(leaf for leaf, c in zip(leaves, is_carried) if c)
 
     def rebuild(carry) -> tuple:
         it = iter(carry)
@@ -314,7 +356,10 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
                 continue                             # local to the iteration
             tree, leaves = static
             new_leaves, new_tree = pytree.flatten(value)
-            if new_tree != tree or any((leaf is None) != is_array_like(new) or
+            for leaf, new in zip(leaves, new_leaves):
+                if id(leaf) in in_place_ids and new is not leaf:
+                    raise _Rebound(leaf)
+            if new_tree != tree or any((leaf is None) != is_array_like(new) and id(leaf) not in in_place_ids or
                                        leaf is not None and not same_value(leaf, new)
                                        for leaf, new in zip(leaves, new_leaves)):
                 raise TypeError(located(
