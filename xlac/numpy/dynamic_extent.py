@@ -569,8 +569,7 @@ def _common_positions(operands: list, ndim: int) -> list:
                     own_axis] != 1:
                 static_lengths.append(np.shape(operand.data if isinstance(operand, DynamicExtent) else operand)[
                     own_axis])
-        selected = any(extent.start is None for _, _, extent in extents)
-        if len({extent.key for _, _, extent in extents}) <= 1 and not (selected and static_lengths):
+        if len({extent.key for _, _, extent in extents}) <= 1 and not (extents and static_lengths):
             continue
         size = max([extent.size for _, _, extent in extents] + static_lengths)
         count = extents[0][2].count
