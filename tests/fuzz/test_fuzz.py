@@ -126,3 +126,9 @@ def test_a_roll_refusal_counts_as_unsupported_only_for_its_documented_message():
     program = Program((("a0", (4,), "float64"),), (carried_extent,), (), seed=0, tags=frozenset({"for_loop"}))
     roll, unroll = check_program(program, ("roll", "unroll"))
     assert (roll.status, unroll.status) == ("unsupported", "pass") and "traced length" in roll.reason
+
+
+@settings(max_examples=10, deadline=None, phases=[Phase.generate])
+@given(loop_programs())
+def test_loop_programs_leave_out_the_known_bug_families(program):
+    assert not program.tags & (set(BEING_FIXED) | set(OPEN)), program.source()

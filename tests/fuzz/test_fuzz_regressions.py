@@ -77,3 +77,43 @@ def test_a_masked_selection_pairs_with_a_value_of_its_length_and_fails_as_numpy_
         f(np.ones((3, 2)), r)                                        # NumPy: three rows against two
     with pytest.raises(ValueError, match="could not be broadcast together.* length 3 .* against an axis of length 2"):
         xlac.compile(f)(np.ones((3, 2)), r)
+
+
+# Found by the loop fuzzer (benchmarks/fuzz.py --loops --programs 300 --seed 0: the program of seed 0,
+# ``for k in range(2): a1[:, :k % 1 + 1] += np.square(a0[k:k + 1, -1])``), minimized: a slice with traced
+# bounds whose length is 1 when the program runs does not broadcast against a static axis.
+_LENGTH_1_AGAINST_AN_AXIS = ("xlac raises ValueError after the call, 'operands could not be broadcast together: a "
+                             "value of length 1 (a slice with traced bounds, or a selection by a traced mask) "
+                             "against an axis of length 2'; NumPy broadcasts the length-1 slice and gives 4.0")
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=_LENGTH_1_AGAINST_AN_AXIS)
+def test_a_length_1_slice_with_traced_bounds_broadcasts_against_a_static_axis():
+    def f(x, v, k):
+        return (x + v[:k + 1]).sum()
+    x, v = np.ones(2), np.array([1.0, 2.0])
+    assert f(x, v, 0) == 4.0
+    assert float(xlac.compile(f)(x, v, 0)) == 4.0
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=_LENGTH_1_AGAINST_AN_AXIS.replace("2'", "3'").replace(
+    "gives 4.0", "adds a0[0, -1] = 1.0, then a0[1, -1] = 4.0, to every element of a1: 5.0"))
+@pytest.mark.parametrize("form", ["roll", "fori_loop"])
+def test_a_length_1_slice_of_a_loop_index_broadcasts_into_a_row_written_in_place(form):
+    def program(a1, a0):
+        for k in range(2):
+            a1[:, :k % 1 + 1] += a0[k:k + 1, -1]
+
+    def program_fori(a1, a0):
+        def body(k, carry):
+            a1[:, :k % 1 + 1] += a0[k:k + 1, -1]
+            return carry
+        xlac.fori_loop(0, 2, body, 0)
+    a0 = np.array([[0.0, 1.0], [2.0, 4.0], [5.0, 6.0]], np.float32)
+    expected, got, unrolled = (np.zeros((2, 1, 3), np.float32) for _ in range(3))
+    program(expected, a0)
+    assert np.all(expected == 5.0)
+    xlac.compile(program, loops="unroll")(unrolled, a0)             # a concrete k: NumPy's values
+    np.testing.assert_array_equal(unrolled, expected)
+    (xlac.compile(program, loops="roll") if form == "roll" else xlac.compile(program_fori))(got, a0)
+    np.testing.assert_array_equal(got, expected)
