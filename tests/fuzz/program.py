@@ -34,6 +34,10 @@ OPEN: dict[str, str] = {
     "slice_value": "a slice with traced bounds of length 1 does not broadcast against a static axis: "
                    "xlac.compile(lambda x, v, k: (x + v[:k + 1]).sum())(np.ones(2), np.array([1.0, 2.0]), 0) "
                    "raises ValueError, NumPy gives 4.0 (tests/fuzz/test_fuzz_regressions.py)",
+    "slice_target_extra_axes": "a value with more (leading length-1) axes than a slice with traced bounds it is "
+                               "written into: x[k:k + 1] = v, x (2, 3), v (1, 1, 3), k traced, raises ValueError "
+                               "'could not broadcast input array into the region: too many dimensions'; NumPy "
+                               "drops v's leading axis (tests/fuzz/test_fuzz_regressions.py)",
 }
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
@@ -597,6 +601,8 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
         tags += ("slice_value",)
     if kind == "set":
         value, value_tags = _value(draw, env, var, n, tuple(accumulators))
+        if var and "slice" in tags and _ndim_at_zero(value, env) > _ndim_at_zero(f"{name}[{index}]", env):
+            tags += ("slice_target_extra_axes",)
         return f"{name}[{index}] = {value}", ("setitem",) + tags + value_tags
     if kind == "augmented":
         value, value_tags = _value(draw, env, var, n, tuple(accumulators))
@@ -609,6 +615,14 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
         return f"{view} = {name}[{index}]\n{view} {op} {value}", ("view_write",) + tags + value_tags
     temp = names.local()
     return f"{temp} = {name}[{index}] * 2", ("read",) + tags
+
+
+def _ndim_at_zero(expression: str, env: dict) -> int:
+    """The number of axes of ``expression`` with the loop variables at 0 (-1 where NumPy rejects it)."""
+    try:
+        return np.ndim(eval(expression, {"np": np}, {**env, "i": 0, "j": 0, "k": 0}))
+    except Exception:       # noqa: BLE001  (the statement is dropped anyway)
+        return -1
 
 
 def _loop_block(draw, program: Program, statements: list, env: dict, names: _Names, accumulate: bool,
@@ -643,6 +657,8 @@ def _loop_block(draw, program: Program, statements: list, env: dict, names: _Nam
             if accumulators and position == 0:
                 code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators,
                                                   ("accumulate",))
+            elif draw(st.integers(0, 5)) == 0:
+                code, code_tags = _inner_loop(draw, visible, var, n, names, local, accumulators)
             elif not branch_tested and draw(st.integers(0, 4)) == 0:
                 branch = _branch_block(draw, program, statements + before, env, names, (var, n, body, local,
                                                                                          accumulators))
@@ -672,6 +688,18 @@ def _loop_block(draw, program: Program, statements: list, env: dict, names: _Nam
     steps = n * sum(line.count("\n") + 1 for line in body)
     loop_tags = ("for_loop", f"trips:{n}") + tuple(sorted(tags)) + (("fori",) if fori else ())
     return before + [Statement(code, loop_tags, steps=steps, fori_code=fori)]
+
+
+def _inner_loop(draw, env: dict, var: str, n: int, names: _Names, local: set, accumulators: tuple):
+    """``for <inner> in range(m):`` inside a loop over ``var``, indexing with the inner variable or both."""
+    inner = draw(st.sampled_from([v for v in ("i", "j", "k") if v != var]))
+    m = draw(st.sampled_from((2, 3, 1)))
+    index, trips = draw(st.sampled_from(((inner, m), (f"({var} + {inner})", n + m - 1),
+                                         (f"({var} * {m} + {inner})", n * m))))
+    lines = [_body_statement(draw, env, index, trips, names, local, accumulators, BRANCH_KINDS)
+             for _ in range(draw(st.integers(1, 2)))]
+    code = f"for {inner} in range({m}):\n" + _indent("\n".join(c for c, _ in lines))
+    return code, ("nested_loop",) + tuple(t for _, ts in lines for t in ts)
 
 
 def _branch_block(draw, program: Program, statements: list, env: dict, names: _Names, loop) -> Statement | None:
@@ -712,7 +740,7 @@ def _traced_test(draw, env: dict, var: str | None) -> str | None:
     """A test on an argument's element (traced when compiled), or on the loop variable."""
     if var is not None and draw(st.integers(0, 2)) == 0:
         return f"{var} % 2 == 0"
-    names = sorted(k for k, v in env.items() if np.asarray(v).dtype.kind != "b")
+    names = sorted(k for k, v in env.items() if np.asarray(v).dtype.kind != "b" and np.size(v) > 0)
     if not names:
         return None
     name = draw(st.sampled_from(names))

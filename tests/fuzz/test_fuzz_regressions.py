@@ -117,3 +117,28 @@ def test_a_length_1_slice_of_a_loop_index_broadcasts_into_a_row_written_in_place
     np.testing.assert_array_equal(unrolled, expected)
     (xlac.compile(program, loops="roll") if form == "roll" else xlac.compile(program_fori))(got, a0)
     np.testing.assert_array_equal(got, expected)
+
+
+# Found by the loop fuzzer (benchmarks/fuzz.py --loops --programs 300 --seed 1 --include-known: the program of
+# seed 906, ``u4[k:k + 1, 0] = u4[k % 2::2, ::-1]`` in a loop over k), minimized: NumPy drops a value's leading
+# length-1 axes when writing it into an index; into a slice with traced bounds xlac does not.
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+    "xlac raises ValueError when tracing, 'could not broadcast input array into the region: too many dimensions'; "
+    "NumPy writes v's one row: x == [[1, 1, 1], [0, 0, 0]] (with the loop: [[1, 1, 1], [1, 1, 1]])"))
+@pytest.mark.parametrize("form", ["traced k", "rolled loop"])
+def test_a_value_with_a_leading_length_1_axis_writes_into_a_slice_with_traced_bounds(form):
+    def write(x, v, k):
+        x[k:k + 1] = v
+
+    def loop(x, v):
+        for k in range(2):
+            x[k:k + 1] = v
+    v = np.ones((1, 1, 3))
+    expected, got = np.zeros((2, 3)), np.zeros((2, 3))
+    if form == "traced k":
+        write(expected, v, 0)
+        xlac.compile(write)(got, v, 0)
+    else:
+        loop(expected, v)
+        xlac.compile(loop, loops="roll")(got, v)
+    np.testing.assert_array_equal(got, expected)
