@@ -117,7 +117,8 @@ def run_loops(options) -> None:
                 if outcome.status == "unsupported" and outcome.reason.startswith("a loop has no fori_loop"):
                     counts[outcome.mode, "no form"] += 1
                 elif outcome.status == "unsupported":
-                    refusals[outcome.mode, re.sub(r"<fuzz program \w+>:\d+", "<fuzz program>", outcome.reason)[:110]] += 1
+                    reason = re.sub(r"<fuzz program \w+>:\d+", "<fuzz program>", outcome.reason)
+                    refusals[outcome.mode, reason[:110]] += 1
                 if outcome.status == "fail":
                     failures[outcome.mode].append((program, outcome))
             if outcomes[0].status == "pass":

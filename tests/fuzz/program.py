@@ -423,8 +423,9 @@ def loop_programs(exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_blocks: 
     loop also written with ``xlac.fori_loop`` (``Statement.fori_code``) where that keeps NumPy's meaning.
 
     Names: ``a<k>`` arguments, ``t<k>`` temporaries and ``acc<k>`` accumulators of the function,
-    ``u<k>`` temporaries local to one loop body. Statements tagged in ``exclude`` are left out. Both branches of every ``if`` run cleanly in NumPy and bind
-    the same names to values of the same types (xlac traces both).
+    ``u<k>`` temporaries local to one loop body. Loop bodies may hold an inner loop (indexing with both
+    variables). Statements tagged in ``exclude`` are left out. Both branches of every ``if`` run cleanly in
+    NumPy and bind the same names to values of the same types (xlac traces both).
 
     >>> from hypothesis import given, settings
     >>> @settings(max_examples=3, deadline=None)
