@@ -38,6 +38,10 @@ OPEN: dict[str, str] = {
                                "written into: x[k:k + 1] = v, x (2, 3), v (1, 1, 3), k traced, raises ValueError "
                                "'could not broadcast input array into the region: too many dimensions'; NumPy "
                                "drops v's leading axis (tests/fuzz/test_fuzz_regressions.py)",
+    "name_augmented_in_loop": "an augmented assignment to an array's name in a rolled loop reaches the array only "
+                              "on the first iteration: for i in range(300): a += 1.0 (loops='auto', the default) "
+                              "leaves the argument a == [1., 1.]; NumPy [300., 300.] "
+                              "(tests/fuzz/test_fuzz_regressions.py)",
 }
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
@@ -618,6 +622,12 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
     return f"{temp} = {name}[{index}] * 2", ("read",) + tags
 
 
+def _augments_a_name(code: str) -> bool:
+    """Whether ``code`` has ``x op= y`` with ``x`` a name that lives across a loop's iterations."""
+    return any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and
+               not node.target.id.startswith("u") for node in ast.walk(ast.parse(code)))
+
+
 def _ndim_at_zero(expression: str, env: dict) -> int:
     """The number of axes of ``expression`` with the loop variables at 0 (-1 where NumPy rejects it)."""
     try:
@@ -668,6 +678,8 @@ def _loop_block(draw, program: Program, statements: list, env: dict, names: _Nam
                 code, code_tags = branch.code, branch.tags
             else:
                 code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators)
+            if _augments_a_name(code):
+                code_tags = tuple(code_tags) + ("name_augmented_in_loop",)
             if set(code_tags) & names.exclude:
                 continue
             block = f"for {var} in range({n}):\n" + _indent("\n".join(body + [code]))

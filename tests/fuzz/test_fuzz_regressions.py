@@ -142,3 +142,30 @@ def test_a_value_with_a_leading_length_1_axis_writes_into_a_slice_with_traced_bo
         loop(expected, v)
         xlac.compile(loop, loops="roll")(got, v)
     np.testing.assert_array_equal(got, expected)
+
+
+# Found by the loop fuzzer (benchmarks/fuzz.py --loops --programs 300 --seed 0: the program of seed 63,
+# ``for i in range(4): a0 *= a0`` with a0 int8), minimized: in a rolled loop, ``x op= y`` on an argument's name
+# updates the argument only on the first iteration (which runs unrolled); the value the name holds is right.
+@pytest.mark.xfail(strict=True, reason="xlac leaves the argument a == [1., 1.] (only the first, unrolled iteration "
+                                       "wrote it); NumPy [300., 300.]")
+def test_an_augmented_assignment_to_an_argument_in_a_long_loop_reaches_the_argument():
+    def f(a):
+        for i in range(300):            # rolls under loops="auto", the default
+            a += 1.0
+    a = np.zeros(2)
+    xlac.compile(f)(a)
+    np.testing.assert_array_equal(a, [300.0, 300.0])
+
+
+@pytest.mark.xfail(strict=True, reason="xlac leaves the argument a == [2., 4.] with loops='roll'; NumPy [8., 16.] "
+                                       "(loops='unroll' and a[...] *= 2 in an xlac.fori_loop body give NumPy's)")
+def test_an_augmented_assignment_to_an_argument_in_a_rolled_loop_reaches_the_argument():
+    def f(a):
+        for i in range(3):
+            a *= 2
+    unrolled, rolled = np.array([1.0, 2.0]), np.array([1.0, 2.0])
+    xlac.compile(f, loops="unroll")(unrolled)
+    np.testing.assert_array_equal(unrolled, [8.0, 16.0])
+    xlac.compile(f, loops="roll")(rolled)
+    np.testing.assert_array_equal(rolled, [8.0, 16.0])
