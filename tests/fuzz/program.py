@@ -602,7 +602,7 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
     if target is None:
         return "pass", ()
     name, index, tags = target
-    if var and "slice" in tags and kind in ("view", "read"):
+    if var and "slice" in tags and kind not in ("set", "augmented"):      # a view or a read (a name's value)
         tags += ("slice_value",)
     if kind == "set":
         value, value_tags = _value(draw, env, var, n, tuple(accumulators))
