@@ -788,8 +788,8 @@ def _type_of(value):
 
 def _fori_form(var: str, n: int, body_code: str, env_before: dict, env_after: dict, names: _Names) -> str | None:
     """The loop as ``xlac.fori_loop(0, n, body, carry)``: the names the body rebinds and the function
-    reads are the carry; arrays it writes in place (``x[i] = ...``, ``x += ...`` as ``x[...] += ...``) are
-    written from the body, through its closure. None where that would not keep NumPy's meaning: a carried
+    reads are the carry; arrays of the function it writes in place (``x[i] = ...``, ``x += ...`` as
+    ``x[...] += ...``) are written from the body, through its closure; its own names stay its own. None where that would not keep NumPy's meaning: a carried
     name that changes type, or whose array the body also writes in place."""
     tree = ast.parse(body_code)
     carried, written = set(), set()
@@ -808,7 +808,7 @@ def _fori_form(var: str, n: int, body_code: str, env_before: dict, env_after: di
                 if isinstance(root, ast.Name):
                     written.add(root.id)
             elif isinstance(target, ast.Name) and not target.id.startswith("u"):
-                if isinstance(node, ast.AugAssign) and isinstance(env_after.get(target.id), np.ndarray):
+                if isinstance(node, ast.AugAssign) and isinstance(env_before.get(target.id), np.ndarray):
                     written.add(target.id)
                 else:
                     carried.add(target.id)
@@ -822,7 +822,8 @@ def _fori_form(var: str, n: int, body_code: str, env_before: dict, env_after: di
 
     class InPlace(ast.NodeTransformer):
         def visit_AugAssign(self, node):
-            if isinstance(node.target, ast.Name) and isinstance(env_after.get(node.target.id), np.ndarray):
+            name = node.target.id if isinstance(node.target, ast.Name) else "u"
+            if not name.startswith("u") and isinstance(env_before.get(name), np.ndarray):
                 node.target = ast.Subscript(ast.Name(node.target.id, ast.Load()), ast.Constant(Ellipsis),
                                             ast.Store())
             return node

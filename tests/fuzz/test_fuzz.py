@@ -113,7 +113,7 @@ def test_the_fori_loop_form_carries_rebound_names_and_writes_arrays_through_the_
     env = {"acc1": np.zeros(2, np.float32), "a0": np.zeros(3), "u2": np.zeros(2)}
     fori = _fori_form("i", 3, "acc1 = acc1 + a0[i % 3]\na0 += 1\nu2 = a0[1:]\nu2 += 1", env, env, _Names())
     assert fori == ("def _body1(i, carry):\n    (acc1, ) = carry\n    acc1 = acc1 + a0[i % 3]\n    a0[...] += 1\n"
-                    "    u2 = a0[1:]\n    u2[...] += 1\n    return (acc1, )\n"
+                    "    u2 = a0[1:]\n    u2 += 1\n    return (acc1, )\n"
                     "(acc1, ) = xlac.fori_loop(0, 3, _body1, (acc1, ))")
     changes_type = {"acc1": np.zeros(2, np.float64), "a0": np.zeros(3)}
     assert _fori_form("i", 3, "acc1 = acc1 + a0[i % 3]", env, changes_type, _Names()) is None
