@@ -33,7 +33,8 @@ BEING_FIXED = {
 OPEN: dict[str, str] = {
     "slice_value": "a slice with traced bounds of length 1 does not broadcast against a static axis: "
                    "xlac.compile(lambda x, v, k: (x + v[:k + 1]).sum())(np.ones(2), np.array([1.0, 2.0]), 0) "
-                   "raises ValueError, NumPy gives 4.0 (tests/fuzz/test_fuzz_regressions.py)",
+                   "raises ValueError, NumPy gives 4.0; and v = a[i:i + 1]; v *= 2.0 with i traced leaves a "
+                   "unchanged (tests/fuzz/test_fuzz_regressions.py)",
     "slice_target_extra_axes": "a value with more (leading length-1) axes than a slice with traced bounds it is "
                                "written into: x[k:k + 1] = v, x (2, 3), v (1, 1, 3), k traced, raises ValueError "
                                "'could not broadcast input array into the region: too many dimensions'; NumPy "

@@ -169,3 +169,30 @@ def test_an_augmented_assignment_to_an_argument_in_a_rolled_loop_reaches_the_arg
     np.testing.assert_array_equal(unrolled, [8.0, 16.0])
     xlac.compile(f, loops="roll")(rolled)
     np.testing.assert_array_equal(rolled, [8.0, 16.0])
+
+
+# Found by the loop fuzzer (benchmarks/fuzz.py --loops --programs 300 --seed 1 --include-known: the program of
+# seed 5512, ``u2 = a0[i % 4:i % 4 + 1]; u2 *= a0[3 - i % 4]`` in an xlac.fori_loop body), minimized: an
+# in-place update through a view whose slice has traced bounds does not reach the array viewed (a row view,
+# ``v = a[i]`` of a 2-D ``a``, does).
+@pytest.mark.xfail(strict=True, reason="xlac leaves a == [1., 2., 3., 4.] (the write through the view is lost); "
+                                       "NumPy [1., 4., 3., 4.] (in the fori_loop: [2., 4., 6., 4.])")
+@pytest.mark.parametrize("form", ["traced i", "fori_loop body"])
+def test_an_update_through_a_view_of_a_slice_with_traced_bounds_reaches_the_array(form):
+    def write(a, i):
+        v = a[i:i + 1]
+        v *= 2.0
+
+    def loop(a):
+        def body(i, carry):
+            v = a[i:i + 1]
+            v *= 2.0
+            return carry
+        xlac.fori_loop(0, 3, body, 0)
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    if form == "traced i":
+        xlac.compile(write)(a, 1)
+        np.testing.assert_array_equal(a, [1.0, 4.0, 3.0, 4.0])
+    else:
+        xlac.compile(loop)(a)
+        np.testing.assert_array_equal(a, [2.0, 4.0, 6.0, 4.0])
