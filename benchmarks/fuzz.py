@@ -1,10 +1,16 @@
 """Differential fuzzing at scale: N random NumPy programs against xlac.compile, eager xlac.Array and xlac.numpy.
 
 Run: python benchmarks/fuzz.py --programs 2000 --seed 0 [--include-known]
+     python benchmarks/fuzz.py --loops --programs 300 --seed 0
 Prints the pass rate per mode (over the programs xlac supports in that mode, and over all), then the failures
 grouped by mode and kind, each group with its count and a minimal reproducer (statements removed while it
 still fails the same way). ``--include-known`` also generates the statement families listed in
 ``tests/fuzz/program.py``'s BEING_FIXED and OPEN.
+
+``--loops`` runs programs with ``for i in range(n)`` loops and ``if``s on traced tests instead
+(``loop_programs``), compiled with ``loops="roll"``, ``loops="unroll"`` and with each loop written as
+``xlac.fori_loop``; it prints per mode how many matched NumPy, how many were refused with a documented error
+(and which), how many mismatched (with their seeds), and how many loops the "roll" runs rolled.
 """
 from __future__ import annotations
 
@@ -21,8 +27,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 from tests.fuzz import compare  # noqa: E402
-from tests.fuzz.compare import MODES, _kind, check_program, shrink  # noqa: E402
-from tests.fuzz.program import BEING_FIXED, OPEN, programs  # noqa: E402
+from tests.fuzz.compare import LOOP_MODES, MODES, _kind, check_program, shrink  # noqa: E402
+from tests.fuzz.program import BEING_FIXED, OPEN, loop_programs, programs  # noqa: E402
 
 
 def main() -> None:
@@ -33,8 +39,13 @@ def main() -> None:
     parser.add_argument("--ulps", type=int, default=compare.ULPS_PER_STATEMENT,
                         help="float tolerance: ulps of the result's dtype per statement")
     parser.add_argument("--reproducers", type=int, default=1, help="reproducers shown per failure group")
+    parser.add_argument("--loops", action="store_true",
+                        help="programs with loops and branches, compiled rolled, unrolled and as fori_loop")
     options = parser.parse_args()
     compare.ULPS_PER_STATEMENT = options.ulps
+    if options.loops:
+        run_loops(options)
+        return
     exclude = frozenset() if options.include_known else frozenset(BEING_FIXED) | frozenset(OPEN)
     counts = collections.Counter()
     groups = collections.defaultdict(list)
@@ -77,6 +88,64 @@ def main() -> None:
             small_outcome = check_program(small, (mode,))[0]
             print(f"-- {small_outcome.reason or outcome.reason}\n# inputs: seed {small.seed}, "
                   f"args {[(n, s, d) for n, s, d in small.args]}\n{small.source()}")
+
+
+def run_loops(options) -> None:
+    """``--loops``: loop programs in LOOP_MODES; matched, refused (documented) and mismatched per mode."""
+    import numpy as np
+    import xlac
+    counts = collections.Counter()
+    refusals = collections.Counter()
+    decisions = collections.Counter()
+    failures = collections.defaultdict(list)
+    started = time.perf_counter()
+
+    @seed(options.seed)
+    @settings(max_examples=options.programs, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(loop_programs(exclude=frozenset() if options.include_known else frozenset(BEING_FIXED) | frozenset(OPEN)))
+    def run(program):
+        counts["programs"] += 1
+        counts["loops"] += sum("for_loop" in s.tags for s in program.statements)
+        counts["branches"] += sum(len(re.findall(r"\bif (?!\d)", s.code)) for s in program.statements
+                                  if "traced_branch" in s.tags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            outcomes = check_program(program, LOOP_MODES)
+            for outcome in outcomes:
+                counts[outcome.mode, outcome.status] += 1
+                if outcome.status == "unsupported" and outcome.reason.startswith("a loop has no fori_loop"):
+                    counts[outcome.mode, "no form"] += 1
+                elif outcome.status == "unsupported":
+                    reason = re.sub(r"<fuzz program \w+>:\d+", "<fuzz program>", outcome.reason)
+                    refusals[outcome.mode, reason[:110]] += 1
+                if outcome.status == "fail":
+                    failures[outcome.mode].append((program, outcome))
+            if outcomes[0].status == "pass":
+                traced = xlac.compile(program.function(np), loops="roll").trace(*program.inputs())
+                decisions.update(d.decision for d in traced.loop_decisions)
+
+    run()
+    elapsed = time.perf_counter() - started
+    print(f"{counts['programs']} loop programs ({counts['loops']} for loops, {counts['branches']} ifs on traced "
+          f"tests), seed {options.seed}, {'all families' if options.include_known else 'known-bug families left out'}, "
+          f"{options.ulps} ulps per statement run, {elapsed:.0f} s")
+    for mode in LOOP_MODES:
+        passed, failed, unsupported = (counts[mode, s] for s in ("pass", "fail", "unsupported"))
+        seeds = sorted({program.seed for program, _ in failures[mode]})
+        skipped = counts[mode, "no form"]
+        print(f"  {mode:7s} matched {passed}, refused (documented) {unsupported - skipped}, mismatched {failed}"
+              + (f" (seeds {seeds})" if seeds else "")
+              + (f"; not run: {skipped} without a fori_loop form (a carry changes type)" if skipped else ""))
+    print(f"  loops of the programs 'roll' ran: {decisions['rolled']} rolled, {decisions['unrolled']} unrolled "
+          "(fewer than 2 iterations)")
+    print("\nrefusals:")
+    for (mode, reason), count in refusals.most_common(12):
+        print(f"  {mode:7s} {count:5d}  {reason}")
+    for mode, cases in failures.items():
+        for program, outcome in sorted(cases, key=lambda c: len(c[0].source()))[:options.reproducers]:
+            print(f"\n== {mode}: {outcome.reason}\n# inputs: seed {program.seed}, args {list(program.args)}\n"
+                  f"{program.source(fori=mode == 'fori')}\n{outcome.detail}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import xlac.numpy as xnp
 from tests.fuzz.program import Program, run_numpy
 
 MODES = ("compiled", "eager", "xnp")
+# Modes for programs with loops (tests/fuzz/program.py: loop_programs): compiled with every loop rolled into
+# an XLA loop, compiled with every loop unrolled, and compiled with each loop written as xlac.fori_loop.
+LOOP_MODES = ("roll", "unroll", "fori")
 # Errors that say clearly that xlac does not do something NumPy does: "unsupported", not a failure.
 UNSUPPORTED_ERRORS = (xlac.UnsupportedError, xlac.TracerConversionError)
 # Clear errors for limits README.md documents: a fragment of the message -> the documented limit.
@@ -24,6 +27,11 @@ DOCUMENTED_LIMITS = {"traced boolean mask": "Boolean-mask indexing needs the mas
 # Statement tags of deliberate deviations docs/numpy-coverage.md documents: a failure of a program carrying one
 # counts as unsupported.
 DOCUMENTED_DEVIATIONS: dict[str, str] = {}
+# Refusals to roll a loop (loops="roll" raises where "auto" unrolls), each a fragment of the error's message
+# -> why: a loop body's variable bound to a slice with traced bounds (``u = x[i:i + 1] * 2``, a value whose
+# length is known only when the program runs) cannot be carried from one iteration to the next.
+ROLL_REFUSALS = {"a rolled loop carries arrays and numbers": "a rolled loop carries arrays and numbers, not a "
+                                                             "value of traced length (x[i:j] with traced i, j)"}
 ULPS_PER_STATEMENT = 4
 
 
@@ -46,8 +54,12 @@ def run_mode(program: Program, mode: str):
         outputs = program.function(np)(*arguments)
     elif mode == "xnp":
         outputs = program.function(xnp)(*arguments)
+    elif mode in ("roll", "unroll"):
+        outputs = xlac.compile(program.function(np), loops=mode)(*arguments)
+    elif mode == "fori":
+        outputs = xlac.compile(program.function(np, fori=True))(*arguments)
     else:
-        raise ValueError(f"unknown mode {mode!r}; modes: {MODES}")
+        raise ValueError(f"unknown mode {mode!r}; modes: {MODES + LOOP_MODES}")
     return [np.asarray(o) for o in outputs], [np.asarray(a) for a in arguments]
 
 
@@ -85,12 +97,15 @@ def mismatch(got, expected, statements: int) -> str | None:
 def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]:
     """Each mode's outcome against NumPy's run of ``program``."""
     expected_outputs, expected_arguments = expected or run_numpy(program)
-    statements = len(program.statements)
+    statements = program.steps()
     outcomes = []
     deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
     for mode in modes:
         if mode == "xnp" and program.tags & {"ufunc_method", "ufunc_at"}:
             outcomes.append(Outcome(mode, "unsupported", "xnp's ufuncs are functions, without .reduce/.at"))
+            continue
+        if mode == "fori" and not program.has_fori_form():
+            outcomes.append(Outcome(mode, "unsupported", "a loop has no fori_loop form (a carry changes type)"))
             continue
         try:
             outputs, arguments = run_mode(program, mode)
@@ -100,6 +115,8 @@ def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]
         except Exception as e:      # noqa: BLE001  (any other error is a failure to report)
             limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(e)),
                          deviations[0] if deviations else None)
+            if mode == "roll" and isinstance(e, TypeError) and "DynamicExtent(" in str(e):
+                limit = next((text for fragment, text in ROLL_REFUSALS.items() if fragment in str(e)), limit)
             if limit:
                 outcomes.append(Outcome(mode, "unsupported", f"documented: {limit}"))
                 continue

@@ -12,7 +12,9 @@ def program(a0):
 """
 from __future__ import annotations
 
+import ast
 import linecache
+import re
 import warnings
 import zlib
 from dataclasses import dataclass, field
@@ -28,7 +30,20 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 BEING_FIXED = {
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
-OPEN: dict[str, str] = {}
+OPEN: dict[str, str] = {
+    "slice_value": "a slice with traced bounds of length 1 does not broadcast against a static axis: "
+                   "xlac.compile(lambda x, v, k: (x + v[:k + 1]).sum())(np.ones(2), np.array([1.0, 2.0]), 0) "
+                   "raises ValueError, NumPy gives 4.0; and v = a[i:i + 1]; v *= 2.0 with i traced leaves a "
+                   "unchanged (tests/fuzz/test_fuzz_regressions.py)",
+    "slice_target_extra_axes": "a value with more (leading length-1) axes than a slice with traced bounds it is "
+                               "written into: x[k:k + 1] = v, x (2, 3), v (1, 1, 3), k traced, raises ValueError "
+                               "'could not broadcast input array into the region: too many dimensions'; NumPy "
+                               "drops v's leading axis (tests/fuzz/test_fuzz_regressions.py)",
+    "name_augmented_in_loop": "an augmented assignment to an array's name in a rolled loop reaches the array only "
+                              "on the first iteration: for i in range(300): a += 1.0 (loops='auto', the default) "
+                              "leaves the argument a == [1., 1.]; NumPy [300., 300.] "
+                              "(tests/fuzz/test_fuzz_regressions.py)",
+}
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
 UNARY = ("negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "floor", "ceil", "sign",
@@ -53,6 +68,8 @@ class Statement:
     code: str
     tags: tuple = ()
     copied_code: str | None = None
+    steps: int = 1                      # statements it runs (a loop's: its trip count times its body's)
+    fori_code: str | None = None        # a loop written with ``xlac.fori_loop`` (see ``loop_programs``)
 
 
 @dataclass(frozen=True)
@@ -64,19 +81,23 @@ class Program:
     seed: int
     tags: frozenset = field(default_factory=frozenset)
 
-    def source(self, copied_views: bool = False) -> str:
-        """The program as the source of ``def program(<args>)``; with ``copied_views``, index reads copy."""
+    def source(self, copied_views: bool = False, fori: bool = False) -> str:
+        """The program as the source of ``def program(<args>)``; with ``copied_views``, index reads copy;
+        with ``fori``, its ``for`` loops are ``xlac.fori_loop`` calls (where a loop has that form)."""
         lines = [f"def program({', '.join(name for name, _, _ in self.args)}):"]
         for statement in self.statements:
-            code = (copied_views and statement.copied_code) or statement.code
+            code = (copied_views and statement.copied_code) or (fori and statement.fori_code) or statement.code
             lines += ["    " + line for line in code.split("\n")]
         lines.append(f"    return ({''.join(name + ', ' for name in self.outputs).rstrip()})")
         return "\n".join(lines)
 
-    def function(self, np_module, copied_views: bool = False):
-        """The program as a Python function whose ``np`` is ``np_module``."""
+    def function(self, np_module, copied_views: bool = False, fori: bool = False):
+        """The program as a Python function whose ``np`` is ``np_module`` (with ``fori``, see ``source``)."""
         namespace = {"np": np_module}
-        source = self.source(copied_views)
+        if fori:
+            import xlac
+            namespace["xlac"] = xlac
+        source = self.source(copied_views, fori)
         # Registered with linecache, as a file's lines are: xlac.compile converts the source it can read.
         filename = f"<fuzz program {zlib.crc32(source.encode()):08x}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -87,6 +108,14 @@ class Program:
         """Fresh NumPy arguments (the same values on every call)."""
         rng = np.random.default_rng(self.seed)
         return [random_array(rng, shape, dtype) for _, shape, dtype in self.args]
+
+    def steps(self) -> int:
+        """The statements it runs: a loop's body counts once per iteration (for the float tolerance)."""
+        return sum(statement.steps for statement in self.statements)
+
+    def has_fori_form(self) -> bool:
+        """Whether every ``for`` loop of the program has an ``xlac.fori_loop`` form."""
+        return all(s.fori_code is not None for s in self.statements if "for_loop" in s.tags)
 
     def with_statements(self, statements) -> "Program":
         names = {name for name, _, _ in self.args} | {target_of(s) for s in statements}
@@ -381,3 +410,430 @@ def _run_body(program: Program) -> dict | None:
         if not isinstance(value, np.ndarray) and not np.isscalar(value) and value is not None:
             return None
     return namespace
+
+
+# ---------------------------------------------------------------- loops and branches
+
+# Dtypes of loop programs' arguments: those whose in-place updates NumPy takes from Python numbers.
+LOOP_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64", "complex64", "complex128")
+LOOP_SHAPES = ((3,), (4,), (2, 3), (3, 2), (2, 1, 3), ())
+CONDITION_LIMITS = ("0.5", "0", "-1", "1.5")
+TRIPS = (3, 2, 5, 4, 6, 1)      # hypothesis draws early elements more often: a loop of 1 trip does not roll
+
+
+def loop_programs(exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_blocks: int = 2, max_body: int = 3):
+    """Programs with ``for i in range(n)`` loops (n in 1..6) whose bodies write through indices and views
+    that use ``i`` (``x[i % k] += ...``, ``x[i:i + 1] = ...``, ``acc = acc + x[i % k]``), and ``if``s on
+    traced tests (``if a0[1] > 0.5:``, ``if i % 2 == 0:`` inside a loop) whose branches write in place; each
+    loop also written with ``xlac.fori_loop`` (``Statement.fori_code``) where that keeps NumPy's meaning.
+
+    Names: ``a<k>`` arguments, ``t<k>`` temporaries and ``acc<k>`` accumulators of the function,
+    ``u<k>`` temporaries local to one loop body. Loop bodies may hold an inner loop (indexing with both
+    variables). Statements tagged in ``exclude`` are left out. Both branches of every ``if`` run cleanly in
+    NumPy and bind the same names to values of the same types (xlac traces both).
+
+    >>> from hypothesis import given, settings
+    >>> @settings(max_examples=3, deadline=None)
+    ... @given(loop_programs())
+    ... def check(program):
+    ...     assert numpy_accepts(program) is not None
+    >>> check()
+    """
+    return _loop_programs(frozenset(exclude), max_blocks, max_body)
+
+
+@st.composite
+def _loop_programs(draw, exclude: frozenset, max_blocks: int, max_body: int):
+    args = tuple((f"a{i}", draw(st.sampled_from(LOOP_SHAPES)), draw(st.sampled_from(LOOP_DTYPES)))
+                 for i in range(draw(st.integers(1, 3))))
+    program = Program(args, (), (), draw(st.integers(0, 2**16)))
+    env = dict(zip((name for name, _, _ in args), program.inputs()))
+    statements: list[Statement] = []
+    names = _Names(exclude)
+    for _block in range(draw(st.sampled_from(range(max_blocks, 0, -1)))):     # the most blocks first
+        kind = draw(st.sampled_from(("loop", "loop", "loop_acc", "branch", "straight")))
+        for _attempt in range(3):
+            if kind == "straight":
+                new = [_statement(draw, _visible(env, names.function), names.temp())]
+                if set(new[0].tags) & exclude:
+                    continue
+            elif kind == "branch":
+                new = [_branch_block(draw, program, statements, env, names, None)]
+            else:
+                new = _loop_block(draw, program, statements, env, names, accumulate=kind == "loop_acc",
+                                  max_body=max_body)
+            if not new or None in new:
+                continue
+            namespace = _run_body(program.with_statements(statements + new))
+            if namespace is not None:
+                statements += new
+                env = namespace
+                names.function |= {target_of(s) for s in new if target_of(s)}
+                break
+    outputs = tuple(sorted(n for n in names.function if n.startswith(("acc", "t"))))[-3:]
+    final = Program(args, tuple(statements), outputs, program.seed, frozenset(t for s in statements for t in s.tags))
+    if numpy_accepts(final) is None:
+        final = Program(args, tuple(statements), (), program.seed, final.tags)
+    return final
+
+
+class _Names:
+    """The names a loop program has bound: the function's (arguments, temporaries, accumulators), and fresh
+    ones for temporaries, loop bodies' temporaries, accumulators and ``fori_loop`` bodies."""
+
+    def __init__(self, exclude: frozenset = frozenset()):
+        self.function: set = set()
+        self.count = 0
+        self.exclude = exclude          # tags of statements left out
+
+    def _fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def temp(self) -> str:
+        return self._fresh("t")
+
+    def local(self) -> str:
+        return self._fresh("u")
+
+    def accumulator(self) -> str:
+        return self._fresh("acc")
+
+    def body(self) -> str:
+        return self._fresh("_body")
+
+
+def _visible(env: dict, function_names: set, local: set = frozenset()) -> dict:
+    """The arrays a statement may use: arguments, the function's names, and the loop body's own."""
+    return {k: v for k, v in env.items() if isinstance(v, np.ndarray) and
+            (k.startswith("a") and k[1:].isdigit() or k in function_names or k in local)}
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line for line in code.split("\n"))
+
+
+def _loop_index(draw, var: str | None, n: int, size: int) -> tuple[str, tuple]:
+    """An index into an axis of ``size`` that uses the loop variable ``var`` (n iterations), or a constant
+    one without a loop."""
+    if var is None:
+        if draw(st.booleans()):
+            return str(draw(st.integers(-size, size - 1))), ()
+        start = draw(st.integers(0, size - 1))
+        return f"{start}:{start + draw(st.integers(1, 2))}", ("slice",)
+    choices = ["mod", "mod", "shift", "reverse", "slice_mod", "slice", "prefix", "strided"]
+    if n <= size:
+        choices += ["plain", "negative"]
+    choice = draw(st.sampled_from(choices))
+    if choice == "mod":
+        return f"{var} % {size}", ()
+    if choice == "shift":
+        return f"({var} + {draw(st.integers(1, 3))}) % {size}", ()
+    if choice == "reverse":
+        return f"{size - 1} - {var} % {size}", ()
+    if choice == "plain":
+        return var, ()
+    if choice == "negative":
+        return f"-1 - {var}", ()
+    if choice == "slice_mod":
+        return f"{var} % {size}:{var} % {size} + 1", ("slice",)
+    if choice == "slice":
+        return f"{var}:{var} + 1", ("slice", "slice_past_end")      # empty once var >= size
+    if choice == "prefix":
+        return f":{var} % {size} + 1", ("slice", "traced_extent")   # its length changes with var
+    return f"{var} % {size}::2", ("slice", "traced_extent")
+
+
+def _loop_target(draw, env: dict, var: str | None, n: int) -> tuple[str, str, tuple] | None:
+    """``(name, index source, tags)``: a place in an array of ``env`` to write or read, indexed by ``var``."""
+    candidates = [k for k, v in env.items() if np.ndim(v) >= 1 and 0 not in np.shape(v)]
+    if not candidates:
+        return None
+    name = draw(st.sampled_from(sorted(candidates)))
+    shape = np.shape(env[name])
+    if len(shape) >= 2 and draw(st.booleans()):          # the loop walks the second axis
+        index, tags = _loop_index(draw, var, n, shape[1])
+        return name, f":, {index}", tags + ("axis1",)
+    index, tags = _loop_index(draw, var, n, shape[0])
+    rest = ""
+    if len(shape) >= 2 and draw(st.booleans()):
+        rest = ", " + draw(st.sampled_from((":", "0", "-1", "1:", "::-1")))
+    return name, index + rest, tags
+
+
+def _value(draw, env: dict, var: str | None, n: int, extra: tuple = ()) -> tuple[str, tuple]:
+    """A value to write or add: a Python number, the loop variable, a read through an index, a name."""
+    choices = ["scalar", "read", "read"] + (["index"] if var else []) + (["name"] if extra else [])
+    choice = draw(st.sampled_from(choices))
+    if choice == "scalar":
+        scalar, tag = _scalar(draw)
+        return scalar, (tag,)
+    if choice == "index":
+        return var, ("loop_index_value",)
+    if choice == "name":
+        return draw(st.sampled_from(sorted(extra))), ()
+    target = _loop_target(draw, env, var, n)
+    if target is None:
+        return "1", ("pyint",)
+    name, index, tags = target
+    tags += ("slice_value",) if var and "slice" in tags else ()      # a value of traced length
+    read = f"{name}[{index}]"
+    if draw(st.booleans()):
+        read = f"np.{draw(st.sampled_from(('sin', 'abs', 'square', 'negative', 'sum')))}({read})"
+    return read, ("read",) + tags
+
+
+BODY_KINDS = ("set", "augmented", "augmented", "view", "read", "accumulate", "existing")
+BRANCH_KINDS = ("set", "augmented", "augmented", "accumulate")      # no names bound in one branch only
+
+
+def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, local: set,
+                    accumulators: tuple, kinds: tuple = BODY_KINDS) -> tuple[str, tuple]:
+    """One statement of a loop body (``var`` its variable) or a branch (``var`` None): code and tags."""
+    kind = draw(st.sampled_from(kinds))
+    if kind == "accumulate" and accumulators:
+        acc = draw(st.sampled_from(accumulators))
+        value, tags = _value(draw, env, var, n)
+        op = draw(st.sampled_from(("+", "-")))
+        return f"{acc} = {acc} {op} {value}", ("accumulate",) + tags
+    if kind == "existing":
+        statement = _statement(draw, env, names.local())
+        return statement.code, statement.tags
+    target = _loop_target(draw, env, var, n)
+    if target is None:
+        return "pass", ()
+    name, index, tags = target
+    if var and "slice" in tags and kind not in ("set", "augmented"):      # a view or a read (a name's value)
+        tags += ("slice_value",)
+    if kind == "set":
+        value, value_tags = _value(draw, env, var, n, tuple(accumulators))
+        if var and "slice" in tags and _ndim_at_zero(value, env) > _ndim_at_zero(f"{name}[{index}]", env):
+            tags += ("slice_target_extra_axes",)
+        return f"{name}[{index}] = {value}", ("setitem",) + tags + value_tags
+    if kind == "augmented":
+        value, value_tags = _value(draw, env, var, n, tuple(accumulators))
+        op = draw(st.sampled_from(("+=", "-=", "*=", "+=")))
+        return f"{name}[{index}] {op} {value}", ("augmented", "setitem") + tags + value_tags
+    if kind == "view":
+        view = names.local()
+        value, value_tags = _value(draw, env, var, n)
+        op = draw(st.sampled_from(("+=", "*=", "-=")))
+        return f"{view} = {name}[{index}]\n{view} {op} {value}", ("view_write",) + tags + value_tags
+    temp = names.local()
+    return f"{temp} = {name}[{index}] * 2", ("read",) + tags
+
+
+def _augments_a_name(code: str) -> bool:
+    """Whether ``code`` has ``x op= y`` with ``x`` a name that lives across a loop's iterations."""
+    return any(isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and
+               not node.target.id.startswith("u") for node in ast.walk(ast.parse(code)))
+
+
+def _ndim_at_zero(expression: str, env: dict) -> int:
+    """The number of axes of ``expression`` with the loop variables at 0 (-1 where NumPy rejects it)."""
+    try:
+        return np.ndim(eval(expression, {"np": np}, {**env, "i": 0, "j": 0, "k": 0}))
+    except Exception:       # noqa: BLE001  (the statement is dropped anyway)
+        return -1
+
+
+def _loop_block(draw, program: Program, statements: list, env: dict, names: _Names, accumulate: bool,
+                max_body: int) -> list | None:
+    """A ``for`` loop (after its accumulator's initialization, with ``accumulate``) built statement by
+    statement, each kept when NumPy runs the program with it cleanly."""
+    var = draw(st.sampled_from(("i", "j", "k")))
+    n = draw(st.sampled_from(TRIPS))
+    visible = _visible(env, names.function)
+    before: list[Statement] = []
+    accumulators: tuple = ()
+    if accumulate:
+        target = _loop_target(draw, visible, var, n)
+        if target is None:
+            return None
+        acc = names.accumulator()
+        name, index, _ = target
+        first = re.sub(rf"\b{var}\b", "0", index)
+        before = [Statement(f"{acc} = np.zeros_like({name}[{first}])", ("accumulator",))]
+        accumulators = (acc,)
+        namespace = _run_body(program.with_statements(statements + before))
+        if namespace is None:
+            return None
+        env = namespace
+    body: list[str] = []
+    tags: set = set()
+    local: set = set()
+    branch_tested = False
+    for position in range(draw(st.sampled_from((2,) + tuple(range(1, max_body + 1))))):
+        for _attempt in range(4):
+            visible = _visible(env, names.function | set(accumulators), local)
+            if accumulators and position == 0:
+                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators,
+                                                  ("accumulate",))
+            elif draw(st.integers(0, 5)) == 0:
+                code, code_tags = _inner_loop(draw, visible, var, n, names, local, accumulators)
+            elif not branch_tested and draw(st.integers(0, 4)) == 0:
+                branch = _branch_block(draw, program, statements + before, env, names, (var, n, body, local,
+                                                                                         accumulators))
+                if branch is None:
+                    continue
+                code, code_tags = branch.code, branch.tags
+            else:
+                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators)
+            if _augments_a_name(code):
+                code_tags = tuple(code_tags) + ("name_augmented_in_loop",)
+            if set(code_tags) & names.exclude:
+                continue
+            block = f"for {var} in range({n}):\n" + _indent("\n".join(body + [code]))
+            namespace = _run_body(program.with_statements(statements + before + [Statement(block)]))
+            if namespace is None:
+                continue
+            body.append(code)
+            tags |= set(code_tags)
+            local |= _bound_locals(code)
+            branch_tested = branch_tested or "traced_branch" in code_tags
+            env = namespace
+            break
+    if not body:
+        return None
+    body_code = "\n".join(body)
+    code = f"for {var} in range({n}):\n" + _indent(body_code)
+    env_before = _run_body(program.with_statements(statements + before))
+    fori = _fori_form(var, n, body_code, env_before or {}, env, names)
+    steps = n * sum(line.count("\n") + 1 for line in body)
+    loop_tags = ("for_loop", f"trips:{n}") + tuple(sorted(tags)) + (("fori",) if fori else ())
+    return before + [Statement(code, loop_tags, steps=steps, fori_code=fori)]
+
+
+def _inner_loop(draw, env: dict, var: str, n: int, names: _Names, local: set, accumulators: tuple):
+    """``for <inner> in range(m):`` inside a loop over ``var``, indexing with the inner variable or both."""
+    inner = draw(st.sampled_from([v for v in ("i", "j", "k") if v != var]))
+    m = draw(st.sampled_from((2, 3, 1)))
+    index, trips = draw(st.sampled_from(((inner, m), (f"({var} + {inner})", n + m - 1),
+                                         (f"({var} * {m} + {inner})", n * m))))
+    lines = [_body_statement(draw, env, index, trips, names, local, accumulators, BRANCH_KINDS)
+             for _ in range(draw(st.integers(1, 2)))]
+    code = f"for {inner} in range({m}):\n" + _indent("\n".join(c for c, _ in lines))
+    return code, ("nested_loop",) + tuple(t for _, ts in lines for t in ts)
+
+
+def _branch_block(draw, program: Program, statements: list, env: dict, names: _Names, loop) -> Statement | None:
+    """``if <traced test>: ... else: ...``, each branch one or two in-place writes (or reads into names both
+    bind), kept when both branches run cleanly in NumPy and bind the same names to the same types. Inside a
+    loop (``loop`` = (variable, trips, body so far, its local names, accumulators)), the test may be on
+    the loop variable."""
+    var, n, body, local, accumulators = loop or (None, 1, [], set(), ())
+    visible = _visible(env, names.function | set(accumulators), local)
+    test = _traced_test(draw, visible, var)
+    if test is None:
+        return None
+    branches = []
+    for _branch in range(2):
+        lines = [_body_statement(draw, visible, var, n, names, local, accumulators, BRANCH_KINDS)
+                 for _ in range(draw(st.integers(1, 2)))]
+        branches.append(lines)
+    code = f"if {test}:\n" + _indent("\n".join(c for c, _ in branches[0])) + "\nelse:\n" + \
+        _indent("\n".join(c for c, _ in branches[1]))
+    tags = ("traced_branch",) + tuple(t for lines in branches for _, ts in lines for t in ts)
+    if set(tags) & names.exclude:
+        return None
+    outcomes = []
+    for forced in ("True", "False"):
+        forced_code = code.replace(f"if {test}:", f"if {forced}:", 1)
+        if loop:
+            forced_code = f"for {var} in range({n}):\n" + _indent("\n".join(body + [forced_code]))
+        namespace = _run_body(program.with_statements(statements + [Statement(forced_code)]))
+        if namespace is None:
+            return None
+        outcomes.append({k: _type_of(v) for k, v in namespace.items() if k != "_"})
+    if outcomes[0] != outcomes[1]:
+        return None
+    return Statement(code, tags)
+
+
+def _traced_test(draw, env: dict, var: str | None) -> str | None:
+    """A test on an argument's element (traced when compiled), or on the loop variable."""
+    if var is not None and draw(st.integers(0, 2)) == 0:
+        return f"{var} % 2 == 0"
+    names = sorted(k for k, v in env.items() if np.asarray(v).dtype.kind != "b" and np.size(v) > 0)
+    if not names:
+        return None
+    name = draw(st.sampled_from(names))
+    value = env[name]
+    limit = draw(st.sampled_from(CONDITION_LIMITS))
+    element = ", ".join(str(draw(st.integers(0, size - 1))) for size in np.shape(value))
+    read = f"{name}[{element}]" if element else name
+    if var is not None and np.ndim(value) >= 1 and draw(st.booleans()):
+        read = f"{name}[{', '.join([f'{var} % {np.shape(value)[0]}'] + element.split(', ')[1:])}]"
+    if np.iscomplexobj(value):
+        read = f"{read}.real"
+    if draw(st.integers(0, 3)) == 0:
+        read = f"{name}.sum()" + (".real" if np.iscomplexobj(value) else "")
+    return f"{read} {draw(st.sampled_from(('>', '<=')))} {limit}"
+
+
+def _bound_locals(code: str) -> set:
+    """The body-local names (``u<k>``) that ``code`` binds outside any ``if``."""
+    bound = set()
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.Assign):
+            bound |= {t.id for t in node.targets if isinstance(t, ast.Name) and t.id.startswith("u")}
+    return bound
+
+
+def _type_of(value):
+    if isinstance(value, (np.ndarray, np.generic)):
+        return (type(value).__name__ if isinstance(value, np.generic) else "ndarray", value.dtype.str,
+                np.shape(value))
+    return type(value).__name__
+
+
+def _fori_form(var: str, n: int, body_code: str, env_before: dict, env_after: dict, names: _Names) -> str | None:
+    """The loop as ``xlac.fori_loop(0, n, body, carry)``: the names the body rebinds and the function
+    reads are the carry; arrays of the function it writes in place (``x[i] = ...``, ``x += ...`` as
+    ``x[...] += ...``) are written from the body, through its closure; its own names stay its own. None where that would not keep NumPy's meaning: a carried
+    name that changes type, or whose array the body also writes in place."""
+    tree = ast.parse(body_code)
+    carried, written = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                root = target.value
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    written.add(root.id)
+            elif isinstance(target, ast.Name) and not target.id.startswith("u"):
+                if isinstance(node, ast.AugAssign) and isinstance(env_before.get(target.id), np.ndarray):
+                    written.add(target.id)
+                else:
+                    carried.add(target.id)
+    carried -= {var, "_"}
+    for name in carried:
+        if name in written or name not in env_before:
+            return None
+        before, after = env_before[name], env_after.get(name)
+        if _type_of(before)[1:] != _type_of(after)[1:]:
+            return None
+
+    class InPlace(ast.NodeTransformer):
+        def visit_AugAssign(self, node):
+            name = node.target.id if isinstance(node.target, ast.Name) else "u"
+            if not name.startswith("u") and isinstance(env_before.get(name), np.ndarray):
+                node.target = ast.Subscript(ast.Name(node.target.id, ast.Load()), ast.Constant(Ellipsis),
+                                            ast.Store())
+            return node
+    tree = ast.fix_missing_locations(InPlace().visit(tree))
+    body = ast.unparse(tree)
+    function = names.body()
+    carry = "(" + "".join(f"{name}, " for name in sorted(carried)) + ")"
+    if carried:
+        return (f"def {function}({var}, carry):\n    {carry} = carry\n{_indent(body)}\n    return {carry}\n"
+                f"{carry} = xlac.fori_loop(0, {n}, {function}, {carry})")
+    return (f"def {function}({var}, carry):\n{_indent(body)}\n    return carry\n"
+            f"xlac.fori_loop(0, {n}, {function}, 0)")
