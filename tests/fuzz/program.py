@@ -30,20 +30,7 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 BEING_FIXED = {
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
-OPEN: dict[str, str] = {
-    "slice_value": "a slice with traced bounds of length 1 does not broadcast against a static axis: "
-                   "xlac.compile(lambda x, v, k: (x + v[:k + 1]).sum())(np.ones(2), np.array([1.0, 2.0]), 0) "
-                   "raises ValueError, NumPy gives 4.0; and v = a[i:i + 1]; v *= 2.0 with i traced leaves a "
-                   "unchanged (tests/fuzz/test_fuzz_regressions.py)",
-    "slice_target_extra_axes": "a value with more (leading length-1) axes than a slice with traced bounds it is "
-                               "written into: x[k:k + 1] = v, x (2, 3), v (1, 1, 3), k traced, raises ValueError "
-                               "'could not broadcast input array into the region: too many dimensions'; NumPy "
-                               "drops v's leading axis (tests/fuzz/test_fuzz_regressions.py)",
-    "name_augmented_in_loop": "an augmented assignment to an array's name in a rolled loop reaches the array only "
-                              "on the first iteration: for i in range(300): a += 1.0 (loops='auto', the default) "
-                              "leaves the argument a == [1., 1.]; NumPy [300., 300.] "
-                              "(tests/fuzz/test_fuzz_regressions.py)",
-}
+OPEN: dict[str, str] = {}
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
 UNARY = ("negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "floor", "ceil", "sign",

@@ -83,8 +83,10 @@ class DynamicExtent:
 
     is_dynamic_extent = True          # what xlac.numpy's functions look for, to call :func:`dispatch`
 
-    def __init__(self, data: Tracer, axes: list):
-        self.data, self.axes = data, list(axes)
+    def __init__(self, data: Tracer, axes: list, is_view: bool = False):
+        # is_view: ``data`` is a view of an array (x[i:j] with traced bounds is a view, as in NumPy), so an
+        # in-place operator writes into that array; other values are new arrays.
+        self.data, self.axes, self.is_view = data, list(axes), is_view
         self.made_at = user_location()
 
     # ---- what is known when tracing
@@ -211,7 +213,12 @@ def _in_place(name: str):
         if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
             raise TypeError(located(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {self.dtype!r} "
                                     "with casting rule 'same_kind'"))
-        return result.astype(self.dtype)
+        result = result.astype(self.dtype)
+        if not self.is_view:
+            return result                  # a selection by a mask is a copy, as in NumPy: the name is rebound
+        new = aligned(result, self.ndim, self.axes, list(self.data.shape), "non-broadcastable output operand")
+        self.data[...] = xnp.where(valid_mask(self), new, self.data)   # through the view, into the array
+        return self
     return apply
 
 
@@ -259,7 +266,7 @@ def read(x: Tracer, index, error: Exception):
             axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
         else:
             view, axes[view_axis] = _stepped(view, view_axis, bounds)
-    return DynamicExtent(view, axes)
+    return DynamicExtent(view, axes, is_view=view.base is not None or view is x)
 
 
 def handles_write(x: Tracer, index, value) -> bool:
@@ -494,6 +501,8 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     else:
         data = xnp.asarray(operand)
         axes = [None] * data.ndim
+    while data.ndim > ndim and data.shape[0] == 1 and axes[0] is None:     # NumPy's assignment drops them
+        data, axes = xnp.reshape(data, tuple(data.shape[1:])), axes[1:]
     if data.ndim > ndim:
         raise ValueError(located(f"{message}: too many dimensions"))
     lead = ndim - data.ndim
