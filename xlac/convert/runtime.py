@@ -266,6 +266,8 @@ def aug_setitem(target, index, op: str, value) -> None:
     if _traced_numpy(target, index, value):
         target = writable(target, f"a[i] {op} v")
     item = _IN_PLACE[op](target[index], value)
+    if getattr(item, "is_dynamic_extent", False) and item.is_view:
+        return          # x[i:j] with traced bounds is a view, which the update wrote through: storing it again is a no-op
     target[index] = item
 
 
