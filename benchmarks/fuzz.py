@@ -69,10 +69,7 @@ def main() -> None:
                 groups[outcome.mode, _kind(outcome.reason)].append((program, outcome))
 
     run()
-    elapsed = time.perf_counter() - started
-    print(f"{counts['programs']} programs, seed {options.seed}, "
-          f"{'all families' if options.include_known else 'known-bug families left out'}, "
-          f"{options.ulps} ulps per statement, {elapsed:.0f} s")
+    print(f"{counts['programs']} programs, {_run_description(options, started)}")
     for mode in MODES:
         passed, failed, unsupported = (counts[mode, s] for s in ("pass", "fail", "unsupported"))
         supported = passed + failed
@@ -88,6 +85,12 @@ def main() -> None:
             small_outcome = check_program(small, (mode,))[0]
             print(f"-- {small_outcome.reason or outcome.reason}\n# inputs: seed {small.seed}, "
                   f"args {[(n, s, d) for n, s, d in small.args]}\n{small.source()}")
+
+
+def _run_description(options, started: float) -> str:
+    families = "all families" if options.include_known else "known-bug families left out"
+    return (f"seed {options.seed}, {families}, {options.ulps} ulps per statement, "
+            f"{time.perf_counter() - started:.0f} s")
 
 
 def run_loops(options) -> None:
@@ -126,10 +129,8 @@ def run_loops(options) -> None:
                 decisions.update(d.decision for d in traced.loop_decisions)
 
     run()
-    elapsed = time.perf_counter() - started
     print(f"{counts['programs']} loop programs ({counts['loops']} for loops, {counts['branches']} ifs on traced "
-          f"tests), seed {options.seed}, {'all families' if options.include_known else 'known-bug families left out'}, "
-          f"{options.ulps} ulps per statement run, {elapsed:.0f} s")
+          f"tests), {_run_description(options, started)}")
     for mode in LOOP_MODES:
         passed, failed, unsupported = (counts[mode, s] for s in ("pass", "fail", "unsupported"))
         seeds = sorted({program.seed for program, _ in failures[mode]})
