@@ -30,14 +30,7 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 BEING_FIXED = {
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
-OPEN: dict[str, str] = {
-    "slice_target_extra_axes": "a value with more axes than a slice with traced bounds it is written into, whose "
-                               "extra leading axis is itself of traced length (1 when the program runs): "
-                               "u[k:k + 1, 0] = u[k % 2::2, ::-1], u (2, 1, 3), k traced, raises ValueError 'could "
-                               "not broadcast input array into the region: too many dimensions' where NumPy drops "
-                               "the length-1 axis (benchmarks/fuzz.py --loops --seed 1, seed 906). Static leading "
-                               "length-1 axes are dropped (tests/fuzz/test_fuzz_regressions.py)",
-}
+OPEN: dict[str, str] = {}
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
 UNARY = ("negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "floor", "ceil", "sign",

@@ -180,3 +180,23 @@ def test_an_update_through_a_view_of_a_slice_with_traced_bounds_reaches_the_arra
     else:
         xlac.compile(loop)(a)
         np.testing.assert_array_equal(a, [2.0, 4.0, 6.0, 4.0])
+
+
+# Found by the loop fuzzer (benchmarks/fuzz.py --loops --programs 300 --seed 1: the program of seed 906), the
+# case the fix above left: the value's extra leading axis is itself a slice with traced bounds, of length 1
+# when the program runs (NumPy drops it), or of another length (NumPy's ValueError).
+@pytest.mark.parametrize("k", [0, 1])
+def test_a_value_whose_extra_leading_axis_has_traced_length_writes_into_a_slice_with_traced_bounds(k):
+    def write(u, k):
+        u[k:k + 1, 0] = u[(k + 1) % 2::2, 0, ::-1]
+    expected, got = np.arange(6.0).reshape(2, 1, 3), np.arange(6.0).reshape(2, 1, 3)
+    write(expected, k)
+    xlac.compile(write)(got, k)
+    np.testing.assert_array_equal(got, expected)
+
+    def too_long(u, k):
+        u[0:1, 0] = u[k:, ::-1]
+    with pytest.raises(ValueError, match="could not broadcast"):
+        too_long(np.zeros((2, 1, 3)), 0)
+    with pytest.raises(ValueError, match="could not broadcast input array into the region: a leading axis of length 2"):
+        xlac.compile(too_long)(np.zeros((2, 1, 3)), 0)

@@ -501,7 +501,13 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     else:
         data = xnp.asarray(operand)
         axes = [None] * data.ndim
-    while data.ndim > ndim and data.shape[0] == 1 and axes[0] is None:     # NumPy's assignment drops them
+    while data.ndim > ndim and (axes[0] is not None or data.shape[0] == 1):   # NumPy drops leading length-1 axes
+        extent = axes[0]
+        if extent is not None:              # of a length known when the program runs: it must be 1
+            require(extent.count == 1, extent.count, ValueError,
+                    f"{message}: a leading axis of length {{value}} where the region has none")
+            first = extent.start if extent.start is not None else xnp.argmax(extent.valid)
+            data = _first_along(data, 0, first, 1)
         data, axes = xnp.reshape(data, tuple(data.shape[1:])), axes[1:]
     if data.ndim > ndim:
         raise ValueError(located(f"{message}: too many dimensions"))
