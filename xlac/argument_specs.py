@@ -146,19 +146,19 @@ def _to_sharded_buffer(leaf, spec, sharding):
     placed = getattr(leaf, "_device", None) if getattr(leaf, "_xlac_type", None) is not None else None
     if type(placed) is NamedSharding:
         if placed != sharding:
-            raise ShardingMismatch(placed)
+            raise ShardingMismatch(leaf, placed)
         return leaf._buffer
     if runtime.is_device_buffer(leaf) and len(leaf.devices()) > 1:
         placed = as_sharding(leaf.sharding) if hasattr(leaf.sharding, "spec") else leaf.sharding
         if placed != sharding:
-            raise ShardingMismatch(placed)
+            raise ShardingMismatch(leaf, placed)
         return leaf
     return runtime.put_sharded(np.asarray(leaf, dtype=spec[1]), sharding)
 
 
 class ShardingMismatch(ValueError):
-    """An argument split over devices otherwise than the compiled program expects (``placed``)."""
+    """An argument (``leaf``) split over devices otherwise (``placed``) than the compiled program expects."""
 
-    def __init__(self, placed):
+    def __init__(self, leaf, placed):
         super().__init__(placed)
-        self.placed = placed
+        self.leaf, self.placed = leaf, placed

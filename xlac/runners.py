@@ -36,21 +36,12 @@ class Places:
     outputs: list
     paths: list
 
-    def raise_mismatch(self, leaves, in_specs, mismatch: ShardingMismatch):
+    def raise_mismatch(self, leaves, mismatch: ShardingMismatch):
         """ValueError naming the argument split otherwise than the executable expects."""
-        i = next(i for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, self.inputs))
-                 if _mismatched(leaf, spec, place))
+        i = next(i for i, leaf in enumerate(leaves) if leaf is mismatch.leaf)
         raise ValueError(f"argument {self.paths[i]}: the compiled function expects it split as "
                          f"{self.inputs[i]!r}, got an array split as {mismatch.placed!r}; pass in_shardings "
                          f"that match it, or move it with xlac.device_put") from None
-
-
-def _mismatched(leaf, spec, place) -> bool:
-    try:
-        to_buffer(leaf, spec, place)
-    except ShardingMismatch:
-        return True
-    return False
 
 
 def make_runner(executable: runtime.Executable, places: Places, in_specs, out_types, out_tree, checks):
@@ -67,7 +58,7 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
             buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place else to_buffer(leaf, spec, place)
                        for leaf, spec, place in zip(leaves, in_specs, in_places)]
         except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, in_specs, mismatch)
+            places.raise_mismatch(leaves, mismatch)
         outputs = execute(buffers)
         if checks:
             _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
@@ -100,7 +91,7 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
                        else to_buffer(leaf, spec, place, copy=i in donated)
                        for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, in_places))]
         except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, in_specs, mismatch)
+            places.raise_mismatch(leaves, mismatch)
         outputs = execute(buffers)
         for i, j in input_updates:
             leaf = leaves[i]

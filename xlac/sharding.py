@@ -128,18 +128,13 @@ def with_sharding_constraint(x, sharding):
 
 
 def broadcast_prefix(prefix, tree: pytree.TreeDef, what: str) -> list:
-    """One entry of ``prefix`` (a pytree that is a prefix of ``tree``; a single entry applies to every leaf)
-    per leaf of ``tree``; None entries stay None."""
-    if type(prefix) not in (tuple, list, dict):
-        return [prefix] * tree.num_leaves
-    if tree.kind not in ("tuple", "list", "dict", "namedtuple") or len(prefix) != len(tree.children):
-        raise ValueError(f"{what}: the shardings {prefix!r} are not a prefix of the arguments' structure {tree}")
-    children = prefix.values() if isinstance(prefix, dict) else prefix
-    if isinstance(prefix, dict):
-        if tuple(sorted(prefix)) != tuple(tree.keys):
-            raise ValueError(f"{what}: the shardings' keys {sorted(prefix)} are not the arguments' {list(tree.keys)}")
-        children = [prefix[k] for k in tree.keys]
-    return [s for child, sub in zip(children, tree.children) for s in broadcast_prefix(child, sub, what)]
+    """One sharding of ``prefix`` (a pytree that is a prefix of ``tree``; a single sharding applies to every
+    leaf) per leaf of ``tree``; None entries stay None."""
+    try:
+        return pytree.broadcast_prefix(prefix, tree, lambda s: type(s) not in (tuple, list, dict))
+    except pytree.PrefixMismatch as mismatch:
+        raise ValueError(f"{what}: the shardings {mismatch.prefix!r} are not a prefix of the arguments' structure "
+                         f"{mismatch.tree}") from None
 
 
 def result_shardings(out_shardings, out_tree: pytree.TreeDef, outputs, what: str) -> list:

@@ -137,36 +137,23 @@ def _leaf_in_axes(in_axes, args, kwargs) -> list:
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
                 f"arguments passed to the function, but got len(in_axes)={_length(in_axes)}, len(args)={len(args)}"))
         spec = in_axes
-    axes: list = []
-    _broadcast_prefix(spec, args, axes, "in_axes")
-    _broadcast_prefix(0, kwargs, axes, "in_axes")
-    return axes
+    return _broadcast_axes(spec, args, "in_axes") + _broadcast_axes(0, kwargs, "in_axes")
 
 
 def _length(x):
     return len(x) if isinstance(x, (tuple, list, dict)) else type(x).__name__
 
 
-def _broadcast_prefix(spec, tree, out: list, name: str) -> None:
-    """Append ``spec``'s entry for each leaf of ``tree``; ``spec`` is a pytree prefix of ``tree``."""
-    if spec is None or isinstance(spec, (int, np.integer)):
-        n = len(pytree.flatten(tree)[0])
-        out.extend([None if spec is None else int(spec)] * n)
-        return
-    if tree is None:
-        return
-    same_kind = (type(spec) is type(tree)) or (isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)))
-    if not same_kind or (isinstance(tree, dict) and set(spec) != set(tree)) or (
-            isinstance(tree, (tuple, list)) and len(spec) != len(tree)):
+def _broadcast_axes(spec, tree, name: str) -> list:
+    """``spec``'s axis (an int or None) for each leaf of ``tree``; ``spec`` is a pytree prefix of ``tree``."""
+    treedef = tree if isinstance(tree, pytree.TreeDef) else pytree.flatten(tree)[1]
+    try:
+        axes = pytree.broadcast_prefix(spec, treedef, lambda s: s is None or isinstance(s, (int, np.integer)))
+    except pytree.PrefixMismatch as mismatch:
         raise ValueError(located(
             f"vmap {name} specification must be a tree prefix of the corresponding value, got specification "
-            f"{spec!r} for value tree {pytree.flatten(tree)[1]!r}"))
-    if isinstance(tree, dict):
-        for key in sorted(tree):
-            _broadcast_prefix(spec[key], tree[key], out, name)
-    else:
-        for s, t in zip(spec, tree):
-            _broadcast_prefix(s, t, out, name)
+            f"{mismatch.prefix!r} for value tree {mismatch.tree!r}")) from None
+    return [None if a is None else int(a) for a in axes]
 
 
 def _leaf_shape(leaf) -> tuple[int, ...]:
@@ -213,10 +200,7 @@ def _example(leaf, axis: int) -> Tracer:
 
 
 def _leaf_out_axes(out_axes, out_tree) -> list:
-    outs = pytree.unflatten(out_tree, range(out_tree.num_leaves))
-    axes: list = []
-    _broadcast_prefix(out_axes, outs, axes, "out_axes")
-    return axes
+    return _broadcast_axes(out_axes, out_tree, "out_axes")
 
 
 def _place_output(x: Tracer, dim, out_axis, size: int) -> Tracer:

@@ -102,7 +102,7 @@ class NamedSharding:
     NamedSharding(Mesh('x': 2), PartitionSpec('x'))
     """
 
-    __slots__ = ("mesh", "spec")
+    __slots__ = ("mesh", "spec", "_split")
 
     def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec()):
         if not isinstance(mesh, Mesh):
@@ -117,25 +117,23 @@ class NamedSharding:
             raise ValueError(f"PartitionSpec {tuple(spec)} uses a mesh axis for two dimensions")
         self.mesh = mesh
         self.spec = spec
-
-    def __eq__(self, other):
-        return isinstance(other, NamedSharding) and other.mesh == self.mesh and self._dims() == other._dims()
-
-    def __hash__(self):
-        return hash((self.mesh, self._dims()))
-
-    def _dims(self) -> tuple:
-        """The spec without its trailing unsplit dimensions (``P("x", None) == P("x")``)."""
-        dims = [self.spec.axes_of(d) for d in range(len(self.spec))]
+        # The spec without its trailing unsplit dimensions (``P("x", None) == P("x")``): what equality compares.
+        dims = [spec.axes_of(d) for d in range(len(spec))]
         while dims and not dims[-1]:
             dims.pop()
-        return tuple(dims)
+        self._split = tuple(dims)
+
+    def __eq__(self, other):
+        return isinstance(other, NamedSharding) and other.mesh == self.mesh and self._split == other._split
+
+    def __hash__(self):
+        return hash((self.mesh, self._split))
 
     def __repr__(self):
         return f"NamedSharding({self.mesh!r}, {self.spec!r})"
 
     def is_fully_replicated(self) -> bool:
-        return all(self.mesh.shape[a] == 1 for d in self._dims() for a in d)
+        return all(self.mesh.shape[a] == 1 for d in self._split for a in d)
 
     def check_shape(self, shape: tuple[int, ...], what: str) -> None:
         """ValueError naming ``what`` unless this sharding fits an array of ``shape``: a spec as long as

@@ -91,6 +91,36 @@ def _unflatten(treedef: TreeDef, it):
     return tuple(children) if kind == "tuple" else children
 
 
+class PrefixMismatch(ValueError):
+    """``prefix`` is not a pytree prefix of ``tree`` (see :func:`broadcast_prefix`)."""
+
+    def __init__(self, prefix, tree: TreeDef):
+        super().__init__(f"{prefix!r} is not a prefix of {tree!r}")
+        self.prefix, self.tree = prefix, tree
+
+
+def broadcast_prefix(prefix, tree: TreeDef, is_entry) -> list:
+    """One entry of ``prefix`` per leaf of ``tree``: ``prefix`` is a pytree prefix of ``tree`` whose entries
+    (``is_entry(x)``) each apply to a whole subtree, as JAX's ``in_axes`` and ``in_shardings``.
+    PrefixMismatch where the structures differ.
+
+    >>> broadcast_prefix((0, None), flatten((1, {"a": 2, "b": 3}))[1], lambda x: not isinstance(x, tuple))
+    [0, None, None]
+    """
+    if is_entry(prefix):
+        return [prefix] * tree.num_leaves
+    if tree.kind == "none":
+        return []
+    if tree.kind in ("tuple", "list", "namedtuple") and type(prefix) in (tuple, list) and \
+            len(prefix) == len(tree.children):
+        children = prefix
+    elif tree.kind == "dict" and type(prefix) is dict and tuple(sorted(prefix)) == tuple(tree.keys):
+        children = [prefix[k] for k in tree.keys]
+    else:
+        raise PrefixMismatch(prefix, tree)
+    return [entry for child, sub in zip(children, tree.children) for entry in broadcast_prefix(child, sub, is_entry)]
+
+
 def leaf_paths(treedef: TreeDef, prefix: str = "") -> list[str]:
     """A readable path for each leaf, in leaf order: ``["x", "params['w']", "args[2][0]"]``."""
     if treedef.kind == "leaf":
