@@ -72,7 +72,7 @@ def leaf_key(leaf):
         return xlac_type.shape, xlac_type.dtype
     if kind is np.ndarray and leaf.flags.writeable:
         return leaf.shape, leaf.dtype
-    if runtime.is_device_buffer(leaf) and len(leaf.devices()) > 1:     # a sharded jax Array
+    if runtime.is_split_buffer(leaf):     # a sharded jax Array
         return tuple(leaf.shape), leaf.dtype, "readonly", leaf.sharding
     if kind is np.ndarray or isinstance(leaf, np.generic) or runtime.is_device_buffer(leaf):
         return tuple(leaf.shape), leaf.dtype, leaf_mutability(leaf)
@@ -148,7 +148,7 @@ def _to_sharded_buffer(leaf, spec, sharding):
         if placed != sharding:
             raise ShardingMismatch(leaf, placed)
         return leaf._buffer
-    if runtime.is_device_buffer(leaf) and len(leaf.devices()) > 1:
+    if runtime.is_split_buffer(leaf):
         placed = as_sharding(leaf.sharding) if hasattr(leaf.sharding, "spec") else leaf.sharding
         if placed != sharding:
             raise ShardingMismatch(leaf, placed)

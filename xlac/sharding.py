@@ -185,8 +185,7 @@ def sharding_of(leaf):
     """The sharding of a sharded ``xlac.Array`` or jax Array argument; None for anything on one device."""
     if type(leaf) is Array:
         return leaf._device if type(leaf._device) is NamedSharding else None
-    s = getattr(leaf, "sharding", None)
-    if s is not None and hasattr(s, "mesh") and hasattr(s, "spec") and len(getattr(leaf, "devices", set)()) > 1:
-        return as_sharding(s)
+    if runtime.is_split_buffer(leaf) and hasattr(leaf.sharding, "spec"):
+        return as_sharding(leaf.sharding)
     return None
 

@@ -27,6 +27,11 @@ def is_device_buffer(x) -> bool:
     return isinstance(x, _jax_array_type)
 
 
+def is_split_buffer(x) -> bool:
+    """True for a jax Array whose shards lie on several devices."""
+    return isinstance(x, _jax_array_type) and len(x.sharding.device_set) > 1
+
+
 def to_device(array: np.ndarray, device, *, copy: bool = False):
     """A device buffer holding ``array`` with its own dtype (64-bit dtypes are not narrowed).
 
