@@ -12,7 +12,7 @@ from tests.fuzz.compare import LOOP_MODES, check_program, mismatch, tolerance
 from tests.fuzz.program import BEING_FIXED, OPEN, Program, Statement, loop_programs, numpy_accepts, programs
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(programs(max_statements=5))
 def test_programs_match_numpy(program):
     with warnings.catch_warnings():

@@ -95,7 +95,7 @@ def test_geomspace(args, kwargs):
     assert_matches(np.asarray(got), expected, rtol=1e-6)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(3, 6)),
                   elements=st.floats(-100, 100)), st.booleans(), st.booleans())
 def test_cov_and_corrcoef(m, rowvar, bias):
