@@ -1,11 +1,13 @@
 """StableHLO emitters of the decompositions.
 
-Where the device runs LAPACK's custom calls (``w.kernels == "lapack"``: jaxlib's CPU client), cholesky,
-triangular_solve, qr, lu, eig, eigh and svd call LAPACK (``potrf``, ``trsm``, ``geqrf`` and
-``orgqr``/``ungqr``, ``getrf``, ``geev``, ``syevd``/``heevd``, ``gesdd``), as NumPy and JAX do.
-Elsewhere ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR and eigh are custom calls that
-XLA itself expands before code generation (its QrExpander and EighExpander: blocked Householder QR,
-two-sided Jacobi), so they run on every platform; lu, eig and svd have no kernel there. Zero-sized
+Where the device runs a vendor's matrix kernels (``w.kernels``; see :mod:`xlac.lowering.solver_calls`),
+cholesky, qr, lu, eig, eigh and svd call them as NumPy and JAX do: on CPU LAPACK's ``potrf``, ``geqrf``
+and ``orgqr``/``ungqr``, ``getrf``, ``geev``, ``syevd``/``heevd``, ``gesdd`` (and ``trsm`` for
+triangular_solve); on GPUs cuSOLVER's (hipSOLVER's) ``potrf``, ``geqrf``/``orgqr``, ``getrf``,
+``syevd``, ``gesvdj`` or ``gesvd``, and the plugin's host-side ``geev``, with triangular_solve left to
+XLA (cuBLAS's ``trsm``). Elsewhere (TPU) ``cholesky`` and ``triangular_solve`` are StableHLO ops, and QR
+and eigh are custom calls that XLA itself expands before code generation (its QrExpander and
+EighExpander: blocked Householder QR, two-sided Jacobi); lu, eig and svd have no kernel there. Zero-sized
 matrices never reach a kernel: their (trivial) results are written as constants.
 
 >>> from xlac.ir import primitives as P
@@ -22,6 +24,7 @@ from xlac.ir.primitives_linalg import real_dtype
 from xlac.ir.types import TensorType, scalar_type
 from xlac.lowering.emitters import emit_compare, emit_constant, emit_full, emit_zeros
 from xlac.lowering.module import FunctionWriter, dims
+from xlac.lowering.solver_calls import INT32, gpu_hybrid, gpu_solver, lapack, library, nan_where_failed
 
 BOOL = np.dtype("bool")
 
@@ -93,66 +96,21 @@ def _is_empty(*types: TensorType) -> bool:
 # ---------------------------------------------------------------- cholesky, triangular_solve
 
 
-# ---------------------------------------------------------------- LAPACK's custom calls
-
-LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
-INT32 = np.dtype("int32")
-
-
-def _uses_lapack(w: FunctionWriter, t: TensorType) -> bool:
-    return w.kernels == "lapack" and t.dtype.name in LAPACK_PREFIX
-
-
-def _layout(rank: int, matrices: bool) -> str:
-    """The layout (minor to major) LAPACK uses: each matrix column-major with the batch dimensions outermost
-    (``matrices``), else row-major (vectors of eigenvalues, statuses)."""
-    order = [rank - 2, rank - 1, *range(rank - 3, -1, -1)] if matrices else list(range(rank - 1, -1, -1))
-    return f"dense<[{', '.join(map(str, order))}]> : tensor<{rank}xindex>" if order else "dense<> : tensor<0xindex>"
-
-
-def _lapack(w: FunctionWriter, routine: str, operands, ins, outs, config: dict, aliased: int | None = None
-            ) -> list[str]:
-    """One call of LAPACK's ``routine`` (e.g. "potrf") for the dtype of ``ins[0]``, batched over leading
-    dimensions. ``config``: its character options (uplo="L", ...); ``aliased``: the operand its first result
-    overwrites. Operands and results of the first operand's rank are matrices; the others are vectors
-    (eigenvalues, pivots, Householder scalars) and LAPACK's info per matrix."""
-    target = f"lapack_{LAPACK_PREFIX[ins[0].dtype.name]}{routine}_ffi"
-    options = ", ".join(f"{key} = {ord(value)} : ui8" for key, value in config.items())
-    rank = len(ins[0].shape)
-    layouts = [_layout(len(t.shape), len(t.shape) == rank) for t in ins]
-    result_layouts = [_layout(len(t.shape), len(t.shape) == rank) for t in outs]
-    attrs = (f'call_target_name = "{target}", api_version = 4 : i32, backend_config = {{{options}}}, '
-             f'operand_layouts = [{", ".join(layouts)}], result_layouts = [{", ".join(result_layouts)}]')
-    if aliased is not None:
-        tuple_index = "0" if len(outs) > 1 else ""
-        attrs += (f", output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [{tuple_index}], "
-                  f"operand_index = {aliased}, operand_tuple_indices = []>]")
-    return w.op("stablehlo.custom_call", operands, ins, outs, attrs)
-
-
-def _nan_where_failed(w: FunctionWriter, x: str, t: TensorType, status: str, batch: tuple) -> str:
-    """``x`` where LAPACK's status is 0, NaN for the matrices whose call failed (as JAX gives them)."""
-    st = TensorType(batch, INT32)
-    ok = emit_compare(w, status, emit_zeros(w, st), st, "EQ")
-    ok = w.op("stablehlo.broadcast_in_dim", [ok], [st.with_dtype(BOOL)], [t.with_dtype(BOOL)],
-              f"broadcast_dimensions = {dims(range(len(batch)))}")[0]
-    scalar = TensorType((), t.dtype)
-    nan = w.op("stablehlo.broadcast_in_dim", [emit_full(w, scalar, np.nan)], [scalar], [t],
-               f"broadcast_dimensions = {dims(())}")[0]
-    return w.op("stablehlo.select", [ok, x, nan], [t.with_dtype(BOOL), t, t], [t])[0]
-
-
 @_emits(P.cholesky)
 def _cholesky(w, node, operands):
     t = node.operands[0].type
     if _is_empty(t):
         return [operands[0]]
     lower = bool(node.attrs.get("lower", True))
-    if _uses_lapack(w, t):
+    kernels = library(w, t)
+    if kernels:
         batch = t.shape[:-2]
-        factor, status = _lapack(w, "potrf", operands, [t], [t, TensorType(batch, INT32)],
-                                 {"uplo": "L" if lower else "U"}, aliased=0)
-        factor = _nan_where_failed(w, factor, t, status, batch)
+        outs = [t, TensorType(batch, INT32)]
+        if kernels == "lapack":
+            factor, status = lapack(w, "potrf", operands, [t], outs, {"uplo": "L" if lower else "U"}, aliased=0)
+        else:
+            factor, status = gpu_solver(w, "potrf", operands, [t], outs, {"lower": lower}, aliased=0)
+        factor = nan_where_failed(w, factor, t, status, batch)
     else:
         factor = w.op("stablehlo.cholesky", operands, [t], [t], f"lower = {str(lower).lower()}")[0]
     return [keep_triangle(w, factor, t, lower)]    # the other triangle is left undefined
@@ -164,12 +122,12 @@ def _triangular_solve(w, node, operands):
     if _is_empty(a, b):
         return [operands[1]]
     at = node.attrs
-    if _uses_lapack(w, a):
+    if library(w, a) == "lapack":      # elsewhere XLA's own (cuBLAS's trsm on GPUs)
         config = {"side": "L" if at.get("left_side") else "R", "uplo": "L" if at.get("lower") else "U",
                   "trans_x": {"NO_TRANSPOSE": "N", "TRANSPOSE": "T", "ADJOINT": "C"}[at.get("transpose_a",
                                                                                             "NO_TRANSPOSE")],
                   "diag": "U" if at.get("unit_diagonal") else "N"}
-        return _lapack(w, "trsm", operands, [a, b], [b], config, aliased=1)
+        return lapack(w, "trsm", operands, [a, b], [b], config, aliased=1)
     flag = lambda key: str(bool(at.get(key, False))).lower()
     attrs = (f"left_side = {flag('left_side')}, lower = {flag('lower')}, unit_diagonal = {flag('unit_diagonal')}, "
              f"transpose_a = #stablehlo<transpose {at.get('transpose_a', 'NO_TRANSPOSE')}>")
@@ -185,12 +143,13 @@ def _lu(w, node, operands):
     lu_type, pivots_type = (v.type for v in node.results)
     if _is_empty(t):
         return [operands[0], emit_zeros(w, pivots_type)]
-    if not _uses_lapack(w, t):
+    kernels = library(w, t)
+    if not kernels:
         raise UnsupportedError("lu: this device has no LU kernel (xlac.numpy's solve, inv, det and slogdet "
-                               "use QR there); xlac calls LAPACK's getrf on CPU")
-    batch = t.shape[:-2]
-    factors, pivots, _ = _lapack(w, "getrf", operands, [t], [lu_type, pivots_type, TensorType(batch, INT32)],
-                                 {}, aliased=0)
+                               "use QR there); xlac calls getrf of LAPACK on CPU and of cuSOLVER on GPU")
+    call = lapack if kernels == "lapack" else gpu_solver
+    factors, pivots, _ = call(w, "getrf", operands, [t], [lu_type, pivots_type, TensorType(t.shape[:-2], INT32)],
+                              {}, aliased=0)
     one = w.op("stablehlo.broadcast_in_dim", [emit_full(w, TensorType((), INT32), 1)], [TensorType((), INT32)],
                [pivots_type], f"broadcast_dimensions = {dims(())}")[0]
     return [factors, w.op("stablehlo.subtract", [pivots, one], [pivots_type] * 2, [pivots_type])[0]]   # from 0
@@ -202,21 +161,28 @@ def _eig(w, node, operands):
     w_type, v_type = (v.type for v in node.results)
     if _is_empty(t):
         return [emit_zeros(w, w_type), emit_zeros(w, v_type)]
-    if not _uses_lapack(w, t):
+    kernels = library(w, t)
+    if not kernels:
         raise UnsupportedError("eig: this device has no kernel for eigenvalues of general matrices; xlac "
-                               "calls LAPACK's geev on CPU")
+                               "calls LAPACK's geev on CPU (and on the host for GPUs)")
     batch = t.shape[:-2]
-    config = {"compute_left": "N", "compute_right": "V" if node.attrs.get("vectors", True) else "N"}
+    vectors_wanted = bool(node.attrs.get("vectors", True))
+    is_complex = np.issubdtype(t.dtype, np.complexfloating)
+
+    def geev(outs):      # the eigenvalues (real and imaginary parts for real input), left and right vectors, info
+        if kernels == "lapack":
+            config = {"compute_left": "N", "compute_right": "V" if vectors_wanted else "N"}
+            return lapack(w, "geev", operands, [t], outs, config)
+        config = {"left": False, "magma": "auto", "right": vectors_wanted}
+        return gpu_hybrid(w, "eig_comp" if is_complex else "eig_real", operands, [t], outs, config)
     status_type = TensorType(batch, INT32)
-    if np.issubdtype(t.dtype, np.complexfloating):
-        values, _, vectors, status = _lapack(w, "geev", operands, [t], [w_type, v_type, v_type, status_type],
-                                             config)
+    if is_complex:
+        values, _, vectors, status = geev([w_type, v_type, v_type, status_type])
     else:
         part = w_type.with_dtype(t.dtype)
-        real, imag, _, vectors, status = _lapack(w, "geev", operands, [t], [part, part, v_type, v_type, status_type],
-                                                 config)
+        real, imag, _, vectors, status = geev([part, part, v_type, v_type, status_type])
         values = w.op("stablehlo.complex", [real, imag], [part, part], [w_type])[0]
-    return [_nan_where_failed(w, values, w_type, status, batch), _nan_where_failed(w, vectors, v_type, status, batch)]
+    return [nan_where_failed(w, values, w_type, status, batch), nan_where_failed(w, vectors, v_type, status, batch)]
 
 
 @_emits(P.svd)
@@ -227,19 +193,72 @@ def _svd(w, node, operands):
     compute_uv = bool(node.attrs.get("compute_uv", True))
     if _is_empty(t):
         return [emit_zeros(w, result_types[0])] + [_identity(w, vt) for vt in result_types[1:]]
-    if not _uses_lapack(w, t):
+    kernels = library(w, t)
+    if not kernels:
         raise UnsupportedError("svd: this device has no SVD kernel (xlac.numpy's svd uses eigh there); xlac "
-                               "calls LAPACK's gesdd on CPU")
+                               "calls LAPACK's gesdd on CPU and cuSOLVER's gesvdj or gesvd on GPU")
+    batch = t.shape[:-2]
+    if kernels == "lapack":
+        s, u, vt, status = _lapack_svd(w, operands[0], t, full_matrices, compute_uv)
+    else:
+        s, u, vt, status = _gpu_svd(w, operands[0], t, full_matrices, compute_uv)
+    results = [s, u, vt] if compute_uv else [s]
+    return [nan_where_failed(w, x, xt, status, batch) for x, xt in zip(results, result_types)]
+
+
+def _lapack_svd(w: FunctionWriter, x: str, t: TensorType, full_matrices: bool, compute_uv: bool):
+    """(s, u, vt, info) by LAPACK's divide-and-conquer gesdd, as NumPy computes them."""
     *batch, m, n = t.shape
     batch, k = tuple(batch), min(m, n)
-    s_type = result_types[0]
+    s_type = TensorType(batch + (k,), real_dtype(t.dtype))
     u_columns, vt_rows = (m, n) if full_matrices and compute_uv else (k, k)    # not written with mode "N"
     u_type, vt_type = t.with_shape(batch + (m, u_columns)), t.with_shape(batch + (vt_rows, n))
     mode = ("A" if full_matrices else "S") if compute_uv else "N"
-    _, s, u, vt, status = _lapack(w, "gesdd", operands, [t], [t, s_type, u_type, vt_type, TensorType(batch, INT32)],
-                                  {"mode": mode}, aliased=0)
-    results = [s, u, vt] if compute_uv else [s]
-    return [_nan_where_failed(w, x, xt, status, batch) for x, xt in zip(results, result_types)]
+    _, s, u, vt, status = lapack(w, "gesdd", [x], [t], [t, s_type, u_type, vt_type, TensorType(batch, INT32)],
+                                 {"mode": mode}, aliased=0)
+    return s, u, vt, status
+
+
+# cuSOLVER's Jacobi SVD (gesvdj) for matrices up to this size, its QR-based gesvd above it (JAX's choice,
+# after NVIDIA's measurements); gesvdj's batched form, used up to 32 x 32, has no economy mode.
+GPU_JACOBI_SVD_LIMIT = 1024
+GPU_BATCHED_JACOBI_LIMIT = 32
+
+
+def _gpu_svd(w: FunctionWriter, x: str, t: TensorType, full_matrices: bool, compute_uv: bool):
+    """(s, u, vt, info) by the GPU solver's gesvdj or gesvd (u and vt None without ``compute_uv``)."""
+    *batch, m, n = t.shape
+    batch, k = tuple(batch), min(m, n)
+    s_type = TensorType(batch + (k,), real_dtype(t.dtype))
+    status_type = TensorType(batch, INT32)
+    if max(m, n) <= GPU_JACOBI_SVD_LIMIT:
+        economy = not full_matrices and min(m, n) > GPU_BATCHED_JACOBI_LIMIT
+        u_type = t.with_shape(batch + (m, k if economy else m))
+        v_type = t.with_shape(batch + (n, k if economy else n))
+        _, s, u, v, status = gpu_solver(w, "gesvdj", [x], [t], [t, s_type, u_type, v_type, status_type],
+                                        {"compute_uv": compute_uv, "full_matrices": not economy}, aliased=0)
+        if not compute_uv:
+            return s, None, None, status
+        perm = list(range(len(batch))) + [len(batch) + 1, len(batch)]
+        vt_type = v_type.with_shape(batch + v_type.shape[:-3:-1])
+        vt = _conjugate(w, w.op("stablehlo.transpose", [v], [v_type], [vt_type], f"permutation = {dims(perm)}")[0],
+                        vt_type)
+        if not full_matrices and not economy:
+            u, _ = _slice(w, u, u_type, batch + (m, k))
+            vt, _ = _slice(w, vt, vt_type, batch + (k, n))
+        return s, u, vt, status
+    transposed = m < n           # gesvd wants m >= n: it factors the transpose, read row-major
+    if compute_uv:
+        u_type = t.with_shape(batch + (m, m if full_matrices else k))
+        vt_type = t.with_shape(batch + (n if full_matrices else k, n))
+    else:
+        u_type = vt_type = TensorType((), t.dtype)
+    outs = [t, s_type] + ([vt_type, u_type] if transposed else [u_type, vt_type]) + [status_type]
+    options = {"compute_uv": compute_uv, "full_matrices": full_matrices, "transposed": transposed}
+    _, s, first, second, status = gpu_solver(w, "gesvd", [x], [t], outs, options, aliased=0,
+                                             column_major=not transposed)
+    u, vt = (second, first) if transposed else (first, second)
+    return s, (u if compute_uv else None), (vt if compute_uv else None), status
 
 
 # ---------------------------------------------------------------- qr
@@ -323,9 +342,10 @@ def _qr(w, node, operands):
             return [operands[0], emit_zeros(w, r_type)]
         return [_identity(w, q_type), emit_zeros(w, r_type)]
     tt = TensorType(tuple(batch) + (k,), t.dtype)
-    lapack = _uses_lapack(w, t)
-    if lapack:
-        packed, taus = _lapack(w, "geqrf", operands, [t], [t, tt], {}, aliased=0)
+    kernels = library(w, t)
+    call = lapack if kernels == "lapack" else gpu_solver
+    if kernels:
+        packed, taus = call(w, "geqrf", operands, [t], [t, tt], {}, aliased=0)
     else:
         packed, taus = _custom_call(w, "Qr", operands, [t], [t, tt])
     if mode == "raw":
@@ -333,9 +353,9 @@ def _qr(w, node, operands):
     columns = q_type.shape[-1]               # k (reduced) or m (complete)
     reflectors, ref_t = _slice(w, packed, t, t.shape[:-1] + (min(n, columns),))
     reflectors, ref_t = _pad_columns(w, reflectors, ref_t, columns)
-    if lapack:
-        routine = "ungqr" if np.issubdtype(t.dtype, np.complexfloating) else "orgqr"
-        q = _lapack(w, routine, [reflectors, taus], [ref_t, tt], [q_type], {}, aliased=0)[0]
+    if kernels:
+        routine = "ungqr" if kernels == "lapack" and np.issubdtype(t.dtype, np.complexfloating) else "orgqr"
+        q = call(w, routine, [reflectors, taus], [ref_t, tt], [q_type], {}, aliased=0)[0]
     else:
         q = _custom_call(w, "ProductOfElementaryHouseholderReflectors", [reflectors, taus], [ref_t, tt], [q_type])[0]
     r, rt = _slice(w, packed, t, t.shape[:-2] + (r_type.shape[-2], n))
@@ -496,13 +516,19 @@ def _eigh(w, node, operands):
     if _is_empty(t):
         return [emit_zeros(w, w_type), operands[0]]
     lower = bool(node.attrs.get("lower", True))
-    if _uses_lapack(w, t):       # syevd / heevd read the one triangle
+    kernels = library(w, t)
+    if kernels:       # syevd / heevd read the one triangle
         batch = t.shape[:-2]
-        routine = "heevd" if np.issubdtype(t.dtype, np.complexfloating) else "syevd"
-        vectors, values, status = _lapack(w, routine, operands, [t], [v_type, w_type, TensorType(batch, INT32)],
-                                          {"mode": "V", "uplo": "L" if lower else "U"}, aliased=0)
-        return [_nan_where_failed(w, values, w_type, status, batch),
-                _nan_where_failed(w, vectors, v_type, status, batch)]
+        outs = [v_type, w_type, TensorType(batch, INT32)]
+        if kernels == "lapack":
+            routine = "heevd" if np.issubdtype(t.dtype, np.complexfloating) else "syevd"
+            options = {"mode": "V", "uplo": "L" if lower else "U"}
+            vectors, values, status = lapack(w, routine, operands, [t], outs, options, aliased=0)
+        else:         # algorithm 0: the solver's default (its QR-based syevd; Jacobi syevj is 2)
+            options = {"algorithm": np.uint8(0), "lower": lower}
+            vectors, values, status = gpu_solver(w, "syevd", operands, [t], outs, options, aliased=0)
+        return [nan_where_failed(w, values, w_type, status, batch),
+                nan_where_failed(w, vectors, v_type, status, batch)]
     h = _hermitian_from_triangle(w, operands[0], t, lower)     # XLA's expander reads the whole matrix
     config = f"1,1,{EIGH_MAX_SWEEPS},{EIGH_TOLERANCE[t.dtype.name]:g}"
     vectors, values = _custom_call(w, "Eigh", [h], [t], [v_type, w_type], config)

@@ -54,7 +54,7 @@ class FunctionWriter:
         self.indent = indent
         self._count = 0
         self.loc = ""
-        self.kernels = kernels     # "lapack": the device runs LAPACK's custom calls (xlac.runtime.kernels)
+        self.kernels = kernels     # the device's matrix kernels: "lapack", "cusolver", "hipsolver" or ""
 
     def fresh(self, prefix: str = "") -> str:
         self._count += 1
@@ -108,8 +108,9 @@ class FunctionWriter:
 def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None, kernels: str = "",
                 sharding: ProgramSharding | None = None) -> str:
     """The StableHLO text of ``graph`` as a public function ``name``; ``kernels``: the vendor kernels the
-    device runs as custom calls ("lapack", or "" for XLA's own ops and expanders only); ``sharding``: how
-    its inputs and outputs are split over a mesh of devices (None: one device)."""
+    device runs as custom calls ("lapack", "cusolver", "hipsolver", or "" for XLA's own ops and expanders
+    only; see xlac.lowering.solver_calls); ``sharding``: how its inputs and outputs are split over a mesh
+    of devices (None: one device)."""
     writer = FunctionWriter(kernels=kernels)
     names: dict[int, str] = {}
     params = []

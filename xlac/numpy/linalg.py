@@ -1,14 +1,15 @@
-"""``xlac.numpy.linalg``: NumPy 2's ``numpy.linalg``, on LAPACK where the device runs it, else on XLA's
-decompositions.
+"""``xlac.numpy.linalg``: NumPy 2's ``numpy.linalg``, on the device's solver library (LAPACK, cuSOLVER,
+hipSOLVER) where it has one, else on XLA's decompositions.
 
 Everything is built on the primitives of :mod:`xlac.ir.primitives_linalg`: Cholesky, triangular solve, LU
 with partial pivoting, Householder QR, the eigendecompositions of Hermitian and general matrices and the
 SVD, each with derivatives and batching rules. On CPU they call LAPACK (potrf, trsm, getrf, geqrf/orgqr,
-syevd/heevd, geev, gesdd) as NumPy and JAX do; elsewhere XLA expands cholesky, triangular solve, QR and
-eigh into plain HLO. ``det``, ``slogdet``, ``inv`` and ``solve`` use LU as NumPy does (QR on a device
-without LAPACK: there a singular matrix is found only when R has an exact zero); ``svd`` and everything
+syevd/heevd, geev, gesdd) as NumPy and JAX do; on GPUs the same calls as JAX's (cuSOLVER's or hipSOLVER's
+potrf, getrf, geqrf/orgqr, syevd, gesvdj/gesvd, the plugin's host-side geev; XLA's triangular solve); on
+a device without solver kernels (TPU) XLA expands cholesky, triangular solve, QR and eigh into plain HLO. ``det``, ``slogdet``, ``inv`` and ``solve`` use LU as NumPy does (QR on a device
+without solver kernels: there a singular matrix is found only when R has an exact zero); ``svd`` and everything
 built on it (``svdvals``, ``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, the 2- and nuclear norms) use
-LAPACK's gesdd on CPU, and elsewhere the eigendecomposition of the Jordan-Wielandt matrix
+LAPACK's gesdd on CPU (cuSOLVER's SVD on GPUs), and elsewhere the eigendecomposition of the Jordan-Wielandt matrix
 ``[[0, A], [A^H, 0]]``, whose eigenvalues are plus and minus the singular values of A: singular values
 come out accurate to about ``eps * ||A||`` (absolutely), as LAPACK's.
 
@@ -210,10 +211,10 @@ def _jordan_wielandt(a: Tracer) -> Tracer:
 
 
 def _svd_parts(a: Tracer, compute_uv: bool, full_matrices: bool, failure: str = "SVD did not converge"):
-    """(u, s, vh) or s of a stack of matrices: LAPACK's gesdd where the device runs LAPACK, else from the
-    eigendecomposition of the Jordan-Wielandt matrix. NaN singular values (a failed decomposition, or NaN in
+    """(u, s, vh) or s of a stack of matrices: the device's SVD kernel (LAPACK's gesdd, cuSOLVER's gesvdj or
+    gesvd) where it has one, else from the eigendecomposition of the Jordan-Wielandt matrix. NaN singular values (a failed decomposition, or NaN in
     ``a``) raise NumPy's LinAlgError(``failure``) after the call."""
-    if current_trace().kernels == "lapack":
+    if _device_has_solvers():
         parts = ops.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     else:
         parts = _jordan_wielandt_svd(a, compute_uv, full_matrices)
@@ -325,9 +326,16 @@ def _lu(x: Tracer):
     return (*lu_factors(packed), pivots)
 
 
+def _device_has_solvers() -> bool:
+    """Whether the program's device runs a vendor's matrix kernels (LAPACK on CPU, cuSOLVER or hipSOLVER on
+    GPUs): then xlac factors matrices as NumPy does (LU for solve, an SVD kernel, geev); else (TPU) it
+    builds them on XLA's expanders."""
+    return current_trace().kernels != ""
+
+
 def _uses_lu(x: Tracer) -> bool:
-    """Whether ``x``'s square matrices are factored by LU (where the device runs LAPACK, as NumPy does)."""
-    return current_trace().kernels == "lapack" and x.size > 0
+    """Whether ``x``'s square matrices are factored by LU (where the device has an LU kernel, as NumPy does)."""
+    return _device_has_solvers() and x.size > 0
 
 
 def _require_nonsingular(upper: Tracer) -> None:
@@ -393,8 +401,8 @@ def eigh(a, UPLO="L"):
     Only the lower (``UPLO='L'``) or upper triangle is read. Eigenvectors are unique only up to sign
     (phase), and within a repeated eigenvalue's eigenspace.
     Deviation: eigenvector signs (phases) need not match NumPy's.
-    On CPU this is LAPACK's syevd/heevd, as NumPy's.
-    Deviation: on a device without LAPACK, XLA's Jacobi solver stops at about 1e-8 * ||a||; float64 results
+    On CPU this is LAPACK's syevd/heevd, as NumPy's (cuSOLVER's syevd on GPUs).
+    Deviation: on a device without solver kernels (TPU), XLA's Jacobi solver stops at about 1e-8 * ||a||; float64 results
     are refined from there to a backward error of a few eps * n * ||a|| (LAPACK's test criterion), except
     for distinct eigenvalues closer to each other than about 1e-8 * ||a||, whose eigenvectors are only a
     basis of their cluster's space (residual up to about the cluster's width).
@@ -424,10 +432,10 @@ def eigvalsh(a, UPLO="L"):
 
 def _general_eigen(a, name: str, vectors: bool) -> tuple[Tracer, Tracer]:
     x = _matrix(a, name, square=True)
-    if current_trace().kernels != "lapack" and x.size:
+    if not _device_has_solvers() and x.size:
         raise UnsupportedError(located(
             f"xnp.linalg.{name}: eigenvalues of a general (non-symmetric) matrix need LAPACK's geev, which xlac "
-            "calls on CPU; this device has no such kernel. For a symmetric (Hermitian) matrix use eigh or "
+            "calls on CPU and GPUs; this device has no such kernel. For a symmetric (Hermitian) matrix use eigh or "
             "eigvalsh; for singular values, svd."))
     w, v = ops.eig(x, vectors=vectors)
     if x.size:       # geev did not converge (its results are then NaN): NumPy's LinAlgError
@@ -444,7 +452,7 @@ def eig(a):
 
     Deviation: the results are complex also for a real matrix whose eigenvalues are all real (NumPy then
     returns real arrays: a dtype that depends on the values, which a compiled program cannot have).
-    Deviation: only on CPU (LAPACK); other devices raise UnsupportedError.
+    Deviation: only on CPU (LAPACK) and GPUs (geev on the host, as JAX); TPUs raise UnsupportedError.
 
     >>> import numpy as np
     >>> np.asarray(eig(np.array([[0.0, -1.0], [1.0, 0.0]])).eigenvalues)
@@ -458,7 +466,7 @@ def eigvals(a):
     """The eigenvalues of a general square matrix, by LAPACK's geev as NumPy's (complex, in geev's order).
 
     Deviation: complex also for a real matrix whose eigenvalues are all real (see eig).
-    Deviation: only on CPU (LAPACK); other devices raise UnsupportedError.
+    Deviation: only on CPU (LAPACK) and GPUs (geev on the host, as JAX); TPUs raise UnsupportedError.
 
     >>> import numpy as np
     >>> np.asarray(eigvals(np.array([[2.0, 0.0], [0.0, 3.0]])))
@@ -472,10 +480,11 @@ def eigvals(a):
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     """The singular value decomposition a = U diag(S) Vh of a stack of matrices, S descending.
 
-    On CPU this is LAPACK's gesdd, as NumPy's; NaN in ``a`` (gesdd's failure) raises NumPy's
+    On CPU this is LAPACK's gesdd, as NumPy's (on GPUs cuSOLVER's gesvdj, or gesvd above 1024 rows or
+    columns, as JAX's); NaN in ``a`` (gesdd's failure) raises NumPy's
     LinAlgError("SVD did not converge") after the call (with ``check_bounds=False``: NaN results).
     Deviation: singular vectors' signs (phases) need not match NumPy's (the decomposition is not unique).
-    Deviation: on a device without LAPACK, computed from the eigendecomposition of [[0, a], [a^H, 0]] (U and
+    Deviation: on a device without solver kernels (TPU), computed from the eigendecomposition of [[0, a], [a^H, 0]] (U and
     Vh orthonormalized by QR, which also completes them for ``full_matrices`` and for zero singular values),
     backward stable by LAPACK's test criterion (U diag(S) Vh = a and orthonormal U, Vh within a few
     eps * max(M, N) * ||a||, also for condition 1e12, rank-deficient and repeated singular values), except
@@ -511,7 +520,7 @@ def svdvals(x, /):
 @numpy_function
 def det(a):
     """The determinant of a stack of square matrices from P a = L U, as NumPy computes it: sign times
-    exp(log|det|) (exactly 0 where a pivot is 0). On a device without LAPACK: the product of R's diagonal
+    exp(log|det|) (exactly 0 where a pivot is 0). On a device without solver kernels (TPU): the product of R's diagonal
     in a = QR.
 
     >>> import numpy as np
@@ -532,7 +541,7 @@ def slogdet(a):
     """The sign (a unit complex number for complex input) and natural log of the absolute value of the
     determinant; (0, -inf) for a singular matrix (an exact zero pivot of LU, as NumPy finds it).
 
-    Deviation: on a device without LAPACK (QR), a numerically singular matrix can give a large negative
+    Deviation: on a device without solver kernels (TPU) (QR), a numerically singular matrix can give a large negative
     logabsdet where NumPy gives -inf.
 
     >>> import numpy as np

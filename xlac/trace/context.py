@@ -48,7 +48,8 @@ class Trace:
                  convert: bool | None = None, loops: str | None = None, kernels: str | None = None):
         self.graph = Graph(inputs=[])
         enclosing = current_trace()
-        # The vendor kernels the compiled program's device runs ("lapack": xlac.runtime.kernels), which
+        # The vendor kernels the compiled program's device runs ("lapack", "cusolver", "hipsolver" or "":
+        # xlac.runtime.kernels), which
         # decide how xlac.numpy factors matrices; a transform's trace as the enclosing one.
         self.kernels = kernels if kernels is not None else enclosing.kernels if enclosing is not None else ""
         if check_bounds is None:            # a transform's trace checks as the trace it runs inside does
