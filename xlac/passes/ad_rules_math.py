@@ -387,8 +387,8 @@ def _tree_scan(x, combine, axis):
     if n < 2:
         return x
     odd = _tree_scan(combine(_strided(x, axis, 0, n - 1), _strided(x, axis, 1, n)), combine, axis)
-    after_odd = _strided(odd, axis, 0, n // 2 - 1 if n % 2 == 0 else n // 2, 1)
-    even = ops.concatenate([_strided(x, axis, 0, 1, 1), combine(after_odd, _strided(x, axis, 2, n))], axis)
+    followed = odd if n % 2 else _strided(odd, axis, 0, n // 2 - 1, 1)    # by an element at an even position
+    even = ops.concatenate([_strided(x, axis, 0, 1, 1), combine(followed, _strided(x, axis, 2, n))], axis)
     return _interleave(even, odd, axis)
 
 
@@ -401,12 +401,15 @@ def _strided(x, axis, start, limit, stride=2):
 
 def _interleave(even, odd, axis):
     """The elements of ``even`` at the even positions along ``axis`` and those of ``odd`` between them."""
-    def spread(v, low, high):
-        zero = ops.constant(0, v.dtype)
-        at_axis = lambda value: tuple(value if d == axis else 0 for d in range(v.ndim))  # noqa: E731
-        return ops.pad(v, zero, at_axis(low), at_axis(high), at_axis(1))
     same = even.shape[axis] == odd.shape[axis]
-    return ops.add(spread(even, 0, 1 if same else 0), spread(odd, 1, 0 if same else 1))
+    return ops.add(_spread(even, axis, 0, 1 if same else 0), _spread(odd, axis, 1, 0 if same else 1))
+
+
+def _spread(x, axis, low, high):
+    """``x`` with a zero between neighbours along ``axis`` and ``low``, ``high`` zeros before and after."""
+    def at_axis(n):
+        return tuple(n if d == axis else 0 for d in range(x.ndim))
+    return ops.pad(x, ops.constant(0, x.dtype), at_axis(low), at_axis(high), at_axis(1))
 
 
 # ---------------------------------------------------------------- dot_general
