@@ -119,6 +119,14 @@ def cumsum_rows(np, x):
     return np.cumsum(x, axis=1)
 
 
+def cumprod_rows(np, x):
+    return np.cumprod(x, axis=1)
+
+
+def cummax_rows(np, x):
+    return np.maximum.accumulate(x, axis=1)
+
+
 def max_minus_min(np, x):
     return x.max(axis=1) - x.min(axis=1)
 
@@ -279,6 +287,8 @@ def cases() -> list:
         ("polynomial (Horner) 4M", polynomial, (f32(1 << 22),)),
         ("transpose copy 64x128x128", transpose_copy, (f32(64, 128 * 128),)),
         ("accuracy (argmax) 8192x1000", accuracy, (f32(8192, 1000), rng.integers(0, 1000, 8192))),
+        ("cumprod rows 1024^2", cumprod_rows, (1 + f32(1024, 1024, scale=1e-3),)),
+        ("cummax rows 1024^2", cummax_rows, (f32(1024, 1024),)),
     ]
 
 

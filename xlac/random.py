@@ -546,7 +546,7 @@ def permutation(key, x, axis=0, independent=False):
 
 
 def _cumsum(p):
-    return ops.inclusive_scan(p, 0, ops.add, 0)
+    return ops.cumulative(p, "sum", 0)
 
 
 def _top_k_indices(scores, k: int):

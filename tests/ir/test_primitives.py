@@ -610,26 +610,38 @@ def test_reduce(dtype, shape, seed, data):
         check(got, reduce_reference(op, x, axes), rtol=rtol, label=op)
 
 
-@covers("cumsum")
+@covers("cumulative")
 @given(all_dtypes, nonempty_shapes, seeds, st.booleans(), st.data())
-def test_cumsum(dtype, shape, seed, reverse, data):
+def test_cumulative(dtype, shape, seed, reverse, data):
     t = TensorType(shape, dtype)
     axis = data.draw(st.integers(0, len(shape) - 1))
-    assume(accepts(P.cumsum, t, axis=axis, reverse=reverse))
+    op_names = [op for op in P.REDUCE_OPS if accepts(P.cumulative, t, op=op, axis=axis, reverse=reverse)]
     x = random_array(np.random.default_rng(seed), shape, dtype, scale=1.0)
-    got = run(lambda a: ops.cumsum(a, axis, reverse), x)
+    results = run(lambda a: tuple(ops.cumulative(a, op, axis, reverse) for op in op_names), x)
     flip = (lambda a: np.flip(a, axis)) if reverse else (lambda a: a)
-    if not dtypes.is_inexact(dtype):
-        check(got, flip(np.cumsum(flip(x), axis, dtype=dtype)), label="exact: wraps like NumPy")
-        return
-    # Any order of additions: NaN and the infinities where the sequential sum has them, elsewhere within
-    # n ulps of the prefix sum of |x| (gamma_n <= n eps for n eps < 1).
-    exact = flip(np.cumsum(flip(x.astype(np.complex128 if np.issubdtype(dtype, np.complexfloating) else np.float64)), axis))
-    bound = shape[axis] * float(ml_dtypes.finfo(dtype).eps) * flip(np.cumsum(flip(np.abs(x.astype(np.float64))), axis))
+    for op, got in zip(op_names, results):
+        if op in ("sum", "prod") and dtypes.is_inexact(dtype):
+            _check_rounded_scan(got, x, op, axis, flip)
+        else:
+            check(got, flip(_SCAN_REFERENCE[op](flip(x), axis, dtype=dtype)), label=f"{op}: exact, wraps like NumPy")
+
+
+_SCAN_REFERENCE = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumulate,
+                   "min": np.minimum.accumulate, "and": np.bitwise_and.accumulate, "or": np.bitwise_or.accumulate}
+
+
+def _check_rounded_scan(got, x, op, axis, flip):
+    """Any order of additions or multiplications: NaN and the infinities where the sequential scan has
+    them, elsewhere within n ulps (gamma_n <= n eps for n eps < 1) of the prefix sum of |x| (of the
+    product itself)."""
+    wide = x.astype(np.complex128 if np.issubdtype(x.dtype, np.complexfloating) else np.float64)
+    exact = flip(_SCAN_REFERENCE[op](flip(wide), axis))
+    scale = flip(np.cumsum(flip(np.abs(wide)), axis)) if op == "sum" else np.abs(exact)
+    bound = x.shape[axis] * float(ml_dtypes.finfo(x.dtype).eps) * scale
     finite = np.isfinite(exact)
     got = got.astype(exact.dtype)
     np.testing.assert_array_equal(got[~finite], exact[~finite])
-    assert np.all(np.abs(got[finite] - exact[finite]) <= bound[finite])
+    assert np.all(np.abs(got[finite] - exact[finite]) <= bound[finite]), op
 
 
 @covers("argmax", "argmin")

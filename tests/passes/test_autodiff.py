@@ -158,15 +158,28 @@ def test_reduce_rules(op, data):
     check_rule(lambda a: ops.reduce(a, op, axes), lambda a: REDUCE[op](a, axis=tuple(axes)), [x], rng=rng)
 
 
+JAX_CUMULATIVE = {"sum": jax.lax.cumsum, "prod": jax.lax.cumprod, "max": jax.lax.cummax, "min": jax.lax.cummin}
+
+
+@pytest.mark.parametrize("op", sorted(JAX_CUMULATIVE))
 @FEW
 @given(data=st.data())
-def test_cumsum_rules(data):
-    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), label="shape")
+def test_cumulative_rules(op, data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5), label="shape")
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     reverse = data.draw(st.booleans(), label="reverse")
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 16)))
-    check_rule(lambda a: ops.cumsum(a, axis, reverse), lambda a: jax.lax.cumsum(a, axis, reverse=reverse),
-               [_values(rng, shape)], rng=rng)
+    x = _values(rng, shape)
+    check_rule(lambda a: ops.cumulative(a, op, axis, reverse),
+               lambda a: JAX_CUMULATIVE[op](a, axis, reverse=reverse), [x], rng=rng)
+
+
+@pytest.mark.parametrize("op", ["prod", "max", "min"])
+def test_cumulative_rules_at_ties_and_zeros_like_jax(op):
+    x = np.array([[2.0, 0.0, 3.0, 0.0, 3.0, 1.0, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]])
+    for reverse in (False, True):
+        check_rule(lambda a: ops.cumulative(a, op, 1, reverse),
+                   lambda a: JAX_CUMULATIVE[op](a, 1, reverse=reverse), [x], finite_differences=False)
 
 
 def test_reduce_max_splits_ties_evenly_like_jax():

@@ -222,14 +222,18 @@ def test_reduce_and_arg_reduce(shape, data):
                      jnp.argmin(x, arg).astype(jnp.int32)), [x], [axis], rtol=1e-5)
 
 
+LAX_CUMULATIVE = {"sum": lax.cumsum, "prod": lax.cumprod, "max": lax.cummax, "min": lax.cummin}
+
+
 @settings(max_examples=10)
 @given(shape=shapes, data=st.data())
-def test_cumsum(shape, data):
+def test_cumulative(shape, data):
     x = RNG.random(shape).astype(F32)
     batch_axis = data.draw(st.integers(0, len(shape)))
     axis, reverse = data.draw(st.integers(0, len(shape) - 1)), data.draw(st.booleans())
-    check(lambda x: ops.cumsum(x, axis, reverse), lambda x: lax.cumsum(x, axis, reverse=reverse), [x], [batch_axis],
-          rtol=1e-5)
+    op = data.draw(st.sampled_from(sorted(LAX_CUMULATIVE)))
+    check(lambda x: ops.cumulative(x, op, axis, reverse), lambda x: LAX_CUMULATIVE[op](x, axis, reverse=reverse),
+          [x], [batch_axis], rtol=1e-5)
 
 
 @pytest.mark.parametrize("op", ["prod", "min", "and", "or"])

@@ -45,6 +45,7 @@ _KINDS = {
     "int_or_bool": lambda d: dtypes.is_int(d) or dtypes.is_bool(d),
     "number": lambda d: not dtypes.is_bool(d),
     "real_number": lambda d: not dtypes.is_bool(d) and not np.issubdtype(d, np.complexfloating),
+    "real_or_bool": lambda d: not np.issubdtype(d, np.complexfloating),
     "signed": lambda d: not dtypes.is_bool(d) and not dtypes.is_unsigned_int(d),
     "any": lambda d: True,
 }
@@ -404,14 +405,19 @@ def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
 reduce = declare("reduce", _reduce_rule, category="reduce", autocast_by_op={"sum": FLOAT32, "prod": FLOAT32})
 
 
-def _cumsum_rule(x: TensorType, *, axis, reverse) -> TensorType:
-    _check(0 <= axis < x.ndim, f"cumsum: axis {axis} out of range for {x}")
-    _kind_check("cumsum", "number", x)
+_CUMULATIVE_KINDS = {"and": "int_or_bool", "or": "int_or_bool", "max": "real_or_bool", "min": "real_or_bool"}
+
+
+def _cumulative_rule(x: TensorType, *, op, axis, reverse) -> TensorType:
+    _check(op in REDUCE_OPS, f"cumulative: unknown op {op!r}")
+    _check(0 <= axis < x.ndim, f"cumulative {op}: axis {axis} out of range for {x}")
+    _kind_check(f"cumulative {op}", _CUMULATIVE_KINDS.get(op, "any"), x)
     return x
 
 
-# The running sum along ``axis`` (from the last element with ``reverse``), lowered as one reduce_window.
-cumsum = declare("cumsum", _cumsum_rule, category="scan")
+# The running ``op`` (one of reduce's) along ``axis``, from the last element with ``reverse``: element i is
+# the reduction of elements 0..i. Lowered as one reduce_window, as jax lowers cumsum, cumprod, cummax, cummin.
+cumulative = declare("cumulative", _cumulative_rule, category="scan")
 
 
 def _arg_reduce_rule(x: TensorType, *, axis, index_dtype) -> TensorType:

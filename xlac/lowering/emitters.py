@@ -320,49 +320,50 @@ def reduce_init(op: str, dtype: np.dtype) -> np.ndarray:
 REDUCE_BODY = {"sum": P.add, "prod": P.mul, "max": P.max_, "min": P.min_, "and": P.and_, "or": P.or_}
 
 
+_BOOL_REDUCE_BODY = {"sum": "stablehlo.or", "prod": "stablehlo.and", "max": "stablehlo.or", "min": "stablehlo.and"}
+
+
 def _reduce_body_op(op: str, dtype) -> str:
-    if dtype == BOOL and op == "sum":
-        return "stablehlo.or"
-    if dtype == BOOL and op == "prod":
-        return "stablehlo.and"
+    if dtype == BOOL and op in _BOOL_REDUCE_BODY:
+        return _BOOL_REDUCE_BODY[op]
     return REDUCE_BODY[op].stablehlo
+
+
+def _reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
+    """The init value and the body region of a reduce or reduce_window by ``op`` of ``dtype`` elements."""
+    s = scalar_type(dtype)
+    init = emit_constant(w, reduce_init(op, dtype))
+
+    def body(rw, args):
+        return rw.op(_reduce_body_op(op, dtype), args, [s, s], [s]), [s]
+    return init, w.region([s, s], body)
 
 
 @_emits(P.reduce)
 def _reduce(w, node, operands):
     x = node.operands[0].type
-    op = node.attrs["op"]
-    s = scalar_type(x.dtype)
-    init = emit_constant(w, reduce_init(op, x.dtype))
-
-    def body(rw, args):
-        return rw.op(_reduce_body_op(op, x.dtype), args, [s, s], [s]), [s]
-    region = w.region([s, s], body)
-    return w.op("stablehlo.reduce", [operands[0], init], [x, s], [node.results[0].type],
+    init, region = _reducer(w, node.attrs["op"], x.dtype)
+    return w.op("stablehlo.reduce", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
                 f"dimensions = {dims(node.attrs['axes'])}", [region])
 
 
-@_emits(P.cumsum)
-def _cumsum(w, node, operands):
-    """A reduce_window whose window is the whole axis, padded with the axis' length - 1 zeros before it
-    (after it with ``reverse``), as jax lowers cumsum."""
+@_emits(P.cumulative)
+def _cumulative(w, node, operands):
+    """A reduce_window whose window is the whole axis, padded with the axis' length - 1 identities before
+    it (after it with ``reverse``), as jax lowers cumsum, cumprod, cummax and cummin."""
     x = node.operands[0].type
     axis, n = node.attrs["axis"], x.shape[node.attrs["axis"]]
     if n == 0:
         return [operands[0]]
-    s = scalar_type(x.dtype)
-    init = emit_constant(w, reduce_init("sum", x.dtype))
-
-    def body(rw, args):
-        return rw.op(_reduce_body_op("sum", x.dtype), args, [s, s], [s]), [s]
-    region = w.region([s, s], body)
+    init, region = _reducer(w, node.attrs["op"], x.dtype)
     ones = [1] * x.ndim
     window = [n if d == axis else 1 for d in range(x.ndim)]
     pads = [((0, n - 1) if node.attrs["reverse"] else (n - 1, 0)) if d == axis else (0, 0) for d in range(x.ndim)]
     padding = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in pads) + "]"
     attrs = (f"base_dilations = {dims(ones)}, padding = dense<{padding}> : tensor<{x.ndim}x2xi64>, "
              f"window_dilations = {dims(ones)}, window_dimensions = {dims(window)}, window_strides = {dims(ones)}")
-    return w.op("stablehlo.reduce_window", [operands[0], init], [x, s], [node.results[0].type], attrs, [region])
+    return w.op("stablehlo.reduce_window", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
+                attrs, [region])
 
 
 def _ordered_keys(w: FunctionWriter, x: str, t: TensorType, nan_first_for: str) -> tuple[str, TensorType]:

@@ -362,7 +362,7 @@ def _first_out_of_range(positions, extent: AxisExtent, size: int):
     where_outside = xnp.where(out_of_range, ops.iota((length,), INDEX, 0), length)
     if extent.start is None:
         return xnp.min(xnp.where(extent.valid, where_outside, length))
-    from_here = ops.reverse(ops.inclusive_scan(ops.reverse(where_outside, (0,)), 0, ops.min, length), (0,))
+    from_here = ops.cumulative(where_outside, "min", 0, reverse=True)
     first = xnp.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
     inside = xnp.logical_and(first >= extent.start, first < extent.start + extent.count)
     return xnp.where(inside, first, length)

@@ -26,6 +26,7 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.array import Array
 from xlac.errors import located, UnsupportedError
+from xlac.numpy import reductions
 from xlac.numpy._core import writable
 from xlac.trace import pytree
 from xlac.trace.state import current_trace
@@ -34,7 +35,8 @@ from xlac.trace.tracer import Tracer
 # ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
 _REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
                "fmin": "nanmin", "logical_and": "all", "logical_or": "any"}
-_ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod"}
+_ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod", "maximum": "maximum_accumulate",
+                  "minimum": "minimum_accumulate"}
 
 # NumPy functions whose xlac.numpy counterpart has another name.
 _RENAMED = {"numpy.round_": "round", "numpy.product": "prod", "numpy.cumproduct": "cumprod",
@@ -129,7 +131,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "reduce" and name in _REDUCTIONS:
         return _reduce(getattr(xnp, _REDUCTIONS[name]), *inputs, **kwargs)
     if method == "accumulate" and name in _ACCUMULATIONS:
-        return _accumulate(getattr(xnp, _ACCUMULATIONS[name]), *inputs, **kwargs)
+        return _accumulate(getattr(reductions, _ACCUMULATIONS[name]), *inputs, **kwargs)
     if method == "at" and name in _AT_MODES:
         return _at(name, *inputs)
     _unsupported(f"numpy.{name}.{method}", f"xlac implements {name}.{method} only as listed in its docs")

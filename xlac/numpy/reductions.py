@@ -63,8 +63,9 @@ def _reduce_into(dst, result, ufunc: str, public: str):
 
 
 def _reduce_op(op: str, dtype: np.dtype) -> str:
-    """The reduce op for sum/prod in ``dtype``: booleans sum by or, multiply by and."""
-    return {"sum": "or", "prod": "and"}[op] if dtype == BOOL else op
+    """The reduce op for sum/prod/max/min in ``dtype``: booleans sum and take maxima by or, multiply and
+    take minima by and."""
+    return {"sum": "or", "prod": "and", "max": "or", "min": "and"}[op] if dtype == BOOL else op
 
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
@@ -645,11 +646,16 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     return _truth("any", a, axis, out, keepdims, where)
 
 
-# ---------------------------------------------------------------- cumsum, cumprod
+# ---------------------------------------------------------------- cumsum, cumprod, running maxima and minima
+
+# The public name and the ufunc of each running op.
+_CUMULATIVE_NAMES = {"sum": ("cumsum", "add"), "prod": ("cumprod", "multiply"),
+                     "max": ("maximum.accumulate", "maximum"), "min": ("minimum.accumulate", "minimum")}
 
 
 def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
-    public = ("nan" if skip_nan else "") + "cum" + op
+    name, ufunc = _CUMULATIVE_NAMES[op]
+    public = ("nan" if skip_nan else "") + name
     dst = _output(out, public)
     x = asarray(a)
     if axis is None:
@@ -660,19 +666,40 @@ def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
         raise ValueError(located(f"{public}: provided out is the wrong size for the accumulation (out has shape "
                                  f"{dst.shape}, the result {x.shape})."))
     scanned = _scan(op, x, axis, dtype, dst, skip_nan)
-    return _reduce_into(dst, scanned, "add" if op == "sum" else "multiply", public)
+    return _reduce_into(dst, scanned, ufunc, public)
 
 
 def _scan(op: str, x, axis: int, dtype, dst, skip_nan=False):
-    """The running sum or product of ``x`` along ``axis`` in cumsum's result dtype (NaNs as the identity
-    with ``skip_nan``)."""
-    result_dtype = (dtypes.canonical(dtype) if dtype is not None
-                    else _compute_dtype(x.dtype, dst, _sum_dtype(x.dtype)))
+    """The running sum, product, maximum or minimum of ``x`` along ``axis`` in NumPy's result dtype (NaNs
+    as the identity with ``skip_nan``)."""
+    default = _sum_dtype(x.dtype) if op in ("sum", "prod") else x.dtype
+    result_dtype = dtypes.canonical(dtype) if dtype is not None else _compute_dtype(x.dtype, dst, default)
     if skip_nan and dtypes.is_inexact(x.dtype):
         x = _fill_masked(x, ops.not_(_isnan(x)), _IDENTITY[op])
     x = _out.cast(x, _accumulator(result_dtype))
-    scanned = ops.inclusive_scan(x, axis, _COMBINE_TWO[_reduce_op(op, x.dtype)], _IDENTITY[op])
+    scanned = ops.cumulative(x, _reduce_op(op, x.dtype), axis)
     return ops.convert(scanned, result_dtype)
+
+
+@numpy_function
+def maximum_accumulate(a, axis=0, dtype=None, out=None):
+    """``np.maximum.accumulate``: the running maximum along ``axis``; a NaN carries on to the end.
+
+    >>> np.asarray(maximum_accumulate(np.array([1.0, 3.0, 2.0, np.nan, 5.0])))
+    array([ 1.,  3.,  3., nan, nan])
+    """
+    return _cumulative("max", a, axis, dtype, out)
+
+
+@numpy_function
+def minimum_accumulate(a, axis=0, dtype=None, out=None):
+    """``np.minimum.accumulate``: the running minimum along ``axis``; a NaN carries on to the end.
+
+    >>> np.asarray(minimum_accumulate(np.array([[3, 1], [2, 4]]), axis=1))
+    array([[3, 1],
+           [2, 2]])
+    """
+    return _cumulative("min", a, axis, dtype, out)
 
 
 @numpy_function

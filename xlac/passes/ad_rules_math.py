@@ -16,8 +16,10 @@ import math
 
 import numpy as np
 
+from xlac.function_graph import trace_subgraph
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
+from xlac.passes import autodiff
 from xlac.trace import ops
 
 __all__: list[str] = []
@@ -304,7 +306,7 @@ def _product_of_others(x, axes):
 
 def _exclusive_products(x, axis):
     """Running products along ``axis`` of the elements before each one (1 for the first)."""
-    inclusive = ops.inclusive_scan(x, axis, ops.mul, 1)
+    inclusive = ops.cumulative(x, "prod", axis)
     n = x.shape[axis]
     head = ops.slice(inclusive, (0,) * x.ndim, tuple(n - 1 if i == axis else d for i, d in enumerate(x.shape)))
     return ops.pad(head, ops.constant(1, x.dtype), tuple(1 if i == axis else 0 for i in range(x.ndim)),
@@ -335,19 +337,79 @@ def _reduce_jvp(attrs, operands, results, tangents):
 _define(P.reduce, _reduce_vjp, _reduce_jvp)
 
 
-def _cumsum_vjp(attrs, operands, results, cts):
-    if cts[0] is None or not _float(operands[0].dtype):
+# ---------------------------------------------------------------- cumulative
+
+# Running sums are linear. Running products, maxima and minima are differentiated as jax differentiates
+# cumprod, cummax and cummin: through its associative_scan, a log-depth tree of elementwise ops whose
+# derivatives (ties of max/min split evenly, zeros of prod exact) are those of ``_tree_scan``'s combine ops.
+_COMBINE = {"prod": ops.mul, "max": ops.max, "min": ops.min}
+
+
+def _cumulative_vjp(attrs, operands, results, cts):
+    (x,), (ct,) = operands, cts
+    if ct is None or not _float(x.dtype):
         return [None]
-    return [ops.cumsum(cts[0], attrs["axis"], not attrs["reverse"])]
+    if attrs["op"] == "sum":
+        return [ops.cumulative(ct, "sum", attrs["axis"], not attrs["reverse"])]
+    _, backward = autodiff.linearize_reverse(_tree_scan_graph(attrs, x), [x], [0])
+    return backward([ct])
 
 
-def _cumsum_jvp(attrs, operands, results, tangents):
-    if tangents[0] is None or not _float(operands[0].dtype):
+def _cumulative_jvp(attrs, operands, results, tangents):
+    (x,), (t,) = operands, tangents
+    if t is None or not _float(x.dtype):
         return [None]
-    return [ops.cumsum(tangents[0], attrs["axis"], attrs["reverse"])]
+    if attrs["op"] == "sum":
+        return [ops.cumulative(t, "sum", attrs["axis"], attrs["reverse"])]
+    _, (tangent,) = autodiff.forward(_tree_scan_graph(attrs, x), [x], [t])
+    return [tangent]
 
 
-_define(P.cumsum, _cumsum_vjp, _cumsum_jvp)
+_define(P.cumulative, _cumulative_vjp, _cumulative_jvp)
+
+
+def _tree_scan_graph(attrs, x):
+    """The graph of the running ``attrs["op"]`` of values like ``x`` as :func:`_tree_scan` computes it."""
+    combine, axis = _COMBINE[attrs["op"]], attrs["axis"]
+
+    def scan(v):
+        if not attrs["reverse"]:
+            return _tree_scan(v, combine, axis)
+        return ops.reverse(_tree_scan(ops.reverse(v, (axis,)), combine, axis), (axis,))
+    return trace_subgraph(scan, (x,)).graph
+
+
+def _tree_scan(x, combine, axis):
+    """The running ``combine`` of ``x`` along ``axis`` as jax's ``associative_scan`` computes it: combine
+    neighbouring pairs, scan those (the results at the odd positions), then combine each with the next
+    element (the even positions)."""
+    n = x.shape[axis]
+    if n < 2:
+        return x
+    odd = _tree_scan(combine(_strided(x, axis, 0, n - 1), _strided(x, axis, 1, n)), combine, axis)
+    followed = odd if n % 2 else _strided(odd, axis, 0, n // 2 - 1, 1)    # by an element at an even position
+    even = ops.concatenate([_strided(x, axis, 0, 1, 1), combine(followed, _strided(x, axis, 2, n))], axis)
+    return _interleave(even, odd, axis)
+
+
+def _strided(x, axis, start, limit, stride=2):
+    """``x[start:limit:stride]`` along ``axis``."""
+    starts = tuple(start if d == axis else 0 for d in range(x.ndim))
+    limits = tuple(limit if d == axis else size for d, size in enumerate(x.shape))
+    return ops.slice(x, starts, limits, tuple(stride if d == axis else 1 for d in range(x.ndim)))
+
+
+def _interleave(even, odd, axis):
+    """The elements of ``even`` at the even positions along ``axis`` and those of ``odd`` between them."""
+    same = even.shape[axis] == odd.shape[axis]
+    return ops.add(_spread(even, axis, 0, 1 if same else 0), _spread(odd, axis, 1, 0 if same else 1))
+
+
+def _spread(x, axis, low, high):
+    """``x`` with a zero between neighbours along ``axis`` and ``low``, ``high`` zeros before and after."""
+    def at_axis(n):
+        return tuple(n if d == axis else 0 for d in range(x.ndim))
+    return ops.pad(x, ops.constant(0, x.dtype), at_axis(low), at_axis(high), at_axis(1))
 
 
 # ---------------------------------------------------------------- dot_general

@@ -175,11 +175,11 @@ def _reduce(attrs, operands, dims):
     return [ops.reduce(x, attrs["op"], axes)], [out_dim]
 
 
-@_rule(P.cumsum)
-def _cumsum(attrs, operands, dims):
+@_rule(P.cumulative)
+def _cumulative(attrs, operands, dims):
     (x,), (d,) = operands, dims
     (axis,) = _shift((attrs["axis"],), d)
-    return [ops.cumsum(x, axis, attrs["reverse"])], [d]
+    return [ops.cumulative(x, attrs["op"], axis, attrs["reverse"])], [d]
 
 
 def _arg_reduce(prim):

@@ -276,30 +276,20 @@ def sort(operands, dimension: int, *, is_stable: bool = True, num_keys: int = 1)
     return bind(P.sort, *operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
 
 
-def cumsum(x: Tracer, axis: int, reverse: bool = False) -> Tracer:
-    """The running sum of ``x`` along ``axis`` (from the last element with ``reverse``), in ``x``'s dtype."""
+def cumulative(x: Tracer, op: str, axis: int, reverse: bool = False) -> Tracer:
+    """The running ``op`` (one of :func:`reduce`'s: "sum", "prod", "max", ...) of ``x`` along ``axis``, from
+    the last element with ``reverse``, in ``x``'s dtype: one reduce_window, which XLA runs blocked.
+
+    >>> from xlac.ir.types import TensorType
+    >>> from xlac.trace.context import Trace
+    >>> with Trace() as t:
+    ...     running_max = cumulative(t.add_input(TensorType((4, 3), np.dtype("float32"))), "max", 0)
+    >>> running_max.shape, str(running_max.dtype)
+    ((4, 3), 'float32')
+    """
     if x.shape[axis] <= 1:
         return x
-    return bind(P.cumsum, x, axis=axis, reverse=reverse)
-
-
-def inclusive_scan(x, axis: int, combine, identity):
-    """The running ``combine`` (an elementwise op of this module, ``add`` say) of ``x`` along ``axis``.
-
-    Sums of numbers are one ``cumsum`` (a reduce_window, which XLA runs blocked); other ops a Hillis-Steele
-    scan: log2(n) steps, each combining x with itself shifted by 1, 2, 4, ... along ``axis``."""
-    if combine is add and not dtypes.is_bool(x.dtype):
-        return cumsum(x, axis)
-    n = x.shape[axis]
-    zeros = (0,) * x.ndim
-    fill = constant(identity, x.dtype)
-    shift = 1
-    while shift < n:
-        head = slice(x, zeros, tuple(n - shift if i == axis else d for i, d in enumerate(x.shape)))
-        shifted = pad(head, fill, tuple(shift if i == axis else 0 for i in range(x.ndim)), zeros)
-        x = combine(x, shifted)
-        shift *= 2
-    return x
+    return bind(P.cumulative, x, op=op, axis=axis, reverse=reverse)
 
 
 def fft(x: Tracer, fft_type: str, fft_length) -> Tracer:

@@ -238,12 +238,12 @@ def _repeat_traced(x: Tracer, axis: int, repeats: Tracer, length: int) -> Tracer
         return _axis_slice(x, axis, 0, 0) if length == 0 else ops.full(
             x.shape[:axis] + (length,) + x.shape[axis + 1:], 0, x.dtype)
     counts = ops.broadcast_to(ops.convert(repeats, INT64), (n,))
-    ends = ops.inclusive_scan(counts, 0, ops.add, 0)
+    ends = ops.cumulative(counts, "sum", 0)
     starts = ops.sub(ends, counts)
     marks = ops.scatter(ops.full((length,), 0, INT64), ops.reshape(starts, (n, 1)), ops.full((n,), 1, INT64),
                         update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
                         mode="add")
-    source = ops.sub(ops.inclusive_scan(marks, 0, ops.add, 0), ops.full((length,), 1, INT64))
+    source = ops.sub(ops.cumulative(marks, "sum", 0), ops.full((length,), 1, INT64))
     source = ops.clamp(ops.constant(0, INT64), source, ops.constant(n - 1, INT64))
     return indexing.take.__wrapped_numpy__(x, source, axis)
 

@@ -63,7 +63,7 @@ def _static_size(size, op: str, keyword: str = "size") -> int:
 
 def _inclusive_count(flags: Tracer) -> Tracer:
     """Running count (int64) of the true ``flags`` along a 1-D array."""
-    return ops.inclusive_scan(ops.convert(flags, INT64), 0, ops.add, 0)
+    return ops.cumulative(ops.convert(flags, INT64), "sum", 0)
 
 
 def _resize(x: Tracer, size: int, fill) -> Tracer:
