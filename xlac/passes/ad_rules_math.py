@@ -16,11 +16,11 @@ import math
 
 import numpy as np
 
-from xlac.function_graph import trace_subgraph
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.passes import autodiff
 from xlac.trace import ops
+from xlac.trace.inline import closed_graph
 
 __all__: list[str] = []
 
@@ -372,11 +372,12 @@ def _tree_scan_graph(attrs, x):
     """The graph of the running ``attrs["op"]`` of values like ``x`` as :func:`_tree_scan` computes it."""
     combine, axis = _COMBINE[attrs["op"]], attrs["axis"]
 
-    def scan(v):
+    def scan(inputs):
+        v, = inputs
         if not attrs["reverse"]:
-            return _tree_scan(v, combine, axis)
-        return ops.reverse(_tree_scan(ops.reverse(v, (axis,)), combine, axis), (axis,))
-    return trace_subgraph(scan, (x,)).graph
+            return [_tree_scan(v, combine, axis)]
+        return [ops.reverse(_tree_scan(ops.reverse(v, (axis,)), combine, axis), (axis,))]
+    return closed_graph([x.value.type], scan)
 
 
 def _tree_scan(x, combine, axis):
