@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
+from xlac.convert import loops as convert_loops
 from tests.numpy_kernels import diagonal_tanh_sum, heat_1d
 
 
@@ -188,14 +189,17 @@ def test_short_loops_and_loops_that_act_on_python_state_unroll_with_numpys_resul
     np.testing.assert_array_equal(np.asarray(f(np.ones(2))), building(np.ones(2)))
 
 
-def test_a_body_that_needs_a_concrete_index_unrolls_and_says_why_when_long():
+def test_a_body_that_needs_a_concrete_index_unrolls_and_says_why_when_long(monkeypatch):
+    monkeypatch.setattr(convert_loops, "WARN_AT", 40)        # the defaults' 256 iterations compile for 20 s
+    monkeypatch.setattr(convert_loops, "ROLL_AT_OPS", 40)
+
     def prefix_sums(x):
-        out = np.zeros(260)
-        for i in range(260):
+        out = np.zeros(45)
+        for i in range(45):
             out[i] = x[:i].reshape(-1).sum()         # a shape that depends on the index
         return out
-    x = np.arange(260.0)
-    with pytest.warns(UserWarning, match=r"runs 260 iterations unrolled, because its body cannot run with a "
+    x = np.arange(45.0)
+    with pytest.warns(UserWarning, match=r"runs 45 iterations unrolled, because its body cannot run with a "
                                          r"traced index \(DynamicShapeError: cannot take reshape"):
         got = xlac.compile(prefix_sums)(x)
     np.testing.assert_array_equal(np.asarray(got), prefix_sums(x))

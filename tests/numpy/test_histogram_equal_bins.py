@@ -57,7 +57,7 @@ def test_histogram_of_the_data_range_counts_as_searchsorted(dtype, bins, n, seed
     assert_matches(counts, np.bincount(index, minlength=bins))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.sampled_from(FLOATS), st.integers(1, 40), st.integers(1, 40), st.sampled_from(RANGES),
        st.sampled_from(RANGES), st.integers(0, 150), st.booleans(), st.integers(0, 2 ** 32 - 1))
 def test_histogram2d_and_dd_count_values_on_edges_as_numpy(dtype, xbins, ybins, xrange, yrange, n, weighted, seed):

@@ -127,7 +127,7 @@ def test_ix_fromfunction_rollaxis_mask_indices():
         np.testing.assert_array_equal(np.asarray(got), expected)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=2, max_side=6),
                   elements=st.floats(-20, 20)))
 def test_unwrap(p):
@@ -135,7 +135,7 @@ def test_unwrap(p):
     check(lambda a: xnp.unwrap(a, axis=0, period=5.0), lambda a: np.unwrap(a, axis=0, period=5.0), p, rtol=1e-12)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(hnp.arrays(st.sampled_from([np.uint8, np.bool_, np.int32]), hnp.array_shapes(min_dims=1, max_dims=2,
                                                                                      max_side=11)),
        st.sampled_from(["big", "little"]), st.sampled_from([None, 0, -1]))
