@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xlac
+from xlac.lowering import emitters
 from xlac.differentiate import grad, jvp
 from tests.tolerance import assert_matches
 
@@ -42,6 +43,10 @@ def _values(rng, shape, dtype):
 @given(name=st.sampled_from(sorted(SCANS)), dtype=st.sampled_from(DTYPES),
        shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple), data=st.data())
 def test_scans_match_numpy(name, dtype, shape, data):
+    _check_scan(name, dtype, shape, data)
+
+
+def _check_scan(name, dtype, shape, data):
     if dtype == "complex64" and name.endswith("accumulate"):
         return                                  # xlac orders no complex numbers
     axis = data.draw(st.integers(-len(shape), len(shape) - 1), label="axis")
@@ -107,8 +112,29 @@ def test_vmap_matches_jax(name):
 
 
 @pytest.mark.parametrize("name", ["cumsum", "cumprod", "nancumprod", "maximum.accumulate", "minimum.accumulate"])
-def test_a_scan_is_one_reduce_window_without_log_steps(name):
+def test_a_scan_is_one_loop_on_cpu_and_one_reduce_window_elsewhere(name, monkeypatch):
     x = np.ones((16, 64), np.float32)
     text = xlac.compile(lambda v: SCANS[name](v, 1)).lower(x).as_text()
+    assert text.count("stablehlo.while") == 1 and "stablehlo.reduce_window" not in text
+    monkeypatch.setattr(emitters, "scans_loop", lambda w: False)
+    text = xlac.compile(lambda v: SCANS[name](v, 1)).lower(x).as_text()
     assert text.count("stablehlo.reduce_window") == 1
-    assert "stablehlo.slice" not in text and "stablehlo.pad" not in text
+    assert "stablehlo.slice" not in text and "stablehlo.pad" not in text and "stablehlo.while" not in text
+
+
+@settings(max_examples=10, deadline=None)
+@given(name=st.sampled_from(sorted(SCANS)), dtype=st.sampled_from(DTYPES),
+       shape=st.lists(st.integers(1, 5), min_size=1, max_size=3).map(tuple), data=st.data())
+def test_scans_as_reduce_windows_match_numpy(name, dtype, shape, data):
+    """The lowering of devices other than CPUs (jax's), run on the CPU."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(emitters, "scans_loop", lambda w: False)
+        _check_scan(name, dtype, shape, data)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_float_sums_and_products_on_cpu_are_numpys_to_the_bit(axis):
+    """A loop adds (multiplies) in NumPy's order, so the rounding is NumPy's."""
+    x = np.random.default_rng(5).standard_normal((7, 50, 9))
+    for name in ("cumsum", "cumprod"):
+        np.testing.assert_array_equal(np.asarray(xlac.compile(lambda v: SCANS[name](v, axis))(x)), SCANS[name](x, axis))

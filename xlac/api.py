@@ -109,7 +109,8 @@ class Traced:
         graph = self.ir("final")
         start = time.perf_counter()
         # Each argument the program writes to shares its buffer with the output holding its new value.
-        text = lower_module(graph, dict(graph.input_updates), runtime.linalg_kernels(self.device), self.sharding)
+        text = lower_module(graph, dict(graph.input_updates), runtime.linalg_kernels(self.device), self.sharding,
+                            self.device.platform)
         self.timings["lower"] = time.perf_counter() - start
         return Lowered(self, text)
 

@@ -347,23 +347,75 @@ def _reduce(w, node, operands):
                 f"dimensions = {dims(node.attrs['axes'])}", [region])
 
 
+# On CPU a running op is a loop along its axis, each step combining one slice with the previous: XLA:CPU
+# runs it 2-15x faster than jax's reduce_window (cumsum of 1M floats 5.4 ms vs 11.4; of 1024 x 1024 rows
+# 2.1 vs 6.0; along 1024 x 1024 columns 0.65 vs 9.9), compiles it faster, and it adds in NumPy's order.
+def scans_loop(w: FunctionWriter) -> bool:
+    """Whether running ops are loops on ``w``'s device (else reduce_windows)."""
+    return w.platform == "cpu"
+
+
 @_emits(P.cumulative)
 def _cumulative(w, node, operands):
-    """A reduce_window whose window is the whole axis, padded with the axis' length - 1 identities before
+    """The running op along the axis: on CPU a loop, which also adds in NumPy's order; elsewhere a
+    reduce_window whose window is the whole axis, padded with the axis' length - 1 identities before
     it (after it with ``reverse``), as jax lowers cumsum, cumprod, cummax and cummin."""
     x = node.operands[0].type
-    axis, n = node.attrs["axis"], x.shape[node.attrs["axis"]]
+    op, axis, reverse = node.attrs["op"], node.attrs["axis"], node.attrs["reverse"]
+    n = x.shape[axis]
     if n == 0:
         return [operands[0]]
-    init, region = _reducer(w, node.attrs["op"], x.dtype)
+    if scans_loop(w) and n > 1:
+        return [_cumulative_loop(w, operands[0], x, op, axis, reverse)]
+    init, region = _reducer(w, op, x.dtype)
     ones = [1] * x.ndim
     window = [n if d == axis else 1 for d in range(x.ndim)]
-    pads = [((0, n - 1) if node.attrs["reverse"] else (n - 1, 0)) if d == axis else (0, 0) for d in range(x.ndim)]
+    pads = [((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0) for d in range(x.ndim)]
     padding = "[" + ", ".join(f"[{lo}, {hi}]" for lo, hi in pads) + "]"
     attrs = (f"base_dilations = {dims(ones)}, padding = dense<{padding}> : tensor<{x.ndim}x2xi64>, "
              f"window_dilations = {dims(ones)}, window_dimensions = {dims(window)}, window_strides = {dims(ones)}")
     return w.op("stablehlo.reduce_window", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
                 attrs, [region])
+
+
+def _cumulative_loop(w: FunctionWriter, x: str, t: TensorType, op: str, axis: int, reverse: bool) -> str:
+    """``out[i] = op(out[i - 1], x[i])`` along ``axis`` (from the end with ``reverse``) as a while loop over
+    the axis moved to the front; the loop's array starts as ``x``, so step i reads its own row i."""
+    n = t.shape[axis]
+    order = [axis] + [d for d in range(t.ndim) if d != axis]
+    front = t.with_shape(tuple(t.shape[d] for d in order))
+    if axis:
+        x = w.op("stablehlo.transpose", [x], [t], [front], f"permutation = {dims(order)}")[0]
+    row = front.with_shape((1,) + front.shape[1:])
+    index = TensorType((), np.dtype("int32"))
+    sizes = f"slice_sizes = {dims(row.shape)}"
+    first, step = (n - 1, -1) if reverse else (0, 1)
+
+    def at(rw, i):
+        return [i] + [emit_constant(rw, np.zeros((), np.int32)) for _ in range(front.ndim - 1)]
+    start = emit_constant(w, np.array(first, np.int32))
+    previous = w.op("stablehlo.dynamic_slice", [x] + at(w, start), [front] + [index] * front.ndim, [row], sizes)[0]
+    second = emit_constant(w, np.array(first + step, np.int32))
+    state = [index, row, front]
+
+    def condition(rw, args):
+        bound = emit_constant(rw, np.array(-1 if reverse else n, np.int32))
+        return [emit_compare(rw, args[0], bound, index, "GT" if reverse else "LT")], [scalar_type(BOOL)]
+
+    def body(rw, args):
+        i, previous, out = args
+        current = rw.op("stablehlo.dynamic_slice", [out] + at(rw, i), [front] + [index] * front.ndim, [row], sizes)[0]
+        combined = rw.op(_reduce_body_op(op, t.dtype), [previous, current], [row, row], [row])[0]
+        out = rw.op("stablehlo.dynamic_update_slice", [out, combined] + at(rw, i),
+                    [front, row] + [index] * front.ndim, [front])[0]
+        following = rw.op("stablehlo.add", [i, emit_constant(rw, np.array(step, np.int32))], [index, index], [index])[0]
+        return [following, combined, out], state
+    out = w.op("stablehlo.while", [second, previous, x], state, state,
+               regions=[w.region(state, condition), w.region(state, body)])[2]
+    if axis:
+        inverse = list(np.argsort(order))
+        out = w.op("stablehlo.transpose", [out], [front], [t], f"permutation = {dims(inverse)}")[0]
+    return out
 
 
 def _ordered_keys(w: FunctionWriter, x: str, t: TensorType, nan_first_for: str) -> tuple[str, TensorType]:

@@ -49,12 +49,13 @@ def location(loc: SourceLocation | None, name: str) -> str:
 class FunctionWriter:
     """Writes the ops of one function body; emitters call :meth:`op` and :meth:`region`."""
 
-    def __init__(self, indent: str = "  ", kernels: str = ""):
+    def __init__(self, indent: str = "  ", kernels: str = "", platform: str = ""):
         self.lines: list[str] = []
         self.indent = indent
         self._count = 0
         self.loc = ""
         self.kernels = kernels     # the device's matrix kernels: "lapack", "cusolver", "hipsolver" or ""
+        self.platform = platform   # the device's platform ("cpu", "gpu", ...; "" when not known)
 
     def fresh(self, prefix: str = "") -> str:
         self._count += 1
@@ -80,7 +81,7 @@ class FunctionWriter:
     def region(self, arg_types: Sequence[TensorType], body) -> list[str]:
         """A one-block region: ``body(writer, args)`` writes ops and returns the values to return (and
         their types). A region without arguments has no block header; its ops may read values from above."""
-        inner = FunctionWriter(self.indent + "    ", self.kernels)
+        inner = FunctionWriter(self.indent + "    ", self.kernels, self.platform)
         inner._count = self._count
         inner.loc = self.loc
         args = [inner.fresh("r") for _ in arg_types]
@@ -106,12 +107,13 @@ class FunctionWriter:
 
 
 def lower_graph(graph: Graph, name: str = "main", aliases: dict[int, int] | None = None, kernels: str = "",
-                sharding: ProgramSharding | None = None) -> str:
+                sharding: ProgramSharding | None = None, platform: str = "") -> str:
     """The StableHLO text of ``graph`` as a public function ``name``; ``kernels``: the vendor kernels the
     device runs as custom calls ("lapack", "cusolver", "hipsolver", or "" for XLA's own ops and expanders
     only; see xlac.lowering.solver_calls); ``sharding``: how its inputs and outputs are split over a mesh
-    of devices (None: one device)."""
-    writer = FunctionWriter(kernels=kernels)
+    of devices (None: one device); ``platform``: the device's ("cpu", ...), where an op's best form depends
+    on it."""
+    writer = FunctionWriter(kernels=kernels, platform=platform)
     names: dict[int, str] = {}
     params = []
     arg_names = graph.input_names or [""] * len(graph.inputs)
@@ -148,10 +150,10 @@ def emit_node(writer: FunctionWriter, node: Node, names: dict[int, str]) -> None
 
 
 def lower_module(graph: Graph, aliases: dict[int, int] | None = None, kernels: str = "",
-                 sharding: ProgramSharding | None = None) -> str:
-    """A complete StableHLO module whose entry function ``main`` computes ``graph`` (``kernels`` and
-    ``sharding``: see :func:`lower_graph`)."""
-    function = lower_graph(graph, "main", aliases, kernels, sharding)
+                 sharding: ProgramSharding | None = None, platform: str = "") -> str:
+    """A complete StableHLO module whose entry function ``main`` computes ``graph`` (``kernels``,
+    ``sharding`` and ``platform``: see :func:`lower_graph`)."""
+    function = lower_graph(graph, "main", aliases, kernels, sharding, platform)
     if sharding is None:
         return "module @xlac {\n" + function + "\n}\n"
     return f"module @xlac {module_attributes(sharding.mesh)}{{\n  {sdy_mesh(sharding.mesh)}\n{function}\n}}\n"
