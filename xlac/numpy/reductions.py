@@ -704,7 +704,8 @@ def minimum_accumulate(a, axis=0, dtype=None, out=None):
 
 @numpy_function
 def cumsum(a, axis=None, dtype=None, out=None):
-    """Running sum along ``axis`` (None: of the flattened array), with sum's result dtypes.
+    """Running sum along ``axis`` (None: of the flattened array), with sum's result dtypes. On CPU the terms
+    are added in NumPy's order (the same rounding); on other devices in a tree, as jax adds them.
 
     >>> import xlac.numpy as xnp
     >>> np.asarray(xnp.cumsum(np.array([[1, 2, 3], [4, 5, 6]], np.int8), axis=1))
