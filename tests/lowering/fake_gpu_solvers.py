@@ -15,6 +15,7 @@ from jax._src.lib import xla_client
 from jax.extend.mlir import ir
 from jax.interpreters.mlir import make_ir_context
 import numpy as np
+import pytest
 
 import xlac
 import xlac.runtime
@@ -69,7 +70,10 @@ def _host_callback(fake, ins, outs):
     results = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in outs]
     lowered = jax.jit(lambda *xs: jax.pure_callback(fake, results, *xs)).lower(
         *[jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in ins])
-    return lowered._lowering.compile_args["host_callbacks"][0]
+    try:       # jax's private record of the callbacks its executable needs (jax 0.10)
+        return lowered._lowering.compile_args["host_callbacks"][0]
+    except (AttributeError, KeyError, IndexError):
+        pytest.skip("this jax keeps a pure_callback's host callback elsewhere")
 
 
 def _per_matrix(fn, *arrays, outs):
