@@ -15,6 +15,7 @@ import xlac
 from xlac.ir import ShapeError, TensorType, primitives as P
 from xlac.trace import ops
 from tests.ir.test_primitives import covers
+from tests.linalg_inputs import adjoint, hermitian_positive, rand
 from tests.tolerance import assert_matches
 
 LINALG_DTYPES = [np.dtype(d) for d in ("float32", "float64", "complex64", "complex128")]
@@ -26,26 +27,9 @@ def run(fn, *args):
     return jax.tree_util.tree_map(np.asarray, xlac.compile(fn)(*args))
 
 
-def rand(rng, shape, dtype):
-    x = rng.normal(size=shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.normal(size=shape)
-    return x.astype(dtype)
-
-
-def hermitian_positive(rng, shape, dtype):
-    a = rand(rng, shape, dtype)
-    n = shape[-1]
-    return (a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)).astype(dtype)
-
-
 def close(got, want, dtype, scale=1.0):
     tol = TOL[np.dtype(dtype).name] * 10
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=tol, atol=tol * scale)
-
-
-def adjoint(x):
-    return np.conj(np.swapaxes(x, -1, -2))
 
 
 # ---------------------------------------------------------------- values

@@ -19,6 +19,7 @@ import xlac
 import xlac.numpy as xnp
 import xlac.runtime
 from xlac.runtime.mlir import stablehlo_to_hlo
+from tests.linalg_inputs import rand
 
 HOST_EIG = ("cuhybrid_eig_real", "cuhybrid_eig_comp", "hiphybrid_eig_real", "hiphybrid_eig_comp")
 
@@ -43,14 +44,6 @@ def jax_calls(fn, x: np.ndarray, platform: str) -> list[str]:
 def xlac_calls(fn, x: np.ndarray, kernels: str, monkeypatch) -> list[str]:
     monkeypatch.setattr(xlac.runtime, "linalg_kernels", lambda device: kernels)
     return solver_calls(xlac.compile(fn).lower(x).as_text())
-
-
-def _matrix(shape, dtype) -> np.ndarray:
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def _svd(full_matrices=True, compute_uv=True):
@@ -90,7 +83,7 @@ CASES = {
                                                 for shape, dtype in cases])
 def test_gpu_solver_calls_are_jaxs(name, shape, dtype, platform, kernels, monkeypatch, x64):
     xlac_fn, jax_fn, _ = CASES[name]
-    x = _matrix(shape, np.dtype(dtype))
+    x = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     expected = jax_calls(jax_fn, x, platform)
     assert expected, "jax calls no solver"
     assert xlac_calls(xlac_fn, x, kernels, monkeypatch) == expected
@@ -99,7 +92,7 @@ def test_gpu_solver_calls_are_jaxs(name, shape, dtype, platform, kernels, monkey
 def test_gpu_triangular_solve_is_xlas_own(monkeypatch):
     """On GPUs a triangular solve stays a StableHLO op: XLA runs it as cuBLAS's trsm."""
     monkeypatch.setattr(xlac.runtime, "linalg_kernels", lambda device: "cusolver")
-    a = np.tril(_matrix((4, 4), np.dtype("float32"))) + 4 * np.eye(4, dtype=np.float32)
+    a = np.tril(rand(np.random.default_rng(0), (4, 4), np.float32)) + 4 * np.eye(4, dtype=np.float32)
     text = xlac.compile(lambda a, b: xnp.linalg.solve(a, b)).lower(a, a).as_text()
     assert "stablehlo.triangular_solve" in text and "lapack_" not in text
 

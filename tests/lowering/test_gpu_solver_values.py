@@ -8,20 +8,8 @@ import numpy as np
 import pytest
 
 import xlac.numpy as xnp
+from tests.linalg_inputs import adjoint, hermitian_positive, rand
 from tests.lowering.fake_gpu_solvers import run_with_fake_solvers
-
-
-def _matrix(shape, dtype, seed=0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if np.issubdtype(dtype, np.complexfloating):
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
-
-
-def _positive_definite(shape, dtype) -> np.ndarray:
-    x = _matrix(shape, dtype)
-    return (x @ np.conj(np.swapaxes(x, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
 
 
 def _close(actual, expected, dtype, scale=1.0):
@@ -29,14 +17,10 @@ def _close(actual, expected, dtype, scale=1.0):
     np.testing.assert_allclose(np.asarray(actual), expected, rtol=tolerance, atol=tolerance)
 
 
-def _adjoint(x):
-    return np.conj(np.swapaxes(x, -1, -2))
-
-
 @pytest.mark.parametrize("shape, dtype", [((2, 3, 3), "float64"), ((4, 4), "complex64")])
 @pytest.mark.parametrize("upper", [False, True])
 def test_cholesky(shape, dtype, upper, monkeypatch, x64):
-    a = _positive_definite(shape, np.dtype(dtype))
+    a = hermitian_positive(np.random.default_rng(0), shape, np.dtype(dtype))
     factor = run_with_fake_solvers(lambda a: xnp.linalg.cholesky(a, upper=upper), a, monkeypatch=monkeypatch)
     _close(factor, np.linalg.cholesky(a, upper=upper), dtype, scale=10)
 
@@ -49,7 +33,7 @@ def test_cholesky_of_an_indefinite_matrix_raises_linalgerror(monkeypatch, x64):
 @pytest.mark.parametrize("shape, dtype", [((5, 3), "float64"), ((3, 5), "float32"), ((2, 4, 3), "complex128")])
 @pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
 def test_qr(shape, dtype, mode, monkeypatch, x64):
-    a = _matrix(shape, np.dtype(dtype))
+    a = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     result = run_with_fake_solvers(lambda a: xnp.linalg.qr(a, mode=mode), a, monkeypatch=monkeypatch)
     r_numpy = np.linalg.qr(a, mode=mode if mode != "r" else "r")
     if mode == "r":
@@ -57,20 +41,20 @@ def test_qr(shape, dtype, mode, monkeypatch, x64):
         return
     q, r = (np.asarray(x) for x in result)
     _close(q @ r, a, dtype, scale=10)
-    _close(_adjoint(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2), dtype, 10)
+    _close(adjoint(q) @ q, np.broadcast_to(np.eye(q.shape[-1]), q.shape[:-2] + (q.shape[-1],) * 2), dtype, 10)
     _close(np.abs(r), np.abs(r_numpy.R), dtype, scale=10)
 
 
 @pytest.mark.parametrize("shape, dtype", [((4, 4), "float64"), ((2, 3, 3), "complex64")])
 @pytest.mark.parametrize("uplo", ["L", "U"])
 def test_eigh(shape, dtype, uplo, monkeypatch, x64):
-    a = _matrix(shape, np.dtype(dtype))
+    a = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     values, vectors = run_with_fake_solvers(lambda a: tuple(xnp.linalg.eigh(a, UPLO=uplo)), a,
                                             monkeypatch=monkeypatch)
     expected = np.linalg.eigh(a, UPLO=uplo)
     _close(values, expected.eigenvalues, dtype, scale=10)
-    h = (vectors * np.asarray(values)[..., None, :]) @ _adjoint(vectors)
-    _close(h, (expected.eigenvectors * expected.eigenvalues[..., None, :]) @ _adjoint(expected.eigenvectors),
+    h = (vectors * np.asarray(values)[..., None, :]) @ adjoint(vectors)
+    _close(h, (expected.eigenvectors * expected.eigenvalues[..., None, :]) @ adjoint(expected.eigenvectors),
            dtype, scale=10)
 
 
@@ -79,7 +63,7 @@ def test_eigh(shape, dtype, uplo, monkeypatch, x64):
     ((50, 40), "complex128", False), ((40, 50), "complex64", True),
     ((3, 1100), "float64", True), ((3, 1100), "float32", False), ((1100, 3), "complex128", False)])
 def test_svd(shape, dtype, full_matrices, monkeypatch, x64):
-    a = _matrix(shape, np.dtype(dtype))
+    a = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     u, s, vh = (np.asarray(x) for x in run_with_fake_solvers(
         lambda a: tuple(xnp.linalg.svd(a, full_matrices=full_matrices)), a, monkeypatch=monkeypatch))
     expected_u, expected_s, expected_vh = np.linalg.svd(a, full_matrices=full_matrices)
@@ -89,20 +73,20 @@ def test_svd(shape, dtype, full_matrices, monkeypatch, x64):
     _close((u[..., :k] * s[..., None, :]) @ vh[..., :k, :], a, dtype, scale=100)
     for x in (u, vh):
         n = min(x.shape[-2:])
-        gram = _adjoint(x) @ x if x.shape[-2] >= x.shape[-1] else x @ _adjoint(x)
+        gram = adjoint(x) @ x if x.shape[-2] >= x.shape[-1] else x @ adjoint(x)
         _close(gram, np.broadcast_to(np.eye(n), gram.shape), dtype, scale=100)
 
 
 @pytest.mark.parametrize("shape, dtype", [((4, 4), "float64"), ((40, 50), "float32"), ((3, 1100), "float64")])
 def test_singular_values(shape, dtype, monkeypatch, x64):
-    a = _matrix(shape, np.dtype(dtype))
+    a = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     s = run_with_fake_solvers(xnp.linalg.svdvals, a, monkeypatch=monkeypatch)
     _close(s, np.linalg.svd(a, compute_uv=False), dtype, scale=100)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex64"])
 def test_solve_inv_det_slogdet(dtype, monkeypatch, x64):
-    a, b = _matrix((2, 4, 4), np.dtype(dtype)), _matrix((2, 4, 3), np.dtype(dtype), seed=1)
+    a, b = rand(np.random.default_rng(0), (2, 4, 4), dtype), rand(np.random.default_rng(1), (2, 4, 3), dtype)
     run = lambda fn, *args: run_with_fake_solvers(fn, *args, monkeypatch=monkeypatch)
     _close(run(xnp.linalg.solve, a, b), np.linalg.solve(a, b), dtype, scale=100)
     _close(run(xnp.linalg.inv, a), np.linalg.inv(a), dtype, scale=100)
@@ -121,7 +105,7 @@ def test_solve_of_a_singular_matrix_raises_linalgerror(monkeypatch, x64):
 
 @pytest.mark.parametrize("shape, dtype", [((4, 4), "float64"), ((3, 3), "float32"), ((2, 3, 3), "complex128")])
 def test_eig(shape, dtype, monkeypatch, x64):
-    a = _matrix(shape, np.dtype(dtype))
+    a = rand(np.random.default_rng(0), shape, np.dtype(dtype))
     values, vectors = run_with_fake_solvers(lambda a: tuple(xnp.linalg.eig(a)), a, monkeypatch=monkeypatch)
     _close(values, np.linalg.eig(a).eigenvalues, dtype, scale=10)
     _close(a @ vectors, np.asarray(vectors) * np.asarray(values)[..., None, :], dtype, scale=10)
@@ -133,8 +117,8 @@ def test_gradients_and_batching_on_the_gpu_kernels_are_jaxs(monkeypatch, x64):
     import jax.numpy as jnp
     import xlac
 
-    a = _matrix((3, 4, 4), np.dtype("float64"))
-    spd = _positive_definite((4, 4), np.dtype("float64"))
+    a = rand(np.random.default_rng(0), (3, 4, 4), np.dtype("float64"))
+    spd = hermitian_positive(np.random.default_rng(0), (4, 4), np.dtype("float64"))
     run = lambda fn, *args: run_with_fake_solvers(fn, *args, monkeypatch=monkeypatch)
     _close(run(xlac.grad(lambda a: xnp.linalg.slogdet(a)[1]), a[0]),
            jax.grad(lambda a: jnp.linalg.slogdet(a)[1])(a[0]), "float64", scale=10)

@@ -13,6 +13,7 @@ import xlac
 import xlac.numpy as xnp
 from xlac.runtime.client import get_device
 from xlac.runtime.kernels import linalg_kernels
+from tests.linalg_inputs import adjoint, rand
 
 L = xnp.linalg
 TOL = {"float32": 2e-4, "complex64": 2e-4, "float64": 1e-10, "complex128": 1e-10}
@@ -22,15 +23,6 @@ SHAPES = [(4, 4), (5, 3), (3, 5), (2, 4, 3)]           # square, tall, wide, a b
 pytestmark = pytest.mark.skipif(linalg_kernels(get_device("cpu")) != "lapack", reason="needs jaxlib's LAPACK")
 
 
-def rand(rng, shape, dtype):
-    x = rng.normal(size=shape)
-    if np.dtype(dtype).kind == "c":
-        x = x + 1j * rng.normal(size=shape)
-    return x.astype(dtype)
-
-
-def adjoint(x):
-    return np.conj(np.swapaxes(x, -1, -2))
 
 
 def tree_np(x):
