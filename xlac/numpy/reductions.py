@@ -658,6 +658,8 @@ def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
     public = ("nan" if skip_nan else "") + name
     dst = _output(out, public)
     x = asarray(a)
+    if op in ("max", "min") and x.dtype.kind == "c":
+        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     if axis is None:
         x, axis = ops.reshape(x, (x.size,)), 0
     else:
