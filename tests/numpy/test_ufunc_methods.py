@@ -187,3 +187,11 @@ def test_methods_of_every_ufunc_are_there_as_numpys():
         assert (ours.nin, ours.nout, ours.identity) == (theirs.nin, theirs.nout, theirs.identity)
         for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
             assert callable(getattr(ours, method)) and hasattr(theirs, method)
+
+
+def test_a_fold_in_order_longer_than_xlac_unrolls_is_refused_by_name():
+    with pytest.raises(xlac.UnsupportedError, match=r"subtract: reducing or accumulating an axis of 2000 elements "
+                                                    r"with a ufunc that is not reorderable .* at most 1024"):
+        xlac.compile(lambda x: xnp.subtract.reduce(x))(np.ones(2000))
+    got = xlac.compile(lambda x: xnp.logaddexp.reduce(x))(np.zeros(2000))      # reorderable: log2(n) steps
+    np.testing.assert_allclose(float(got), np.logaddexp.reduce(np.zeros(2000)), rtol=11 * 2.3e-16)

@@ -60,10 +60,11 @@ _NO_VALUE = object()
 
 def install_ufunc_methods() -> None:
     """Give every ufunc of :mod:`xlac.numpy.ufuncs` NumPy's methods."""
-    for name in ufuncs.__all__:
-        function = getattr(ufuncs, name)
+    for alias in ufuncs.__all__:
+        function = getattr(ufuncs, alias)
         if not hasattr(function, "nin"):
             continue
+        name = _name(function)
         for method in (reduce, accumulate, reduceat, outer):
             setattr(function, method.__name__, _public(functools.partial(method, function), name, method))
         updated = _public(functools.partial(_at_updated, function), name, at)
@@ -88,7 +89,7 @@ def _name(function) -> str:
 
 def _check_binary(function, method: str) -> None:
     if function.signature is not None:
-        raise RuntimeError(located(f"Reduction not defined on ufunc with signature"))
+        raise RuntimeError(located("Reduction not defined on ufunc with signature"))
     if function.nin != 2:
         raise ValueError(located(f"{method} only supported for binary functions"))
     if function.nout != 1:
@@ -164,7 +165,7 @@ def reduce(function, array, axis=0, dtype=None, out=None, keepdims=False, initia
             kwargs["initial"] = initial
         if mask is not None:
             kwargs["where"] = mask
-        return fast(x, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        return fast(x, axis=axis, out=_single(out), keepdims=keepdims, **kwargs)
     dst = _out.output_operand(out, f"{name}.reduce", ufunc=True)
     loop = _loop_dtype(function, x.dtype, dtype)
     result = _folded(function, _out.cast(x, loop), axes, mask, initial if has_initial else None)
@@ -199,7 +200,13 @@ def _folded(function, x: Tracer, axes: tuple, mask, initial) -> Tracer:
             return start
         pairwise = _pairwise(function, y)
         return pairwise if start is None else _as(function(start, pairwise), x.dtype)
-    return _sequential(function, y, mask, start)[-1]
+    running = _sequential(function, y, mask, start)
+    return running[-1] if running else start
+
+
+def _single(out):
+    """A ufunc's ``out``, as the reductions take it: an array, not a 1-tuple (NumPy's protocol passes one)."""
+    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
 
 
 def _as(x, dtype):
@@ -265,7 +272,7 @@ def accumulate(function, array, axis=0, dtype=None, out=None):
     axis = normalize_axis(axis, x.ndim, f"{name}.accumulate")
     fast = _ACCUMULATIONS.get(name)
     if fast is not None and (dtype is None or name in ("add", "multiply")) and x.dtype.kind != "c":
-        return fast(x, axis=axis, dtype=dtype, out=out[0] if isinstance(out, tuple) else out)
+        return fast(x, axis=axis, dtype=dtype, out=_single(out))
     dst = _out.output_operand(out, f"{name}.accumulate", ufunc=True)
     if dst is not None and dst.shape != x.shape:
         raise ValueError(located(f"{name}.accumulate: provided out is the wrong size for the accumulation."))
@@ -348,7 +355,7 @@ def outer(function, a, b, /, **kwargs):
     (2, 1, 2)
     """
     if function.signature is not None:
-        raise TypeError(located(f"method outer is not allowed in ufunc with non-trivial signature"))
+        raise TypeError(located("method outer is not allowed in ufunc with non-trivial signature"))
     if function.nin != 2:
         raise ValueError(located("outer product only supported for binary functions"))
     a, b = asarray(a), asarray(b)
