@@ -195,3 +195,11 @@ def test_a_fold_in_order_longer_than_xlac_unrolls_is_refused_by_name():
         xlac.compile(lambda x: xnp.subtract.reduce(x))(np.ones(2000))
     got = xlac.compile(lambda x: xnp.logaddexp.reduce(x))(np.zeros(2000))      # reorderable: log2(n) steps
     np.testing.assert_allclose(float(got), np.logaddexp.reduce(np.zeros(2000)), rtol=11 * 2.3e-16)
+
+
+def test_numpys_methods_on_lists_of_traced_arrays():
+    def f(a, b, c):            # NumPy finds no traced operand inside a list: the converter routes the call
+        return np.logical_and.reduce([a > 0, b > 0, c < 0]), np.maximum.reduce([a, b, c]), np.add.outer([1, 2], a)
+    args = np.array([1.0, -1.0, 2.0]), np.array([2.0, 3.0, -1.0]), np.array([-1.0, -2.0, -3.0])
+    for got, expected in zip(xlac.compile(f)(*args), f(*args)):
+        assert_matches(got, expected)
