@@ -271,7 +271,7 @@ def accumulate(function, array, axis=0, dtype=None, out=None):
         axis = 0
     axis = normalize_axis(axis, x.ndim, f"{name}.accumulate")
     fast = _ACCUMULATIONS.get(name)
-    if fast is not None and (dtype is None or name in ("add", "multiply")) and x.dtype.kind != "c":
+    if fast is not None and (dtype is None or name in ("add", "multiply")):
         return fast(x, axis=axis, dtype=dtype, out=_single(out))
     dst = _out.output_operand(out, f"{name}.accumulate", ufunc=True)
     if dst is not None and dst.shape != x.shape:
