@@ -104,30 +104,27 @@ def product_and_bound(x, w):
     return product, ((w.shape[0] + 2) * U * (np.abs(x) @ np.abs(w)) + U * np.abs(product)) * 1.01
 
 
-def test_cond_branches_return_their_declared_dtype():
-    def f(x, w):
-        with xlac.autocast():
-            return xlac.cond(x.sum() > 0, lambda h: h @ w, lambda h: h * 2, x)
-    xs = np.abs(X)
-    got = xlac.compile(f)(xs, W)
-    assert got.dtype == np.float32
-    assert_within(got, *product_and_bound(xs, W))
-    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(-xs, W)), -xs * 2)
+def cond_branches(x, w):
+    with xlac.autocast():
+        return xlac.cond(x.sum() > 0, lambda h: h @ w, lambda h: h * 2, x)
 
 
-def test_a_converted_if_on_a_traced_test_returns_the_declared_dtype():
-    def f(x, w):
-        with xlac.autocast():
-            if x.sum() > 0:
-                h = x @ w
-            else:
-                h = x * 2
-            return h
+def converted_if(x, w):
+    with xlac.autocast():
+        if x.sum() > 0:
+            h = x @ w
+        else:
+            h = x * 2
+        return h
+
+
+@pytest.mark.parametrize("fn", [cond_branches, converted_if], ids=["cond", "converted if"])
+def test_branches_return_their_declared_dtype(fn):
     xs = np.abs(X)
-    got = xlac.compile(f)(xs, W)
+    got = xlac.compile(fn)(xs, W)
     assert got.dtype == np.float32
     assert_within(got, *product_and_bound(xs, W))
-    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(-xs, W)), -xs * 2)
+    np.testing.assert_array_equal(np.asarray(xlac.compile(fn)(-xs, W)), -xs * 2)
 
 
 def test_a_carry_is_named_as_the_user_wrote_it():
