@@ -28,8 +28,7 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
-from xlac.numpy import _out, reductions
-from xlac.numpy import ufuncs
+from xlac.numpy import _out, reductions, ufuncs
 from xlac.numpy._core import asarray, is_python_scalar, writable
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.dtypes import can_cast
@@ -64,7 +63,7 @@ def install_ufunc_methods() -> None:
         function = getattr(ufuncs, alias)
         if not hasattr(function, "nin"):
             continue
-        name = _name(function)
+        name = function.__name__
         for method in (reduce, accumulate, reduceat, outer):
             setattr(function, method.__name__, _public(functools.partial(method, function), name, method))
         updated = _public(functools.partial(_at_updated, function), name, at)
@@ -83,10 +82,6 @@ def _public(bound, ufunc_name: str, method):
 # ---------------------------------------------------------------- the loop dtype
 
 
-def _name(function) -> str:
-    return function.__name__
-
-
 def _check_binary(function, method: str) -> None:
     if function.signature is not None:
         raise RuntimeError(located("Reduction not defined on ufunc with signature"))
@@ -97,13 +92,14 @@ def _check_binary(function, method: str) -> None:
 
 
 def _probe(function, dtype: np.dtype) -> np.dtype:
+    """The dtype ``function`` gives for two elements of ``dtype`` (nodes left for dead code elimination)."""
     zero = ops.full((), 0, dtype)
     return function(zero, zero).dtype
 
 
 def _loop_dtype(function, x_dtype: np.dtype, dtype) -> np.dtype:
     """The dtype a reduction of ``function`` over an array of ``x_dtype`` runs in (``dtype=``: that one)."""
-    name = _name(function)
+    name = function.__name__
     if dtype is not None:
         target = dtypes.canonical(dtype)
     elif name in _LOGICAL:
@@ -125,7 +121,7 @@ def _identity(function, dtype: np.dtype):
 
 
 def _reorderable(function) -> bool:
-    return function.identity is not None or _name(function) in _REORDERABLE_WITHOUT_IDENTITY
+    return function.identity is not None or function.__name__ in _REORDERABLE_WITHOUT_IDENTITY
 
 
 # ---------------------------------------------------------------- reduce
@@ -141,7 +137,7 @@ def reduce(function, array, axis=0, dtype=None, out=None, keepdims=False, initia
     [4.0, 0.75]
     """
     _check_binary(function, "reduce")
-    name = _name(function)
+    name = function.__name__
     x = asarray(array)
     if x.ndim == 0 and axis in (0, -1):
         axis = None
@@ -239,7 +235,7 @@ def _sequential(function, y: Tracer, mask, start) -> list[Tracer]:
     n = y.shape[-1]
     if n > UNROLL_LIMIT:
         raise UnsupportedError(located(
-            f"{_name(function)}: reducing or accumulating an axis of {n} elements with a ufunc that is not "
+            f"{function.__name__}: reducing or accumulating an axis of {n} elements with a ufunc that is not "
             f"reorderable runs one element after another, unrolled, and xlac unrolls at most {UNROLL_LIMIT}"))
     values, acc = [], start
     for k in range(n):
@@ -261,7 +257,7 @@ def accumulate(function, array, axis=0, dtype=None, out=None):
     [10, 9, 7]
     """
     _check_binary(function, "accumulate")
-    name = _name(function)
+    name = function.__name__
     x = asarray(array)
     if x.ndim == 0:
         raise TypeError(located("cannot accumulate on a scalar"))
@@ -316,7 +312,7 @@ def reduceat(function, array, indices, axis=0, dtype=None, out=None):
     [6, 4, 360]
     """
     _check_binary(function, "reduceat")
-    name = _name(function)
+    name = function.__name__
     leaves, _ = pytree.flatten(indices)
     if any(isinstance(leaf, (Tracer, Array)) for leaf in leaves):
         raise UnsupportedError(located(f"{name}.reduceat: traced indices; the indices give the sizes of the "
@@ -389,13 +385,13 @@ def at(function, updated, array, indices, values=None, /):
         new = updated(array, indices, values)
         array[...] = np.asarray(new) if isinstance(array, np.ndarray) else new
         return
-    target = writable(array, f"numpy.{_name(function)}.at")
+    target = writable(array, f"numpy.{function.__name__}.at")
     target[...] = updated(target, indices, values)
 
 
 def _at_updated(function, array, indices, values):
     """``array`` after ``function.at(array, indices, values)``, as a new value."""
-    name = _name(function)
+    name = function.__name__
     dtype = np.result_type(array)
     operands = (values,) if function.nin == 2 else ()
     combined = function(asarray(array)[indices], *operands)
@@ -432,7 +428,7 @@ def _at_one_by_one(function, array, indices, values):
     count = int(np.prod(chosen.shape))
     if count > UNROLL_LIMIT:
         raise UnsupportedError(located(
-            f"numpy.{_name(function)}.at: {count} elements with repeated or traced indices are applied one after "
+            f"numpy.{function.__name__}.at: {count} elements with repeated or traced indices are applied one after "
             f"another, unrolled, and xlac unrolls at most {UNROLL_LIMIT}; use distinct constant indices"))
     chosen = ops.reshape(chosen, (count,))
     operand = None
