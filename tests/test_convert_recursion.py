@@ -121,3 +121,21 @@ def test_a_recursion_that_ends_on_a_traced_value_is_refused_with_its_line():
     with pytest.raises(UnsupportedError, match=rf"factorial calls itself deeper than Python allows .* end it on a "
                                                rf"value known when tracing .*\n  at .*test_convert_recursion.py:{line}"):
         xlac.compile(factorial)(5)
+
+
+class Tree:
+    def depth_sum(self, x):          # a method that calls itself through self
+        if x.shape[0] == 1:
+            return np.array([x[0]])
+        return self.depth_sum(x[1:]) * 2 + x[0]
+
+    def count_down(self, n):
+        return 0 if n <= 0 else 1 + self.count_down(n - 1)
+
+
+def test_a_method_that_calls_itself_through_self():
+    x = RNG.standard_normal(5)
+    np.testing.assert_allclose(np.asarray(xlac.compile(Tree().depth_sum)(x)), Tree().depth_sum(x), rtol=1e-15)
+    line = Tree.count_down.__code__.co_firstlineno
+    with pytest.raises(UnsupportedError, match=rf"count_down calls itself deeper .*\n  at .*:{line} \(in count_down\)"):
+        xlac.compile(Tree().count_down)(3)

@@ -296,12 +296,12 @@ def call(fn, *args, **kwargs):
 
 
 def _endless_recursion(fn) -> str:
-    code = fn.__code__
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)        # a function or a method
     return located(
-        f"{fn.__name__} calls itself deeper than Python allows (sys.getrecursionlimit()) while tracing. Both "
-        "branches of an `if` on a traced value are traced, so a recursion that ends on a traced value never "
-        "ends: end it on a value known when tracing (a shape, a Python int, a static argument)",
-        SourceLocation(code.co_filename, code.co_firstlineno, code.co_name))
+        f"{getattr(fn, '__name__', repr(fn))} calls itself deeper than Python allows (sys.getrecursionlimit()) "
+        "while tracing. Both branches of an `if` on a traced value are traced, so a recursion that ends on a "
+        "traced value never ends: end it on a value known when tracing (a shape, a Python int, a static argument)",
+        code and SourceLocation(code.co_filename, code.co_firstlineno, code.co_name))
 
 
 def call_allocation(fn, *args, **kwargs):
