@@ -18,7 +18,7 @@ from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
 from xlac.convert.substitutes import substitute
-from xlac.errors import TracerConversionError, located
+from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
 from xlac.numpy._core import writable
 from xlac.trace.state import current_trace
@@ -287,7 +287,21 @@ def call(fn, *args, **kwargs):
     run = converted(fn)
     if run is not fn and trace.watch is not None:
         trace.watch.add_called(fn)
-    return run(*args, **kwargs)
+    try:
+        return run(*args, **kwargs)
+    except RecursionError:
+        if run is fn:
+            raise
+        raise UnsupportedError(_endless_recursion(fn)) from None
+
+
+def _endless_recursion(fn) -> str:
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)        # a function or a method
+    return located(
+        f"{getattr(fn, '__name__', repr(fn))} calls itself deeper than Python allows (sys.getrecursionlimit()) "
+        "while tracing. Both branches of an `if` on a traced value are traced, so a recursion that ends on a "
+        "traced value never ends: end it on a value known when tracing (a shape, a Python int, a static argument)",
+        code and SourceLocation(code.co_filename, code.co_firstlineno, code.co_name))
 
 
 def call_allocation(fn, *args, **kwargs):
