@@ -42,6 +42,7 @@ from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
 from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
+from xlac.shared_arguments import Sharing, refusal, share_inputs, shared_runner
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
 from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec
 from xlac.trace import pytree
@@ -154,13 +155,38 @@ class Compiled:
             places = Places([traced.device] * len(traced.in_specs), [traced.device] * len(out_types), traced.in_paths)
         else:
             places = Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
+        self._for_shared_memory: dict = {}     # Sharing -> the call path of the variant for it
+        self.info: CacheInfo | None = None       # the compiled function's counts, which variants add to
         if graph.input_updates:
             self._run = make_updating_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                               graph.input_updates, traced.in_paths, traced.checks,
-                                              traced.returned_arguments)
+                                              traced.returned_arguments, self._for_sharing)
         else:
             self._run = make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
                                      traced.checks)
+
+    def _for_sharing(self, sharing: Sharing):
+        """The call path of this program for arguments sharing memory as ``sharing`` says, compiled on
+        first use (see ``xlac.shared_arguments``)."""
+        run = self._for_shared_memory.get(sharing)
+        if run is None:
+            traced = self.lowered.traced
+            if traced.sharding is not None:
+                group = sharing.groups[0]
+                raise refusal(traced.in_paths, group.leaves[0], group.leaves[1], "the program is split over a mesh")
+            graph, specs, paths, lengths = share_inputs(traced.ir("traced"), sharing, traced.in_specs,
+                                                        traced.in_paths)
+            stages = run_passes(graph, timings := {})
+            results = [None] * (len(graph.outputs) - (1 if traced.checks else 0))
+            final, returned, _ = _return_updated_arguments(stages[-1][1], results, [None] * len(specs))
+            stages[-1] = (stages[-1][0], final)
+            variant = Traced(traced.name, stages, traced.in_tree, specs, paths, traced.out_tree, traced.device,
+                             timings=timings, checks=traced.checks, returned_arguments=returned)
+            run = shared_runner(variant.lower().compile()._run, sharing, len(traced.in_specs), lengths)
+            self._for_shared_memory[sharing] = run
+            if self.info is not None:
+                self.info.compiles += 1
+        return run
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
@@ -477,6 +503,7 @@ class CompiledFunction:
                     notice.ops = sum(traced.ir("final").op_counts().values())
                     compiled = traced.lower().compile()
                 self._info.compiles += 1
+                compiled.info = self._info
                 self._cache[key] = compiled
                 self._record(key, compiled, stale)
             else:
