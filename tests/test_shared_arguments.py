@@ -1,0 +1,191 @@
+"""Arguments that share memory (the same array twice, overlapping views, an argument that is also an array
+the function reads from outside): the compiled function computes what NumPy computes, writes included."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xlac
+import xlac.numpy as xnp
+from tests.tolerance import assert_matches
+
+
+def smooth(inp, out):
+    out[1:-1] = 0.5 * (inp[:-2] + inp[2:])
+
+
+def same_as_numpy(f, base, pick, compiled=None):
+    """Run ``f`` on the views ``pick`` takes of a copy of ``base`` under NumPy and compiled: the base
+    arrays and the results must match."""
+    expected_base, got_base = base.copy(), base.copy()
+    expected = f(*pick(expected_base))
+    got = (compiled or xlac.compile(f))(*pick(got_base))
+    assert_matches(got_base, expected_base)
+    if expected is not None:
+        assert_matches(got, expected)
+    return compiled
+
+
+def test_the_same_array_as_input_and_output_of_a_stencil():
+    same_as_numpy(smooth, np.array([1.0, 0.0, 0.0, 5.0, 2.0, 7.0]), lambda a: (a, a))
+
+
+def test_the_same_array_read_after_a_write_through_the_other_name():
+    def step(f, g):
+        g[0] = 10.0          # seen by the read through f below
+        f[1:] += g[:-1]      # NumPy buffers the overlapping right-hand side
+        return f.sum() + g[2]
+    same_as_numpy(step, np.arange(5.0), lambda a: (a, a))
+
+
+def test_written_through_both_names():
+    def f(x, y):
+        x[0] = 1.0
+        y[1] = 2.0
+        x *= 3.0
+    same_as_numpy(f, np.zeros(3), lambda a: (a, a))
+
+
+def test_shifted_views_of_one_array():
+    def f(dst, src):
+        dst += src
+    same_as_numpy(f, np.arange(6.0), lambda a: (a[1:], a[:-1]))
+    same_as_numpy(smooth, np.arange(8.0) ** 2, lambda a: (a[1:], a[:-1]))
+
+
+def test_an_array_and_every_other_element_of_it():
+    def f(x, evens):
+        evens[:] = -1.0
+        return x.copy()
+    same_as_numpy(f, np.arange(7.0), lambda a: (a, a[::2]))
+
+
+def test_a_reversed_view():
+    def f(x, y):
+        x[:3] = y[:3] * 2
+    same_as_numpy(f, np.arange(6.0), lambda a: (a, a[::-1]))
+
+
+@pytest.mark.parametrize("pick", [
+    lambda a: (a, a.T),
+    lambda a: (a[1:], a[:-1]),                  # rows
+    lambda a: (a[:, 1:], a[:, :-1]),            # columns
+    lambda a: (a[1:, 1:], a[:-1, :-1]),
+    lambda a: (a[:, ::2], a[::2, :]),
+], ids=["transpose", "rows", "columns", "corners", "strided"])
+def test_two_dimensional_views(pick):
+    def f(x, y):
+        x += 2 * y
+        return y.sum(axis=0)
+    base = np.arange(20.0).reshape(4, 5)
+    if pick(base)[0].shape != pick(base)[1].shape:
+        def f(x, y):
+            x[...] = 0.0
+            return y * 1.0
+    same_as_numpy(f, base, pick)
+
+
+def test_a_row_and_a_column_of_one_matrix():
+    def f(row, col):
+        row[:] = col + 1.0
+    same_as_numpy(f, np.arange(16.0).reshape(4, 4), lambda a: (a[1], a[:, 2]))
+
+
+def test_a_read_only_broadcast_view_sees_the_write():
+    def f(x, b):
+        x[1] = 7.0
+        return b + 0
+    same_as_numpy(f, np.arange(3.0), lambda a: (a, np.broadcast_to(a, (2, 3))))
+
+
+def test_an_xlac_array_passed_twice_is_donated_once():
+    def f(x, y):
+        x[0] = 5.0
+        return y + 1.0
+    a = xlac.asarray(np.arange(3.0))
+    result = xlac.compile(f)(a, a)
+    assert_matches(a, np.array([5.0, 1.0, 2.0]))
+    assert_matches(result, np.array([6.0, 2.0, 3.0]))
+
+
+TOTAL = np.zeros(4)
+
+
+def test_an_argument_that_is_the_outside_array_the_function_writes():
+    @xlac.compile
+    def accumulate(x):
+        xnp.copyto(TOTAL, x + 1)
+        return x * 2
+
+    TOTAL[:] = np.arange(4.0)
+    result = accumulate(TOTAL)                       # NumPy: TOTAL becomes 1..4, x is TOTAL
+    assert_matches(TOTAL, np.arange(1.0, 5.0))
+    assert_matches(result, 2 * np.arange(1.0, 5.0))
+
+
+def test_an_argument_that_is_a_view_of_an_outside_array_the_function_writes():
+    @xlac.compile
+    def bump(x):
+        xnp.add(TOTAL, 1.0, out=TOTAL)
+        return x * 1.0
+
+    TOTAL[:] = np.arange(4.0)
+    result = bump(TOTAL[2:])                          # the outside write shows in x, as in NumPy
+    assert_matches(TOTAL, np.arange(1.0, 5.0))
+    assert_matches(result, np.array([3.0, 4.0]))
+
+
+def test_the_cache_holds_one_variant_per_pattern_of_sharing():
+    f = xlac.compile(smooth)
+    a, b = np.arange(6.0) ** 2, np.arange(6.0) ** 2
+    same_as_numpy(smooth, a, lambda x: (x, np.zeros(6)), compiled=f)
+    same_as_numpy(smooth, b, lambda x: (x, x), compiled=f)
+    same_as_numpy(smooth, b, lambda x: (x[1:], x[:-1]), compiled=f)
+    assert f.cache_info().traces == 2             # two shapes; the variants reuse the traced program
+    assert f.cache_info().compiles == 4
+    same_as_numpy(smooth, b, lambda x: (x, x), compiled=f)
+    same_as_numpy(smooth, a, lambda x: (x, np.zeros(6)), compiled=f)
+    assert f.cache_info().compiles == 4
+
+
+def test_a_function_that_only_reads_needs_no_variant():
+    f = xlac.compile(lambda x, y: x - y[::-1])
+    a = np.arange(4.0)
+    assert_matches(f(a, a), a - a[::-1])
+    assert f.cache_info().compiles == 1
+
+
+def test_a_view_that_wraps_around_a_row_is_refused():
+    a = np.arange(12.0)
+    wrapped = np.lib.stride_tricks.as_strided(a, shape=(3, 3), strides=(24, 16))   # rows of 2-element steps
+    with pytest.raises(ValueError, match=r"arguments x and y share memory.*wrap around a row.*y\.copy\(\)"):
+        xlac.compile(lambda x, y: x.__iadd__(1.0))(a, wrapped)
+
+
+def test_different_dtypes_over_the_same_memory_are_refused():
+    a = np.zeros(4)
+    with pytest.raises(ValueError, match=r"share memory.*different dtypes \(float64 and int64\)"):
+        xlac.compile(lambda x, y: x.__iadd__(1.0))(a, a.view(np.int64))
+
+
+def _slice_of(n, start, stop, step):
+    return slice(start % (n + 1), stop % (n + 1), step) if step > 0 else slice(stop % (n + 1), None, step)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_random_views_of_one_base_read_one_and_write_the_other(data):
+    ndim = data.draw(st.integers(1, 2))
+    shape = tuple(data.draw(st.integers(2, 6)) for _ in range(ndim))
+    base = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    slices = st.tuples(st.integers(-6, 6), st.integers(-6, 6), st.integers(-3, 3).filter(bool))
+    views = [([data.draw(slices) for _ in shape], ndim == 2 and data.draw(st.booleans())) for _ in range(2)]
+
+    def pick(a):
+        picked = [a[tuple(_slice_of(n, *s) for n, s in zip(shape, draws))] for draws, _ in views]
+        return [v.T if transpose else v for v, (_, transpose) in zip(picked, views)]
+
+    def f(src, dst):
+        dst[...] = dst * 2.0 + 1.0
+        return src.sum()
+    same_as_numpy(f, base, pick)
