@@ -18,7 +18,7 @@ from xlac.argument_specs import ShardingMismatch, to_buffer
 from xlac.array import Array
 from xlac.ir.sharding import NamedSharding
 from xlac.ir.types import TensorType
-from xlac.shared_arguments import sharing_of
+from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 
@@ -70,14 +70,14 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
 
 
 def make_updating_runner(executable, places: Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
-                          returned_arguments: dict, for_sharing=None):
+                          returned_arguments: dict):
     """The call path of a program that writes to some of its arguments: afterwards each such argument
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
     a NumPy array is copied into. A call that fails a check writes what the program wrote before the
     failing check, as NumPy would have, then raises. A result that is an updated argument
     (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value).
-    A call where a written argument shares memory with another runs ``for_sharing(sharing)``, the program
-    specialised for that (see ``xlac.shared_arguments``)."""
+    A call where a written argument shares memory with another raises ``ArgumentsShareMemory``: the
+    compiled function runs the variant of the program for that sharing (see ``xlac.shared_arguments``)."""
     execute = executable.execute
     wrap = Array._from_buffer
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
@@ -90,9 +90,7 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     def run(leaves):
         sharing = sharing_of(leaves, donated, in_paths)
         if sharing is not None:
-            if for_sharing is None:
-                raise AssertionError(f"xlac internal error: arguments still share memory: {sharing}")
-            return for_sharing(sharing)(leaves)
+            raise ArgumentsShareMemory(sharing, leaves, in_paths)
         try:
             buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place
                        else to_buffer(leaf, spec, place, copy=i in donated)

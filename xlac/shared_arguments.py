@@ -31,16 +31,15 @@ naming the arguments.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from xlac.array import Array
-from xlac.ir import primitives as P
-from xlac.ir.graph import Graph, Node, Value
-from xlac.ir.types import TensorType
+from xlac.trace import ops
+from xlac.trace.state import current_trace
+from xlac.trace.views import view_of
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,8 @@ class Sharing:
 
 def sharing_of(leaves, written, paths) -> Sharing | None:
     """How the argument ``leaves`` share memory where one of them is ``written`` (a set of indices), or
-    None where none does: the common case, decided from each array's owner alone.
+    None where none does: the common case, decided from each array's owner alone. ``paths`` name the
+    leaves in the error for sharing no variant reproduces.
 
     >>> a = np.zeros(4)
     >>> sharing_of([a, np.ones(4)], {0}, ["x", "y"]) is None
@@ -120,20 +120,14 @@ def sharing_of(leaves, written, paths) -> Sharing | None:
             shared = True
     if not (shared or exact):
         return None
-    groups = [g for g in _same_buffers(leaves) + _overlapping(leaves, paths) if not written.isdisjoint(g.leaves)]
+    groups = [_group(leaves, cluster, written, paths) for cluster in _clusters(leaves)
+              if not written.isdisjoint(cluster)]
     return Sharing(tuple(groups)) if groups else None
 
 
-def _same_buffers(leaves) -> list[SameObject]:
-    by_buffer: dict[int, list[int]] = {}
-    for i, leaf in enumerate(leaves):
-        if type(leaf) is Array:
-            by_buffer.setdefault(id(leaf._buffer), []).append(i)
-    return [SameObject(tuple(group)) for group in by_buffer.values() if len(group) > 1]
-
-
-def _overlapping(leaves, paths) -> list:
-    """The groups of NumPy arrays whose bytes overlap (one object several times: a SameObject)."""
+def _clusters(leaves) -> list[list[int]]:
+    """The leaves whose memory overlaps, in groups of two or more: NumPy arrays whose bytes overlap,
+    xlac.Arrays of one buffer."""
     spans = sorted((*_byte_bounds(leaf), i) for i, leaf in enumerate(leaves)
                    if isinstance(leaf, np.ndarray) and leaf.size)
     clusters, end = [], None
@@ -141,18 +135,14 @@ def _overlapping(leaves, paths) -> list:
         if end is None or low >= end:
             clusters.append([])
             end = high
-        clusters[-1].append((low, i))
-        end = max(end, high)
-    groups = []
-    for cluster in clusters:
-        if len(cluster) < 2:
-            continue
-        indices = tuple(i for _, i in cluster)
-        if all(leaves[i] is leaves[indices[0]] for i in indices):
-            groups.append(SameObject(tuple(sorted(indices))))
         else:
-            groups.append(_overlapping_group(leaves, cluster, paths))
-    return groups
+            end = max(end, high)
+        clusters[-1].append(i)
+    by_buffer: dict[int, list[int]] = {}
+    for i, leaf in enumerate(leaves):
+        if type(leaf) is Array:
+            by_buffer.setdefault(id(leaf._buffer), []).append(i)
+    return [sorted(c) for c in clusters + list(by_buffer.values()) if len(c) > 1]
 
 
 def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
@@ -166,28 +156,59 @@ def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
     return low, high + array.itemsize
 
 
-def _overlapping_group(leaves, cluster, paths) -> Overlapping:
-    first = leaves[cluster[0][1]]
+def _group(leaves, cluster: list[int], written, paths) -> SameObject | Overlapping:
+    first = leaves[cluster[0]]
+    target = next(i for i in cluster if i in written)
+    if all(leaves[i] is first for i in cluster):
+        return SameObject(tuple(cluster))
+    if type(first) is Array:
+        raise refusal(paths, target, next(i for i in cluster if i != target),
+                      "they are different xlac.Array objects holding one buffer")
     dtype, itemsize = first.dtype, first.itemsize
-    start = min(low for low, _ in cluster)
-    end = max(_byte_bounds(leaves[i])[1] for _, i in cluster)
+    start = min(_byte_bounds(leaves[i])[0] for i in cluster)
+    end = max(_byte_bounds(leaves[i])[1] for i in cluster)
     members = []
-    for _, i in sorted(cluster, key=lambda c: c[1]):
+    for i in cluster:
         leaf = leaves[i]
         if leaf.dtype != dtype:
-            raise refusal(paths, cluster[0][1], i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
+            raise refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
         offset = leaf.__array_interface__["data"][0] - start
         if offset % itemsize or any(s % itemsize for s in leaf.strides):
-            raise refusal(paths, cluster[0][1], i, "their elements are not aligned with each other")
+            raise refusal(paths, target, i, "their elements are not aligned with each other")
+        if i in written and any(n > 1 and s == 0 for n, s in zip(leaf.shape, leaf.strides)):
+            raise refusal(paths, i, next(k for k in cluster if k != i),
+                          f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
         members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in leaf.strides)))
     return Overlapping(tuple(members), (end - start) // itemsize, dtype)
 
 
-def refusal(paths, i: int, k: int, why: str) -> ValueError:
+def refusal(paths, written: int, other: int, why: str) -> ValueError:
     """The error for arguments that share memory in a way the compiled program cannot reproduce."""
-    return ValueError(f"arguments {paths[i]} and {paths[k]} share memory, and the compiled function writes to "
-                      f"one of them, but {why}: NumPy's result depends on a memory layout xlac does not "
-                      f"reproduce; pass separate arrays (e.g. {paths[k]}.copy())")
+    return ValueError(f"arguments {paths[written]} and {paths[other]} share memory and the compiled function "
+                      f"writes to {paths[written]}, but {why}: xlac cannot reproduce NumPy's result; pass "
+                      f"separate arrays (e.g. {paths[other]}.copy())")
+
+
+class ArgumentsShareMemory(ValueError):
+    """Raised by the call path of a program that writes to an argument sharing memory with another, as
+    :func:`sharing_of` found: the compiled function runs the variant of the program for ``sharing``
+    instead (``leaves``: the call's, its implicit arguments included; ``paths``: their names)."""
+
+    def __init__(self, sharing: Sharing, leaves, paths):
+        group = sharing.groups[0]
+        super().__init__(f"arguments {', '.join(paths[i] for i in group.leaves)} share memory and the program "
+                         "writes to one of them: call the xlac.compile'd function, which compiles a variant of it "
+                         "for arguments that share memory")
+        self.sharing, self.leaves, self.paths = sharing, leaves, paths
+
+    def variant_inputs(self, n_args: int, specs, mutabilities, rebuild, shardings) -> "SharedInputs":
+        """How the variant for this sharing takes the ``n_args`` arguments of ``specs`` (see SharedInputs),
+        kept as ``inputs``; a program split over a mesh (``shardings``) has no variant."""
+        if any(s is not None for s in shardings):
+            group = self.sharing.groups[0]
+            raise refusal(self.paths, group.leaves[0], group.leaves[1], "the program is split over a mesh")
+        self.inputs = SharedInputs(self.sharing, self.leaves, self.paths, n_args, specs, mutabilities, rebuild)
+        return self.inputs
 
 
 # ---------------------------------------------------------------- the views, inside the program
@@ -195,9 +216,10 @@ def refusal(paths, i: int, k: int, why: str) -> ValueError:
 
 @dataclass(frozen=True)
 class ViewStep:
-    """One view primitive with its attributes, applied to the previous step's result."""
+    """One view operation (an ``xlac.trace.ops`` function) with its attributes, applied to the previous
+    step's result."""
 
-    primitive: object
+    op: object
     attrs: dict
 
 
@@ -210,8 +232,7 @@ def view_chain(member: Member) -> tuple[int, list[ViewStep]]:
     needs (at least the memory's size: the first slice cuts whole rows) and its view steps, each a view
     NumPy has too: reverse the axes with negative strides, order the others by stride, give each a unit
     (the gcd of its stride and the larger ones), reshape the flat memory into those units and slice
-    each axis out of its own dimension with its step. Steps that change nothing are left in (the
-    program leaves them out: :func:`share_inputs`).
+    each axis out of its own dimension with its step. (Steps that change nothing bind nothing.)
 
     >>> n, steps = view_chain(Member(0, 5, (2, 3), (4, 1)))        # a[1:, 1:] of a 3x4 array
     >>> n, steps[1].attrs, steps[2].attrs      # reshape the flat memory into rows, slice them
@@ -247,136 +268,184 @@ def view_chain(member: Member) -> tuple[int, list[ViewStep]]:
         dims.append(units[-1])
         starts.append(rest), limits.append(rest + 1), steps.append(1)
     needed = dims[0] * (units[0] if order else 1)
-    chain = [ViewStep(P.slice_, {"start": (0,), "limit": (needed,), "strides": (1,)}),
-             ViewStep(P.reshape, {"shape": tuple(dims)}),
-             ViewStep(P.slice_, {"start": tuple(starts), "limit": tuple(limits), "strides": tuple(steps)})]
+    chain = [ViewStep(ops.slice, {"start": (0,), "limit": (needed,), "strides": (1,)}),
+             ViewStep(ops.reshape, {"shape": tuple(dims)}),
+             ViewStep(ops.slice, {"start": tuple(starts), "limit": tuple(limits), "strides": tuple(steps)})]
     in_order = tuple(shape[axis] for axis in order)
-    chain.append(ViewStep(P.reshape, {"shape": in_order}))
+    chain.append(ViewStep(ops.reshape, {"shape": in_order}))
     if order:
-        chain.append(ViewStep(P.transpose, {"permutation": tuple(order.index(axis) for axis in real)}))
+        chain.append(ViewStep(ops.transpose, {"permutation": tuple(order.index(axis) for axis in real)}))
         reversed_axes = tuple(real.index(axis) for axis in flipped)
         if reversed_axes:
-            chain.append(ViewStep(P.reverse, {"dimensions": reversed_axes}))
+            chain.append(ViewStep(ops.reverse, {"dimensions": reversed_axes}))
     kept = tuple(n if axis in real else 1 for axis, n in enumerate(shape))
-    chain.append(ViewStep(P.reshape, {"shape": kept}))
+    chain.append(ViewStep(ops.reshape, {"shape": kept}))
     if spread:
-        chain.append(ViewStep(P.broadcast_in_dim, {"shape": tuple(shape),
+        chain.append(ViewStep(ops.broadcast_in_dim, {"shape": tuple(shape),
                                                    "broadcast_dimensions": tuple(range(len(shape)))}))
     return needed, chain
 
 
-def share_inputs(graph: Graph, sharing: Sharing, specs, paths):
-    """``graph`` (as traced, one input per argument leaf) taking each group of ``sharing`` as one input:
-    the leaves no group holds, then one input per group, each grouped argument a view of its group's
-    input. Returns the graph, its inputs' specs and names, and per group the flat length its input has
-    (None for a SameObject group, whose input is the argument itself)."""
-    grouped = {i for group in sharing.groups for i in group.leaves}
-    kept = [i for i in range(len(graph.inputs)) if i not in grouped]
-    inputs = [graph.inputs[i] for i in kept]
-    new_specs, new_paths = [specs[i] for i in kept], [paths[i] for i in kept]
-    prefix, lengths = [], []
-    for group in sharing.groups:
-        names = " & ".join(dict.fromkeys(paths[i] for i in group.leaves))
+
+
+# ---------------------------------------------------------------- the variant's inputs
+
+
+class SharedInputs:
+    """How the variant of a program for one :class:`Sharing` takes its inputs: the arguments no group
+    holds, then one input per group of arguments only (the object itself, or the flat memory their views
+    span, padded). Each grouped argument is a view of its group's input, or of the array from outside the
+    arguments that a group holds (an implicit argument the variant reads as usual), taken inside the
+    program when :meth:`rebuild` runs in the trace.
+
+    ``leaves`` and ``paths``: the call's, implicit arguments after the ``n_args`` arguments; ``specs``,
+    ``mutabilities``: the arguments'; ``rebuild(argument tracers)``: their ``(args, kwargs)``."""
+
+    def __init__(self, sharing: Sharing, leaves, paths, n_args: int, specs, mutabilities, rebuild):
+        self._rebuild = rebuild
+        self.n_args = n_args
+        grouped = {i for group in sharing.groups for i in group.leaves}
+        self.kept = [i for i in range(n_args) if i not in grouped]
+        self.specs = [specs[i] for i in self.kept]
+        self.paths = [paths[i] for i in self.kept]
+        self.mutabilities = [mutabilities[i] for i in self.kept]
+        self.plans = []
+        for group in sharing.groups:
+            plan = self._plan(group, leaves, paths, n_args, mutabilities)
+            self.plans.append(plan)
+            if type(plan) is _OneObject:
+                self.specs.append(specs[plan.members[0]])
+                self.mutabilities.append(mutabilities[plan.members[0]])
+            elif type(plan) is _FlatMemory:
+                self.specs.append(((plan.length,), group.dtype, False))
+                self.mutabilities.append("mutable")
+            else:
+                continue
+            self.paths.append(" & ".join(dict.fromkeys(paths[i] for i in group.leaves)))
+
+    @staticmethod
+    def _plan(group, leaves, paths, n_args, mutabilities):
+        outside = list({id(leaves[i]): i for i in group.leaves if i >= n_args}.values())
+        if len(outside) > 1:
+            raise refusal(paths, outside[0], outside[1], "both are arrays it reads from outside its arguments")
+        arguments = [i for i in group.leaves if i < n_args]
         if type(group) is SameObject:
-            base = graph.inputs[group.leaves[0]]
-            for i in group.leaves[1:]:
-                prefix.append(Node(P.reshape, (base,), {"shape": base.type.shape}, (graph.inputs[i],), view=True))
-            inputs.append(base)
-            new_specs.append(specs[group.leaves[0]])
-            lengths.append(None)
-        else:
-            chains = []
-            for member in group.members:
-                try:
-                    chains.append(view_chain(member))
-                except NotASlice as why:
-                    other = next(m.leaf for m in group.members if m.leaf != member.leaf)
-                    raise refusal(paths, other, member.leaf, f"{paths[member.leaf]}: {why}") from None
-            length = max([group.size] + [needed for needed, _ in chains])
-            base = Value(TensorType((length,), group.dtype))
-            for member, (_, chain) in zip(group.members, chains):
-                prefix.extend(_view_nodes(base, chain, graph.inputs[member.leaf]))
-            inputs.append(base)
-            new_specs.append(((length,), group.dtype, False))
-            lengths.append(length)
-        new_paths.append(names)
-    graph = dataclasses.replace(graph, inputs=inputs, input_names=list(new_paths), nodes=prefix + list(graph.nodes))
-    return graph, tuple(new_specs), new_paths, lengths
+            if outside:
+                return _OutsideArray(leaves[outside[0]], [(i, None, mutabilities[i]) for i in arguments])
+            return _OneObject(arguments)
+        chains = {}
+        for member in group.members:
+            try:
+                chains[member.leaf] = view_chain(member)
+            except NotASlice as why:
+                other = next(m.leaf for m in group.members if m.leaf != member.leaf)
+                raise refusal(paths, other, member.leaf, f"{paths[member.leaf]}: {why}") from None
+        views = [(i, chains[i][1], mutabilities[i]) for i in arguments]
+        if not outside:
+            length = max([group.size] + [needed for needed, _ in chains.values()])
+            return _FlatMemory(views, group, length)
+        array = leaves[outside[0]]
+        holder = next(m for m in group.members if m.leaf == outside[0])
+        if (holder.offset or array.size != group.size or not array.flags.c_contiguous
+                or any(chains[i][0] > array.size for i in arguments)):
+            raise refusal(paths, outside[0], arguments[0], f"{paths[arguments[0]]} reaches memory outside the "
+                          f"array {paths[outside[0]]} it shares memory with, or that array is not contiguous")
+        return _OutsideArray(array, views)
 
+    def rebuild(self, inputs):
+        """In the trace: the arguments' ``(args, kwargs)`` from the variant's input tracers."""
+        tracers = [None] * self.n_args
+        for i, tracer in zip(self.kept, inputs):
+            tracers[i] = tracer
+        sources = iter(inputs[len(self.kept):])
+        for plan in self.plans:
+            plan.trace(tracers, sources)
+        return self._rebuild(tracers)
 
-def _view_nodes(base: Value, chain: list[ViewStep], target: Value) -> list[Node]:
-    """View nodes applying ``chain`` to ``base``, the last one defining ``target`` (steps that change
-    nothing are left out)."""
-    nodes, value = [], base
-    for step in chain:
-        (result_type,) = step.primitive.infer_types(value.type, **step.attrs)
-        if _changes_nothing(step, value.type):
-            continue
-        result = Value(result_type)
-        nodes.append(Node(step.primitive, (value,), step.attrs, (result,), view=True))
-        value = result
-    if not nodes:
-        return [Node(P.reshape, (base,), {"shape": target.type.shape}, (target,), view=True)]
-    assert nodes[-1].results[0].type == target.type, (nodes[-1].results[0].type, target.type)
-    nodes[-1] = dataclasses.replace(nodes[-1], results=(target,))
-    return nodes
-
-
-def _changes_nothing(step: ViewStep, operand: TensorType) -> bool:
-    attrs = step.attrs
-    if step.primitive is P.slice_:
-        return (all(s == 0 for s in attrs["start"]) and tuple(attrs["limit"]) == operand.shape
-                and all(s == 1 for s in attrs["strides"]))
-    if step.primitive is P.reshape:
-        return tuple(attrs["shape"]) == operand.shape
-    if step.primitive is P.transpose:
-        return tuple(attrs["permutation"]) == tuple(range(len(operand.shape)))
-    return False
-
-
-# ---------------------------------------------------------------- the call
-
-
-def shared_runner(run, sharing: Sharing, n_leaves: int, lengths: list):
-    """The call path of a program made by :func:`share_inputs`: ``run`` takes the leaves no group holds
-    and one array per group; afterwards each Overlapping group's flat memory is copied back."""
-    grouped = {i for group in sharing.groups for i in group.leaves}
-    kept = [i for i in range(n_leaves) if i not in grouped]
-
-    def call(leaves):
-        memories = [_memory(leaves, group, length) for group, length in zip(sharing.groups, lengths)]
-        try:
-            return run([leaves[i] for i in kept] + [padded for padded, _ in memories])
-        finally:
-            for group, (padded, memory) in zip(sharing.groups, memories):
+    def arguments(self, leaves):
+        """Per call: the variant's input leaves, from the arguments' ``leaves``, and the flat memories to
+        copy its new contents back into afterwards (see :meth:`copy_back`)."""
+        inputs, memories = [leaves[i] for i in self.kept], []
+        for plan in self.plans:
+            if type(plan) is not _OutsideArray:
+                given, memory = plan.argument(leaves)
+                inputs.append(given)
                 if memory is not None:
-                    np.copyto(memory, padded[:memory.shape[0]])
-                else:
-                    _share_new_buffer([leaves[i] for i in group.leaves])
-    return call
+                    memories.append((given, memory))
+        return inputs, memories
+
+    @staticmethod
+    def copy_back(memories) -> None:
+        for padded, memory in memories:
+            np.copyto(memory, padded[:memory.shape[0]])
 
 
-def _memory(leaves, group, length):
-    """The array a group's input is given (padded to ``length``) and the flat NumPy memory to copy it
-    back into after the call (None for a SameObject group: the runner writes its argument itself)."""
-    if type(group) is SameObject:
-        return leaves[group.leaves[0]], None
-    member = group.members[0]
-    leaf = leaves[member.leaf]
-    interface = dict(leaf.__array_interface__, shape=(group.size,), strides=None)
-    interface["data"] = (interface["data"][0] - member.offset * leaf.itemsize, False)
-    memory = np.asarray(_Memory(interface, leaf))
-    padded = np.empty(length, group.dtype)
-    padded[:group.size] = memory
-    return padded, memory
+class _OneObject:
+    """Arguments that are one object: the variant's input is that object, every name its tracer."""
+
+    def __init__(self, members: list[int]):
+        self.members = members
+
+    def argument(self, leaves):
+        return leaves[self.members[0]], None
+
+    def trace(self, tracers, sources) -> None:
+        source = next(sources)
+        for i in self.members:
+            tracers[i] = source
 
 
-def _share_new_buffer(arrays) -> None:
-    """xlac.Arrays that shared a buffer share its replacement (the runner updated the first)."""
-    first = arrays[0]
-    for array in arrays[1:]:
-        if type(array) is Array and array is not first:
-            array._buffer, array._device = first._buffer, first._device
+class _FlatMemory:
+    """Overlapping NumPy views: the variant's input is the flat memory they span, padded to ``length``."""
+
+    def __init__(self, views, group: Overlapping, length: int):
+        self.views, self.group, self.length = views, group, length
+
+    def argument(self, leaves):
+        member = self.group.members[0]
+        leaf = leaves[member.leaf]
+        interface = dict(leaf.__array_interface__, shape=(self.group.size,), strides=None)
+        interface["data"] = (interface["data"][0] - member.offset * leaf.itemsize, False)
+        memory = np.asarray(_Memory(interface, leaf))
+        padded = np.empty(self.length, self.group.dtype)
+        padded[:self.group.size] = memory
+        return padded, memory
+
+    def trace(self, tracers, sources) -> None:
+        source = next(sources)
+        for i, chain, mutability in self.views:
+            tracers[i] = _view(source, chain, mutability)
+
+
+class _OutsideArray:
+    """Arguments that share memory with an array the function reads from outside them: views of it (or,
+    with no chain, that array itself)."""
+
+    def __init__(self, array, views):
+        self.array, self.views = array, views
+
+    def trace(self, tracers, sources) -> None:
+        source = current_trace().capture(self.array)
+        flat = None
+        for i, chain, mutability in self.views:
+            if chain is None:
+                tracers[i] = source
+                continue
+            if flat is None:
+                flat = view_of(source, lambda t: ops.reshape(t, (self.array.size,)))
+            tracers[i] = _view(flat, chain, mutability)
+
+
+def _view(source, chain: list[ViewStep], mutability: str):
+    """``chain`` applied to ``source`` in the trace, as a view of it NumPy would make."""
+    def make(t):
+        for step in chain:
+            t = step.op(t, **step.attrs)
+        return t
+    view = view_of(source, make, writable=mutability == "mutable")
+    if view.value is not source.value and view.base is None:
+        raise AssertionError("xlac internal error: a shared argument's chain of views made a copy")
+    return view
 
 
 class _Memory:
@@ -385,3 +454,25 @@ class _Memory:
     def __init__(self, interface: dict, owner):
         self.__array_interface__ = interface
         self.owner = owner
+
+
+class SharedVariant:
+    """The program compiled for one :class:`Sharing`, called as the compiled function's own program is:
+    ``run(argument leaves, statics)``. It has no outside state of its own to the compiled function's call
+    path (its ``run`` gathers and writes back its own), so ``_run`` is ``run`` without statics."""
+
+    captures = rebound = None
+    read_while_tracing = ()
+
+    def __init__(self, compiled, inputs: SharedInputs):
+        self.compiled, self.inputs = compiled, inputs
+
+    def run(self, leaves, statics=()):
+        arguments, memories = self.inputs.arguments(leaves)
+        try:
+            return self.compiled.run(arguments, statics)
+        finally:
+            self.inputs.copy_back(memories)
+
+    def _run(self, leaves):
+        return self.run(leaves)
