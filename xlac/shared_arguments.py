@@ -97,7 +97,8 @@ def sharing_of(leaves, written, paths) -> Sharing | None:
     Sharing(groups=(SameObject(leaves=(0, 1)),))
     """
     owners = {}
-    exact = shared = False
+    same = []                      # (first index, index) of one object met twice
+    exact = False                  # two arrays on one memory, or memory whose owner NumPy does not know
     for i, leaf in enumerate(leaves):
         kind = type(leaf)
         if kind is np.ndarray:
@@ -116,20 +117,33 @@ def sharing_of(leaves, written, paths) -> Sharing | None:
             continue
         else:
             continue
-        if owners.setdefault(key, i) != i:
-            shared = True
-    if not (shared or exact):
+        first = owners.setdefault(key, i)
+        if first != i:
+            if leaves[first] is leaf:
+                same.append((first, i))
+            else:
+                exact = True
+    if not (same or exact):
         return None
-    groups = [_group(leaves, cluster, written, paths) for cluster in _clusters(leaves)
+    bounds = {i: _byte_bounds(leaf) for i, leaf in enumerate(leaves) if exact and isinstance(leaf, np.ndarray)}
+    clusters = _clusters(leaves, bounds) if exact else _same_objects(same)
+    groups = [_group(leaves, cluster, written, paths, bounds) for cluster in clusters
               if not written.isdisjoint(cluster)]
     return Sharing(tuple(groups)) if groups else None
 
 
-def _clusters(leaves) -> list[list[int]]:
-    """The leaves whose memory overlaps, in groups of two or more: NumPy arrays whose bytes overlap,
-    xlac.Arrays of one buffer."""
-    spans = sorted((*_byte_bounds(leaf), i) for i, leaf in enumerate(leaves)
-                   if isinstance(leaf, np.ndarray) and leaf.size)
+def _same_objects(pairs) -> list[list[int]]:
+    """The indices of each object met more than once, from ``(first index, index)`` pairs."""
+    clusters: dict[int, list[int]] = {}
+    for first, i in pairs:
+        clusters.setdefault(first, [first]).append(i)
+    return list(clusters.values())
+
+
+def _clusters(leaves, bounds: dict) -> list[list[int]]:
+    """The leaves whose memory overlaps, in groups of two or more: NumPy arrays whose bytes overlap (by
+    their ``bounds``), xlac.Arrays of one buffer."""
+    spans = sorted((low, high, i) for i, (low, high, _) in bounds.items() if leaves[i].size)
     clusters, end = [], None
     for low, high, i in spans:
         if end is None or low >= end:
@@ -145,18 +159,18 @@ def _clusters(leaves) -> list[list[int]]:
     return [sorted(c) for c in clusters + list(by_buffer.values()) if len(c) > 1]
 
 
-def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
-    """The first byte ``array`` reaches and one past its last."""
-    low = high = array.__array_interface__["data"][0]
+def _byte_bounds(array: np.ndarray) -> tuple[int, int, int]:
+    """The first byte ``array`` reaches, one past its last, and the address of its first element."""
+    address = low = high = array.__array_interface__["data"][0]
     for n, stride in zip(array.shape, array.strides):
         if stride < 0:
             low += (n - 1) * stride
         else:
             high += (n - 1) * stride
-    return low, high + array.itemsize
+    return low, high + array.itemsize, address
 
 
-def _group(leaves, cluster: list[int], written, paths) -> SameObject | Overlapping:
+def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObject | Overlapping:
     first = leaves[cluster[0]]
     target = next(i for i in cluster if i in written)
     if all(leaves[i] is first for i in cluster):
@@ -165,14 +179,14 @@ def _group(leaves, cluster: list[int], written, paths) -> SameObject | Overlappi
         raise refusal(paths, target, next(i for i in cluster if i != target),
                       "they are different xlac.Array objects holding one buffer")
     dtype, itemsize = first.dtype, first.itemsize
-    start = min(_byte_bounds(leaves[i])[0] for i in cluster)
-    end = max(_byte_bounds(leaves[i])[1] for i in cluster)
+    start = min(bounds[i][0] for i in cluster)
+    end = max(bounds[i][1] for i in cluster)
     members = []
     for i in cluster:
         leaf = leaves[i]
         if leaf.dtype != dtype:
             raise refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
-        offset = leaf.__array_interface__["data"][0] - start
+        offset = bounds[i][2] - start
         if offset % itemsize or any(s % itemsize for s in leaf.strides):
             raise refusal(paths, target, i, "their elements are not aligned with each other")
         if i in written and any(n > 1 and s == 0 for n, s in zip(leaf.shape, leaf.strides)):
