@@ -120,7 +120,51 @@ def test_an_xlac_array_passed_twice_is_donated_once():
     assert_matches(result, np.array([6.0, 2.0, 3.0]))
 
 
+def test_an_xlac_array_passed_twice_and_returned_is_that_array():
+    def f(x, y):
+        y[0] = 5.0
+        return x
+    a = xlac.asarray(np.arange(3.0))
+    assert xlac.compile(f)(a, a) is a
+    assert_matches(a, np.array([5.0, 1.0, 2.0]))
+
+
+def test_repeated_calls_with_one_array_twice_run_the_cached_variant():
+    f = xlac.compile(lambda x, y: x.__iadd__(y))
+    a = np.ones(3)
+    for _ in range(3):
+        f(a, a)
+    assert_matches(a, np.full(3, 8.0))
+    assert f.cache_info().traces == 2          # the program for two arrays, and its variant for one
+
+
+def test_the_ahead_of_time_executable_refuses_arguments_that_share_memory():
+    f = xlac.compile(lambda x, y: x.__iadd__(y))
+    a = np.zeros(3)
+    compiled = f.lower(a, a).compile()
+    with pytest.raises(ValueError, match=r"arguments x, y share memory.*call the xlac.compile'd function"):
+        compiled(a, a)
+
+
 TOTAL = np.zeros(4)
+STATE = np.zeros(10)
+
+
+def test_a_rolled_loop_writes_an_outside_array_that_is_also_the_argument():
+    def step(x):
+        for i in range(1, 10):
+            STATE[i] = STATE[i] + x[i - 1]
+        return x.sum()
+
+    def step_numpy(x, state):
+        for i in range(1, 10):
+            state[i] = state[i] + x[i - 1]
+        return x.sum()
+    STATE[:] = np.arange(10.0)
+    expected = np.arange(10.0)
+    expected_sum = step_numpy(expected, expected)
+    assert_matches(xlac.compile(step, loops="roll")(STATE), expected_sum)
+    assert_matches(STATE, expected)
 
 
 def test_an_argument_that_is_the_outside_array_the_function_writes():
