@@ -569,11 +569,13 @@ class CompiledFunction:
         except ArgumentsShareMemory as found:    # run the variant for arguments sharing memory so
             if shared is not None:
                 raise AssertionError(f"xlac internal error: a variant's arguments still share memory: {found}")
-            shared, fast_key = found, None if fast_key is None else (fast_key, found.sharing)
+            if fast_key is not None:         # the program without sharing serves the next call first
+                self._by_flat_key[fast_key] = _fast_runner(self._cache[key])
+                fast_key = (fast_key, found.sharing)
+            shared = found
             compiled, result = self._run_compiled(key, leaves, statics, shared)
         if fast_key is not None:
-            plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
-            self._by_flat_key[fast_key] = compiled._run if plain else compiled.run
+            self._by_flat_key[fast_key] = _fast_runner(compiled)
         return result
 
     def _run_compiled(self, key, leaves, statics, shared):
@@ -647,6 +649,12 @@ def _unwrap(value):
 
 def _unwrap_all(statics: tuple) -> tuple:
     return tuple((key, _unwrap(value)) for key, value in statics)
+
+
+def _fast_runner(compiled):
+    """What the fast path calls with the arguments: a program reading nothing outside them runs directly."""
+    plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
+    return compiled._run if plain else compiled.run
 
 
 def _flat_array_key(args):

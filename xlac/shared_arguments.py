@@ -209,11 +209,13 @@ class ArgumentsShareMemory(ValueError):
     instead (``leaves``: the call's, its implicit arguments included; ``paths``: their names)."""
 
     def __init__(self, sharing: Sharing, leaves, paths):
-        group = sharing.groups[0]
-        super().__init__(f"arguments {', '.join(paths[i] for i in group.leaves)} share memory and the program "
-                         "writes to one of them: call the xlac.compile'd function, which compiles a variant of it "
-                         "for arguments that share memory")
+        super().__init__()
         self.sharing, self.leaves, self.paths = sharing, leaves, paths
+
+    def __str__(self) -> str:          # (made only when shown: the call path raises this on every such call)
+        names = ", ".join(self.paths[i] for i in self.sharing.groups[0].leaves)
+        return (f"arguments {names} share memory and the program writes to one of them: call the xlac.compile'd "
+                "function, which compiles a variant of it for arguments that share memory")
 
     def variant_inputs(self, n_args: int, specs, mutabilities, rebuild, shardings) -> "SharedInputs":
         """How the variant for this sharing takes the ``n_args`` arguments of ``specs`` (see SharedInputs),
