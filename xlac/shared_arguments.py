@@ -2,20 +2,24 @@
 ``smooth(a[1:], a[:-1])``, an argument that is also an array the function reads from outside).
 
 NumPy sees one memory through several names: a write through one name shows in every read through
-another, in program order. A program compiled for separate arguments would not, so each call of a
-program that writes to an argument first asks :func:`sharing_of` whether a written argument shares
-memory with another (cheap: one look at each array's owner), and a call where one does runs a variant
-of the program specialised for that pattern of sharing (:class:`Sharing`, part of the cache key):
+another, in program order. A program compiled for separate arguments would not, so the call path of a
+program that writes to an argument asks :func:`sharing_of` whether a written argument shares memory with
+another (cheap: one look at each array's owner). Where one does it raises :class:`ArgumentsShareMemory`,
+and the compiled function runs a variant of the program for that pattern of sharing (:class:`Sharing`,
+cached with the signature: ``(signature, sharing)``), traced with the arguments taken as views of fewer
+inputs before the function runs (:class:`SharedInputs`), so that every write, in loops and branches
+too, reaches the one memory the trace sees:
 
-- the same object twice (:class:`SameObject`): one input, seen under every name;
-- overlapping NumPy views (:class:`Overlapping`): the memory they span is one flat input (padded at
-  the end where a view's reshape needs whole rows), and each argument is a view of it taken inside the
-  program (:func:`view_chain`: slices, reshapes, a transpose, reverses), so functionalization carries
-  every write into that memory; after the call it is copied back.
+- one object passed several times (:class:`SameObject`): one input, seen under every name;
+- overlapping NumPy views (:class:`Overlapping`): one input holding the flat memory they span (padded at
+  the end where a view's reshape needs whole rows), each argument a view of it (:func:`view_chain`:
+  slices, reshapes, a transpose, reverses), the memory copied back after the call;
+- a group holding an array the function reads from outside its arguments: the arguments are views of
+  that array's implicit argument.
 
-A view that no slice of the flat memory expresses (strides that wrap around a row, an array that
-overlaps itself and is written, different dtypes over the same bytes) is refused with a ValueError
-naming the arguments.
+Sharing no such view reproduces (strides that wrap around a row, a written array that repeats its
+elements, different dtypes over the same bytes, two outside arrays, a program split over a mesh) is
+refused with a ValueError naming the arguments.
 
 >>> import numpy as np, xlac
 >>> def smooth(inp, out):
@@ -44,8 +48,8 @@ from xlac.trace.views import view_of
 
 @dataclass(frozen=True)
 class SameObject:
-    """Arguments ``leaves`` (indices into the call's leaves) that are one object, or xlac.Arrays of one
-    buffer: the program takes it once."""
+    """Arguments ``leaves`` (indices into the call's leaves) that are one object: the program takes it
+    once."""
 
     leaves: tuple[int, ...]
 
@@ -64,11 +68,12 @@ class Member:
 @dataclass(frozen=True)
 class Overlapping:
     """NumPy arguments whose memory overlaps: ``size`` elements of ``dtype`` from the lowest byte any of
-    them reaches to the highest, and where each lies in it."""
+    them reaches to the highest, and where each lies in it; ``written``: one the program writes to."""
 
     members: tuple[Member, ...]
     size: int
     dtype: np.dtype
+    written: int
 
     @property
     def leaves(self) -> tuple[int, ...]:
@@ -193,7 +198,7 @@ def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObje
             raise refusal(paths, i, next(k for k in cluster if k != i),
                           f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
         members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in leaf.strides)))
-    return Overlapping(tuple(members), (end - start) // itemsize, dtype)
+    return Overlapping(tuple(members), (end - start) // itemsize, dtype, target)
 
 
 def refusal(paths, written: int, other: int, why: str) -> ValueError:
@@ -282,7 +287,9 @@ def view_chain(member: Member) -> tuple[int, list[ViewStep]]:
         dims, starts, limits, steps = [rest + 1], [rest], [rest + 1], [1]
     elif units[-1] > 1:                            # the element's place inside the smallest unit
         dims.append(units[-1])
-        starts.append(rest), limits.append(rest + 1), steps.append(1)
+        starts.append(rest)
+        limits.append(rest + 1)
+        steps.append(1)
     needed = dims[0] * (units[0] if order else 1)
     chain = [ViewStep(ops.slice, {"start": (0,), "limit": (needed,), "strides": (1,)}),
              ViewStep(ops.reshape, {"shape": tuple(dims)}),
@@ -300,8 +307,6 @@ def view_chain(member: Member) -> tuple[int, list[ViewStep]]:
         chain.append(ViewStep(ops.broadcast_in_dim, {"shape": tuple(shape),
                                                    "broadcast_dimensions": tuple(range(len(shape)))}))
     return needed, chain
-
-
 
 
 # ---------------------------------------------------------------- the variant's inputs
@@ -354,8 +359,9 @@ class SharedInputs:
             try:
                 chains[member.leaf] = view_chain(member)
             except NotASlice as why:
-                other = next(m.leaf for m in group.members if m.leaf != member.leaf)
-                raise refusal(paths, other, member.leaf, f"{paths[member.leaf]}: {why}") from None
+                other = member.leaf if member.leaf != group.written else next(
+                    m.leaf for m in group.members if m.leaf != group.written)
+                raise refusal(paths, group.written, other, f"{paths[member.leaf]}: {why}") from None
         views = [(i, chains[i][1], mutabilities[i]) for i in arguments]
         if not outside:
             length = max([group.size] + [needed for needed, _ in chains.values()])
