@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 import xlac
 import xlac.numpy as xnp
 from tests.tolerance import assert_matches
+from xlac.shared_arguments import Member, view_chain
 
 
 def smooth(inp, out):
@@ -244,3 +245,45 @@ def test_random_views_of_one_base_read_one_and_write_the_other(data):
         dst[...] = dst * 2.0 + 1.0
         return src.sum()
     same_as_numpy(f, base, pick)
+
+
+OWNER = np.arange(6.0)
+TAIL = OWNER[1:]
+
+
+def test_two_outside_arrays_on_one_memory_written_are_refused():
+    @xlac.compile
+    def f(x):
+        xnp.add(TAIL, x[:5], out=TAIL)
+        return xnp.sum(OWNER)
+    with pytest.raises(ValueError, match=r"share memory and the compiled function writes to TAIL, but both are "
+                                         r"arrays it reads from outside its arguments"):
+        f(np.ones(6))
+
+
+_NUMPY_STEPS = {
+    "slice": lambda a, start, limit, strides: a[tuple(slice(b, e, s) for b, e, s in zip(start, limit, strides))],
+    "reshape": lambda a, shape: a.reshape(shape),
+    "transpose": lambda a, permutation: a.transpose(permutation),
+    "reverse": lambda a, dimensions: np.flip(a, dimensions),
+    "broadcast_in_dim": lambda a, shape, broadcast_dimensions: np.broadcast_to(a, shape),
+}
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_the_chain_of_views_takes_a_strided_view_out_of_its_flat_memory(data):
+    shape = tuple(data.draw(st.integers(1, 5)) for _ in range(3))
+    base = np.arange(np.prod(shape)).reshape(shape)
+    slices = st.tuples(st.integers(-5, 5), st.integers(-5, 5), st.integers(-3, 3).filter(bool))
+    view = base[tuple(_slice_of(n, *data.draw(slices)) for n in shape)]
+    view = view.transpose(data.draw(st.permutations(range(3))))
+    if view.size == 0:
+        return
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+    member = Member(0, offset, view.shape, tuple(s // base.itemsize for s in view.strides))
+    needed, chain = view_chain(member)
+    taken = np.concatenate([base.reshape(-1), np.full(max(0, needed - base.size), -1)])
+    for step in chain:
+        taken = _NUMPY_STEPS[step.op.__name__](taken, **step.attrs)
+    np.testing.assert_array_equal(taken, view)
