@@ -181,7 +181,7 @@ def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObje
     if all(leaves[i] is first for i in cluster):
         return SameObject(tuple(cluster))
     if type(first) is Array:
-        raise refusal(paths, target, next(i for i in cluster if i != target),
+        raise _refusal(paths, target, next(i for i in cluster if i != target),
                       "they are different xlac.Array objects holding one buffer")
     dtype, itemsize = first.dtype, first.itemsize
     start = min(bounds[i][0] for i in cluster)
@@ -190,18 +190,18 @@ def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObje
     for i in cluster:
         leaf = leaves[i]
         if leaf.dtype != dtype:
-            raise refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
+            raise _refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
         offset = bounds[i][2] - start
         if offset % itemsize or any(s % itemsize for s in leaf.strides):
-            raise refusal(paths, target, i, "their elements are not aligned with each other")
+            raise _refusal(paths, target, i, "their elements are not aligned with each other")
         if i in written and any(n > 1 and s == 0 for n, s in zip(leaf.shape, leaf.strides)):
-            raise refusal(paths, i, next(k for k in cluster if k != i),
+            raise _refusal(paths, i, next(k for k in cluster if k != i),
                           f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
         members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in leaf.strides)))
     return Overlapping(tuple(members), (end - start) // itemsize, dtype, target)
 
 
-def refusal(paths, written: int, other: int, why: str) -> ValueError:
+def _refusal(paths, written: int, other: int, why: str) -> ValueError:
     """The error for arguments that share memory in a way the compiled program cannot reproduce."""
     return ValueError(f"arguments {paths[written]} and {paths[other]} share memory and the compiled function "
                       f"writes to {paths[written]}, but {why}: xlac cannot reproduce NumPy's result; pass "
@@ -227,7 +227,7 @@ class ArgumentsShareMemory(ValueError):
         kept as ``inputs``; a program split over a mesh (``shardings``) has no variant."""
         if any(s is not None for s in shardings):
             group = self.sharing.groups[0]
-            raise refusal(self.paths, group.leaves[0], group.leaves[1], "the program is split over a mesh")
+            raise _refusal(self.paths, group.leaves[0], group.leaves[1], "the program is split over a mesh")
         self.inputs = SharedInputs(self.sharing, self.leaves, self.paths, n_args, specs, mutabilities, rebuild)
         return self.inputs
 
@@ -348,7 +348,7 @@ class SharedInputs:
     def _plan(group, leaves, paths, n_args, mutabilities):
         outside = list({id(leaves[i]): i for i in group.leaves if i >= n_args}.values())
         if len(outside) > 1:
-            raise refusal(paths, outside[0], outside[1], "both are arrays it reads from outside its arguments")
+            raise _refusal(paths, outside[0], outside[1], "both are arrays it reads from outside its arguments")
         arguments = [i for i in group.leaves if i < n_args]
         if type(group) is SameObject:
             if outside:
@@ -361,7 +361,7 @@ class SharedInputs:
             except NotASlice as why:
                 other = member.leaf if member.leaf != group.written else next(
                     m.leaf for m in group.members if m.leaf != group.written)
-                raise refusal(paths, group.written, other, f"{paths[member.leaf]}: {why}") from None
+                raise _refusal(paths, group.written, other, f"{paths[member.leaf]}: {why}") from None
         views = [(i, chains[i][1], mutabilities[i]) for i in arguments]
         if not outside:
             length = max([group.size] + [needed for needed, _ in chains.values()])
@@ -370,7 +370,7 @@ class SharedInputs:
         holder = next(m for m in group.members if m.leaf == outside[0])
         if (holder.offset or array.size != group.size or not array.flags.c_contiguous
                 or any(chains[i][0] > array.size for i in arguments)):
-            raise refusal(paths, outside[0], arguments[0], f"{paths[arguments[0]]} reaches memory outside the "
+            raise _refusal(paths, outside[0], arguments[0], f"{paths[arguments[0]]} reaches memory outside the "
                           f"array {paths[outside[0]]} it shares memory with, or that array is not contiguous")
         return _OutsideArray(array, views)
 
