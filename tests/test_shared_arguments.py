@@ -98,6 +98,19 @@ def test_two_dimensional_views(pick):
     same_as_numpy(f, base, pick)
 
 
+@pytest.mark.parametrize("pick", [
+    lambda z: (z, z.real),
+    lambda z: (z, z.imag),
+    lambda z: (z[1:], z[::-1].imag),
+    lambda z: (z.reshape(2, 3), z.reshape(2, 3).T.real),
+], ids=["real", "imag", "reversed imag", "transposed real"])
+def test_the_real_or_imaginary_parts_of_a_complex_argument(pick):
+    def f(z, part):
+        part[...] = part * 2 + 1
+        return z * 1
+    same_as_numpy(f, np.arange(6.0) + 1j * np.arange(6.0, 12.0), pick)
+
+
 def test_a_row_and_a_column_of_one_matrix():
     def f(row, col):
         row[:] = col + 1.0

@@ -17,9 +17,10 @@ too, reaches the one memory the trace sees:
 - a group holding an array the function reads from outside its arguments: the arguments are views of
   that array's implicit argument.
 
-Sharing no such view reproduces (strides that wrap around a row, a written array that repeats its
-elements, different dtypes over the same bytes, two outside arrays, a program split over a mesh) is
-refused with a ValueError naming the arguments.
+A float array viewing the real or imaginary parts of complex memory (``z.real``) is a view of the
+complex input's ``real``/``imag``. Sharing no such view reproduces (strides that wrap around a row, a
+written array that repeats its elements, other dtypes over the same bytes, two outside arrays, a
+program split over a mesh) is refused with a ValueError naming the arguments.
 
 >>> import numpy as np, xlac
 >>> def smooth(inp, out):
@@ -57,12 +58,14 @@ class SameObject:
 @dataclass(frozen=True)
 class Member:
     """One NumPy argument of an :class:`Overlapping` group: leaf ``leaf``, ``offset`` elements after the
-    group's first byte, with element ``strides``."""
+    group's first byte, with element ``strides``; ``part``: "real" or "imag" for a view of the real or
+    imaginary parts of complex memory (``offset`` and ``strides`` count its complex elements)."""
 
     leaf: int
     offset: int
     shape: tuple[int, ...]
     strides: tuple[int, ...]
+    part: str | None = None
 
 
 @dataclass(frozen=True)
@@ -183,21 +186,29 @@ def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObje
     if type(first) is Array:
         raise _refusal(paths, target, next(i for i in cluster if i != target),
                       "they are different xlac.Array objects holding one buffer")
-    dtype, itemsize = first.dtype, first.itemsize
-    start = min(bounds[i][0] for i in cluster)
-    end = max(bounds[i][1] for i in cluster)
+    # The memory's dtype: a complex one where some argument views its real or imaginary parts (``.real``).
+    anchor = next((i for i in cluster if leaves[i].dtype.kind == "c"), cluster[0])
+    dtype, itemsize = leaves[anchor].dtype, leaves[anchor].itemsize
+    part_dtype = np.empty(0, dtype).real.dtype
+    address = bounds[anchor][2]
+    start = address - -(-(address - min(bounds[i][0] for i in cluster)) // itemsize) * itemsize
+    end = address + -(-(max(bounds[i][1] for i in cluster) - address) // itemsize) * itemsize
     members = []
     for i in cluster:
         leaf = leaves[i]
+        offset, part = bounds[i][2] - start, None
+        strides = tuple(s if n > 1 else 0 for n, s in zip(leaf.shape, leaf.strides))    # (any, where n is 1)
         if leaf.dtype != dtype:
-            raise _refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
-        offset = bounds[i][2] - start
-        if offset % itemsize or any(s % itemsize for s in leaf.strides):
+            if dtype.kind != "c" or leaf.dtype != part_dtype:
+                raise _refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
+            part = "imag" if offset % itemsize else "real"
+            offset -= offset % itemsize
+        if offset % itemsize or any(s % itemsize for s in strides):
             raise _refusal(paths, target, i, "their elements are not aligned with each other")
         if i in written and any(n > 1 and s == 0 for n, s in zip(leaf.shape, leaf.strides)):
             raise _refusal(paths, i, next(k for k in cluster if k != i),
                           f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
-        members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in leaf.strides)))
+        members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in strides), part))
     return Overlapping(tuple(members), (end - start) // itemsize, dtype, target)
 
 
@@ -352,7 +363,7 @@ class SharedInputs:
         arguments = [i for i in group.leaves if i < n_args]
         if type(group) is SameObject:
             if outside:
-                return _OutsideArray(leaves[outside[0]], [(i, None, mutabilities[i]) for i in arguments])
+                return _OutsideArray(leaves[outside[0]], [(i, None, mutabilities[i], None) for i in arguments])
             return _OneObject(arguments)
         chains = {}
         for member in group.members:
@@ -362,7 +373,8 @@ class SharedInputs:
                 other = member.leaf if member.leaf != group.written else next(
                     m.leaf for m in group.members if m.leaf != group.written)
                 raise _refusal(paths, group.written, other, f"{paths[member.leaf]}: {why}") from None
-        views = [(i, chains[i][1], mutabilities[i]) for i in arguments]
+        parts = {m.leaf: m.part for m in group.members}
+        views = [(i, chains[i][1], mutabilities[i], parts[i]) for i in arguments]
         if not outside:
             length = max([group.size] + [needed for needed, _ in chains.values()])
             return _FlatMemory(views, group, length)
@@ -424,19 +436,21 @@ class _FlatMemory:
         self.views, self.group, self.length = views, group, length
 
     def argument(self, leaves):
-        member = self.group.members[0]
+        member, dtype = self.group.members[0], self.group.dtype
         leaf = leaves[member.leaf]
-        interface = dict(leaf.__array_interface__, shape=(self.group.size,), strides=None)
-        interface["data"] = (interface["data"][0] - member.offset * leaf.itemsize, False)
+        start = (leaf.__array_interface__["data"][0] - member.offset * dtype.itemsize
+                 - (dtype.itemsize // 2 if member.part == "imag" else 0))
+        interface = {"version": 3, "shape": (self.group.size,), "typestr": dtype.str, "descr": dtype.descr,
+                     "strides": None, "data": (start, False)}
         memory = np.asarray(_Memory(interface, leaf))
         padded = np.empty(self.length, self.group.dtype)
         padded[:self.group.size] = memory
         return padded, memory
 
     def trace(self, tracers, sources) -> None:
-        source = next(sources)
-        for i, chain, mutability in self.views:
-            tracers[i] = _view(source, chain, mutability)
+        flat = _Parts(next(sources))
+        for i, chain, mutability, part in self.views:
+            tracers[i] = _view(flat[part], chain, mutability)
 
 
 class _OutsideArray:
@@ -449,13 +463,24 @@ class _OutsideArray:
     def trace(self, tracers, sources) -> None:
         source = current_trace().capture(self.array)
         flat = None
-        for i, chain, mutability in self.views:
+        for i, chain, mutability, part in self.views:
             if chain is None:
                 tracers[i] = source
                 continue
             if flat is None:
-                flat = view_of(source, lambda t: ops.reshape(t, (self.array.size,)))
-            tracers[i] = _view(flat, chain, mutability)
+                flat = _Parts(view_of(source, lambda t: ops.reshape(t, (self.array.size,))))
+            tracers[i] = _view(flat[part], chain, mutability)
+
+
+class _Parts(dict):
+    """A flat memory's traced value (key None) and the views of its real and imaginary parts, made on use."""
+
+    def __init__(self, flat):
+        super().__init__({None: flat})
+
+    def __missing__(self, part: str):
+        view = self[part] = view_of(self[None], ops.real if part == "real" else ops.imag)
+        return view
 
 
 def _view(source, chain: list[ViewStep], mutability: str):
