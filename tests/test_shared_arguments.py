@@ -237,6 +237,13 @@ def test_different_dtypes_over_the_same_memory_are_refused():
         xlac.compile(lambda x, y: x.__iadd__(1.0))(a, a.view(np.int64))
 
 
+def test_complex_elements_that_do_not_start_where_a_float_argument_does_are_refused():
+    floats = np.arange(16.0)
+    pairs = floats[1:15].view(np.complex128)        # complex elements from the second float on
+    with pytest.raises(ValueError, match=r"arguments x and y share memory.*not aligned with each other"):
+        xlac.compile(lambda x, y: x.__iadd__(1.0))(floats[:3], pairs)
+
+
 def _slice_of(n, start, stop, step):
     return slice(start % (n + 1), stop % (n + 1), step) if step > 0 else slice(stop % (n + 1), None, step)
 

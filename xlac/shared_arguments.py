@@ -181,35 +181,59 @@ def _byte_bounds(array: np.ndarray) -> tuple[int, int, int]:
 def _group(leaves, cluster: list[int], written, paths, bounds: dict) -> SameObject | Overlapping:
     first = leaves[cluster[0]]
     target = next(i for i in cluster if i in written)
+
+    def refuse(i: int, why: str) -> ValueError:       # naming the written argument and ``i`` (or another)
+        return _refusal(paths, target, i if i != target else next(k for k in cluster if k != target), why)
     if all(leaves[i] is first for i in cluster):
         return SameObject(tuple(cluster))
     if type(first) is Array:
-        raise _refusal(paths, target, next(i for i in cluster if i != target),
-                      "they are different xlac.Array objects holding one buffer")
+        raise refuse(target, "they are different xlac.Array objects holding one buffer")
     # The memory's dtype: a complex one where some argument views its real or imaginary parts (``.real``).
     anchor = next((i for i in cluster if leaves[i].dtype.kind == "c"), cluster[0])
     dtype, itemsize = leaves[anchor].dtype, leaves[anchor].itemsize
-    part_dtype = np.empty(0, dtype).real.dtype
     address = bounds[anchor][2]
-    start = address - -(-(address - min(bounds[i][0] for i in cluster)) // itemsize) * itemsize
-    end = address + -(-(max(bounds[i][1] for i in cluster) - address) // itemsize) * itemsize
+    low, high = min(bounds[i][0] for i in cluster), max(bounds[i][1] for i in cluster)
+    start = address - -(-(address - low) // itemsize) * itemsize        # whole elements of ``dtype``
+    end = address + -(-(high - address) // itemsize) * itemsize
+    if (start, end) != (low, high) and not _inside_owner(leaves[anchor], start, end):
+        raise refuse(target, "their elements are not aligned with each other")
     members = []
     for i in cluster:
         leaf = leaves[i]
-        offset, part = bounds[i][2] - start, None
-        strides = tuple(s if n > 1 else 0 for n, s in zip(leaf.shape, leaf.strides))    # (any, where n is 1)
-        if leaf.dtype != dtype:
-            if dtype.kind != "c" or leaf.dtype != part_dtype:
-                raise _refusal(paths, target, i, f"they view it as different dtypes ({dtype} and {leaf.dtype})")
-            part = "imag" if offset % itemsize else "real"
-            offset -= offset % itemsize
-        if offset % itemsize or any(s % itemsize for s in strides):
-            raise _refusal(paths, target, i, "their elements are not aligned with each other")
         if i in written and any(n > 1 and s == 0 for n, s in zip(leaf.shape, leaf.strides)):
             raise _refusal(paths, i, next(k for k in cluster if k != i),
-                          f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
-        members.append(Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in strides), part))
+                           f"{paths[i]} repeats its elements (a stride of 0), so the order of its writes decides")
+        member = _member(leaf, i, bounds[i][2] - start, dtype)
+        if member is None:
+            raise refuse(i, f"they view it as different dtypes ({dtype} and {leaf.dtype})" if leaf.dtype not in
+                         (dtype, np.empty(0, dtype).real.dtype) else "their elements are not aligned with each other")
+        members.append(member)
     return Overlapping(tuple(members), (end - start) // itemsize, dtype, target)
+
+
+def _member(leaf: np.ndarray, i: int, offset: int, dtype: np.dtype) -> Member | None:
+    """Where argument ``i`` lies in memory of ``dtype`` it starts ``offset`` bytes into; None where its
+    elements are not whole elements of that memory, nor their real or imaginary parts."""
+    itemsize, part = dtype.itemsize, None
+    strides = tuple(s if n > 1 else 0 for n, s in zip(leaf.shape, leaf.strides))    # (any, where n is 1)
+    if leaf.dtype != dtype:
+        is_part = dtype.kind == "c" and leaf.dtype == np.empty(0, dtype).real.dtype
+        if not is_part or offset % itemsize not in (0, itemsize // 2):
+            return None
+        part = "imag" if offset % itemsize else "real"
+        offset -= offset % itemsize
+    if offset % itemsize or any(s % itemsize for s in strides):
+        return None
+    return Member(i, offset // itemsize, leaf.shape, tuple(s // itemsize for s in strides), part)
+
+
+def _inside_owner(array: np.ndarray, start: int, end: int) -> bool:
+    """Whether bytes ``start`` to ``end`` lie in the memory of the array that owns ``array``'s."""
+    owner = array if array.base is None else array.base
+    if not isinstance(owner, np.ndarray):
+        return False
+    low, high, _ = _byte_bounds(owner)
+    return low <= start and end <= high
 
 
 def _refusal(paths, written: int, other: int, why: str) -> ValueError:
