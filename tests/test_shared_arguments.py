@@ -111,6 +111,15 @@ def test_the_real_or_imaginary_parts_of_a_complex_argument(pick):
     same_as_numpy(f, np.arange(6.0) + 1j * np.arange(6.0, 12.0), pick)
 
 
+def test_a_transposed_argument_reshapes_to_a_copy_as_in_numpy():
+    def f(x, y):
+        flat = y.reshape(-1)          # y is x.T, not contiguous: NumPy copies, so x keeps its values
+        flat[0] = 100.0
+        x[0, 1] = -1.0
+        return y[1, 0] + flat.sum()
+    same_as_numpy(f, np.arange(6.0).reshape(2, 3), lambda a: (a, a.T))
+
+
 def test_a_row_and_a_column_of_one_matrix():
     def f(row, col):
         row[:] = col + 1.0
