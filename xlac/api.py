@@ -42,6 +42,7 @@ from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
 from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
+from xlac.shared_arguments import ArgumentsShareMemory, SharedVariant
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
 from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec
 from xlac.trace import pytree
@@ -463,22 +464,27 @@ class CompiledFunction:
             paths.append(name + rest)
         return paths
 
-    def _compiled_for(self, key, leaves, stale: Compiled | None = None) -> Compiled:
-        """The executable for ``key``, made on a miss; ``stale`` is one whose outside arrays no longer fit."""
-        compiled = self._cache.get(key)
+    def _compiled_for(self, key, leaves, stale: Compiled | None = None,
+                      shared: ArgumentsShareMemory | None = None) -> Compiled:
+        """The executable for ``key``, made on a miss; ``stale`` is one whose outside arrays no longer fit.
+        With ``shared``, the variant for arguments that share memory so (see ``xlac.shared_arguments``)."""
+        cache_key = key if shared is None else (key, shared.sharing)
+        compiled = self._cache.get(cache_key)
         if compiled is not None and compiled is not stale:
             self._hits += 1
             return compiled
         with self._lock:
-            compiled = self._cache.get(key)
+            compiled = self._cache.get(cache_key)
             if compiled is None or compiled is stale:
                 with CompileNotice(self.__name__, enabled=config.compile_notice) as notice:
-                    traced = self._trace_for(key, leaves)
+                    traced = self._trace_for(key, leaves, shared)
                     notice.ops = sum(traced.ir("final").op_counts().values())
                     compiled = traced.lower().compile()
                 self._info.compiles += 1
-                self._cache[key] = compiled
                 self._record(key, compiled, stale)
+                if shared is not None:
+                    compiled = SharedVariant(compiled, shared.inputs)
+                self._cache[cache_key] = compiled
             else:
                 self._hits += 1
         return compiled
@@ -497,20 +503,25 @@ class CompiledFunction:
         record_compile(name=self.__name__, signature=str(signature), cause=cause, compiled=compiled,
                        timings=traced.timings, dump_dir=self._dump_dir)
 
-    def _trace_for(self, key, leaves) -> Traced:
+    def _trace_for(self, key, leaves, shared: ArgumentsShareMemory | None = None) -> Traced:
         tree, _, statics, _ = key
         paths = self._paths(tree, statics)
         specs = tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, paths))
+        mutabilities = [leaf_mutability(leaf) for leaf in leaves]
+        in_shardings = self._leaf_shardings(tree, leaves)
         self._info.traces += 1
 
         def rebuild(tracers):
             dyn_args, dyn_kwargs = pytree.unflatten(tree, tracers)
             return self._merge(dyn_args, dyn_kwargs, statics)
-        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
-                              [leaf_mutability(leaf) for leaf in leaves],
+        if shared is not None:      # the arguments are views of fewer inputs, taken inside the trace
+            inputs = shared.variant_inputs(len(leaves), specs, mutabilities, rebuild, in_shardings)
+            specs, paths, mutabilities, rebuild = inputs.specs, inputs.paths, inputs.mutabilities, inputs.rebuild
+            in_shardings = [None] * len(specs)
+        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device, mutabilities,
                               statics=_unwrap_all(statics), static_names=self._static_names(statics),
                               check_bounds=self._check_bounds, convert=self._convert, loops=self._loops,
-                              in_shardings=self._leaf_shardings(tree, leaves), out_shardings=self._out_shardings)
+                              in_shardings=in_shardings, out_shardings=self._out_shardings)
 
     def _leaf_shardings(self, tree, leaves) -> list:
         """Per argument leaf, its sharding: from ``in_shardings`` (a prefix of the positional arguments),
@@ -534,9 +545,11 @@ class CompiledFunction:
                         return run(args)
                     except OutsideArrayChanged:
                         del self._by_flat_key[fast_key]
+                    except ArgumentsShareMemory as shared:
+                        return self._call(args, kwargs, fast_key=(fast_key, shared.sharing), shared=shared)
         return self._call(args, kwargs, fast_key=fast_key)
 
-    def _call(self, args, kwargs, bound: bool = False, fast_key=None):
+    def _call(self, args, kwargs, bound: bool = False, fast_key=None, shared: ArgumentsShareMemory | None = None):
         trace = current_trace()
         if trace is not None:
             # Called while tracing (inside another compiled function or a transform): inline the function,
@@ -544,18 +557,35 @@ class CompiledFunction:
             if trace.watch is not None:
                 trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
+        if shared is not None and fast_key in self._by_flat_key:
+            try:
+                return self._by_flat_key[fast_key](args)
+            except OutsideArrayChanged:
+                del self._by_flat_key[fast_key]
         key, leaves = self._signature(args, kwargs, bound)
-        compiled = self._compiled_for(key, leaves)
         statics = _unwrap_all(key[2])
         try:
-            result = compiled.run(leaves, statics)
-        except OutsideArrayChanged:
-            compiled = self._compiled_for(key, leaves, stale=compiled)
-            result = compiled.run(leaves, statics)
+            compiled, result = self._run_compiled(key, leaves, statics, shared)
+        except ArgumentsShareMemory as found:    # run the variant for arguments sharing memory so
+            if shared is not None:
+                raise AssertionError(f"xlac internal error: a variant's arguments still share memory: {found}")
+            if fast_key is not None:         # the program without sharing serves the next call first
+                self._by_flat_key[fast_key] = _fast_runner(self._cache[key])
+                fast_key = (fast_key, found.sharing)
+            shared = found
+            compiled, result = self._run_compiled(key, leaves, statics, shared)
         if fast_key is not None:
-            plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
-            self._by_flat_key[fast_key] = compiled._run if plain else compiled.run
+            self._by_flat_key[fast_key] = _fast_runner(compiled)
         return result
+
+    def _run_compiled(self, key, leaves, statics, shared):
+        """Run the executable for ``key`` (the variant for ``shared``); it and the result."""
+        compiled = self._compiled_for(key, leaves, shared=shared)
+        try:
+            return compiled, compiled.run(leaves, statics)
+        except OutsideArrayChanged:
+            compiled = self._compiled_for(key, leaves, stale=compiled, shared=shared)
+            return compiled, compiled.run(leaves, statics)
 
     def trace(self, *args, **kwargs) -> Traced:
         """The IR for these arguments (``str()`` prints it), with every pass stage."""
@@ -619,6 +649,12 @@ def _unwrap(value):
 
 def _unwrap_all(statics: tuple) -> tuple:
     return tuple((key, _unwrap(value)) for key, value in statics)
+
+
+def _fast_runner(compiled):
+    """What the fast path calls with the arguments: a program reading nothing outside them runs directly."""
+    plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
+    return compiled._run if plain else compiled.run
 
 
 def _flat_array_key(args):
