@@ -36,9 +36,8 @@ LAYERS = {
         "xlac.runtime", "xlac.lowering", "xlac.passes.functionalize", "xlac.passes.autocast",
         "xlac.passes.simplify", "xlac.passes.inplace", "xlac.passes.pipeline"],
     "tracing": ["xlac.trace", "xlac.argument_specs", "xlac.callables", "xlac.array"],
-    "transforms": ["xlac.passes.autodiff", "xlac.passes.ad_rules_math", "xlac.passes.ad_rules_structure",
-                   "xlac.passes.rules_control", "xlac.passes.rules_fft", "xlac.passes.rules_linalg", "xlac.passes.rules_sharding", "xlac.passes.batching",
-                   "xlac.passes.batching_rules", "xlac.captures", "xlac.rebinding"],
+    "transforms": ["xlac.passes.autodiff", "xlac.passes.batching", "xlac.passes.rules",
+                   "xlac.captures", "xlac.rebinding"],
     "numpy": ["xlac.numpy"],
     "api": ["xlac", "xlac.distributed"],
 }

@@ -48,7 +48,7 @@ class Primitive:
         # xlac.lowering gives it its emitter. "": the lowering registers an emitter of its own.
         self.stablehlo = stablehlo
         # The rules other packages attach, each once, through register(): the StableHLO emitter
-        # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.batching_rules).
+        # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.rules.indexing).
         self.emitter: Callable | None = None
         self.vjp: Callable | None = None
         self.jvp: Callable | None = None

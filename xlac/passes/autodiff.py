@@ -9,7 +9,7 @@ autocast) and evaluate it into whatever trace is current, so transforms nest (``
   a value used several times are summed) and returns the cotangents of the inputs.
 - :func:`forward` evaluates the graph together with its tangents (each node's JVP rule).
 
-Rules hang off the primitives (``P.x.vjp``, ``P.x.jvp``): see :mod:`xlac.passes.ad_rules_math` for
+Rules hang off the primitives (``P.x.vjp``, ``P.x.jvp``): see :mod:`xlac.passes.rules.elementwise` for
 their signatures. Integer and boolean values have no tangent or cotangent (``None``, a zero).
 
 >>> import numpy as np, xlac.numpy as xnp
@@ -34,8 +34,8 @@ from xlac.trace.state import autocast_scope, provenance_of
 from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
 
-from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)
-from xlac.passes import rules_control, rules_fft, rules_linalg, rules_sharding  # noqa: F401,E402  (rules of the control-flow, FFT, linalg and sharding primitives)
+from xlac.passes.rules import elementwise, structure  # noqa: F401,E402  (register the rules)
+from xlac.passes.rules import control, fft, linalg, sharding  # noqa: F401,E402  (rules of the control-flow, FFT, linalg and sharding primitives)
 
 __all__ = ["linearize_reverse", "forward", "Backward", "is_differentiable", "add_cotangents"]
 

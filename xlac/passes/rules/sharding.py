@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from xlac.ir import primitives as P
 from xlac.ir.sharding import NamedSharding, PartitionSpec
-from xlac.passes.batching_rules import _rule
+from xlac.passes.rules.indexing import _rule
 from xlac.trace import ops
 
 __all__: list[str] = []

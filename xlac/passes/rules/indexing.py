@@ -356,4 +356,4 @@ _rule(P.copy)(_unbatchable("copy"))
 _rule(P.store)(_unbatchable("store"))
 
 
-from xlac.passes import rules_control, rules_fft, rules_linalg, rules_sharding  # noqa: E402,F401  (their batching rules)
+from xlac.passes.rules import control, fft, linalg, sharding  # noqa: E402,F401  (their batching rules)

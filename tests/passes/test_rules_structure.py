@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from jax import lax
 
 import xlac
-import xlac.passes.ad_rules_structure  # noqa: F401  (attaches the rules)
+import xlac.passes.rules.structure  # noqa: F401  (attaches the rules)
 from xlac.ir import primitives as P
 from xlac.trace import ops
 

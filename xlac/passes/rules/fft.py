@@ -20,7 +20,7 @@ import numpy as np
 
 from xlac.ir import primitives as P
 from xlac.passes.batching import move_batch_axis
-from xlac.passes.batching_rules import _rule
+from xlac.passes.rules.indexing import _rule
 from xlac.trace import ops
 
 __all__: list[str] = []

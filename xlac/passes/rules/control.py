@@ -37,9 +37,9 @@ from xlac.ir import primitives as P
 from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
-from xlac.passes.ad_rules_structure import _or_zeros
+from xlac.passes.rules.structure import _or_zeros
 from xlac.passes.batching import batch_graph, move_batch_axis
-from xlac.passes.batching_rules import _size
+from xlac.passes.rules.indexing import _size
 from xlac.passes.simplify import eliminate_dead_code
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
