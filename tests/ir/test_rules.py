@@ -2,8 +2,7 @@
 import pytest
 
 import xlac  # noqa: F401  (loads the emitters)
-import xlac.passes.autodiff  # noqa: F401  (loads the VJP and JVP rules)
-import xlac.passes.rules.indexing  # noqa: F401  (loads the batching rules)
+import xlac.passes.rules  # noqa: F401  (registers the VJP, JVP and batching rules)
 from xlac.ir.primitive import CATALOG, RULE_KINDS, Primitive
 
 

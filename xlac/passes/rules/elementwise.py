@@ -1,13 +1,12 @@
-"""VJP and JVP rules of the math primitives: elementwise, compare/select/clamp, convert, reductions,
-dot_general, and the primitives with a zero derivative.
+"""VJP, JVP and batching rules of the elementwise primitives (the first section of ``xlac/ir/primitives.py``):
+unary and binary math, complex parts, compare, select, clamp, convert, bitcast_convert, stop_gradient.
 
-A VJP rule is ``rule(attrs, operands, results, cotangents) -> operand cotangents`` (one per result in,
-one per operand out, ``None`` for a zero); a JVP rule is ``rule(attrs, operands, results, tangents) ->
-result tangents``. Rules emit nodes through :mod:`xlac.trace.ops` into the current trace. Ties of
-``max``/``min`` split the derivative evenly, as in JAX.
+An elementwise primitive's derivative is one entry: of ``_UNARY_DERIVATIVES`` (dy/dx from x and y) or of
+``_binary_partials``; its batching rule comes from its category (operands brought to one batch axis). Ties
+of ``max``/``min`` split the derivative evenly, as in JAX.
 
 >>> from xlac.ir import primitives as P
->>> P.sin.vjp is not None and P.compare.jvp is not None
+>>> P.sin.vjp is not None and P.compare.jvp is not None and P.add.batch is not None
 True
 """
 from __future__ import annotations
@@ -16,39 +15,63 @@ import math
 
 import numpy as np
 
-from xlac.ir import dtypes
 from xlac.ir import primitives as P
-from xlac.passes import autodiff
+from xlac.ir.primitive import CATALOG
+from xlac.passes.autodiff import is_differentiable
+from xlac.passes.batching import move_batch_axis
+from xlac.passes.rules.common import batch_size, linear_jvp, no_cotangents, no_tangents, or_zeros, to_front, zeros
 from xlac.trace import ops
-from xlac.trace.inline import closed_graph
 
 __all__: list[str] = []
 
 
-# ---------------------------------------------------------------- helpers
+# ---------------------------------------------------------------- batching
 
-def _float(dtype) -> bool:
-    return dtypes.is_inexact(dtype)
+def _align(operands, dims, scalars_stay: bool = False):
+    """Operands of one shape brought to one batch axis: the common one if the batched operands agree,
+    else 0. With ``scalars_stay`` (select's predicate, clamp's bounds), operands may be 0-d per example:
+    unbatched ones stay 0-d, batched ones are broadcast to the full shape."""
+    size = batch_size(operands, dims)
+    batched = {d for d in dims if d is not None}
+    target = batched.pop() if len(batched) == 1 else 0
+    example_shape = max((x.shape[:d] + x.shape[d + 1:] if d is not None else x.shape
+                         for x, d in zip(operands, dims)), key=len)
+    full_shape = example_shape[:target] + (size,) + example_shape[target:]
+    out = []
+    for x, d in zip(operands, dims):
+        example_rank = x.ndim - (d is not None)
+        if example_rank == len(example_shape):
+            out.append(move_batch_axis(x, d, target, size))
+        elif d is None:
+            out.append(x)
+        else:
+            out.append(ops.broadcast_in_dim(x, full_shape, (target,)))
+    return out, target
 
+
+def _elementwise(prim, scalars_stay: bool = False):
+    def rule(attrs, operands, dims):
+        aligned, target = _align(operands, dims, scalars_stay)
+        out = ops.bind(prim, *aligned, **attrs)
+        return [out], [target]
+    return rule
+
+
+# Every elementwise primitive batches alike; select's predicate and clamp's bounds may be 0-d per example.
+_ELEMENTWISE_CATEGORIES = ("unary", "binary", "compare", "convert", "identity")
+for _primitive in CATALOG.values():
+    if _primitive.category in _ELEMENTWISE_CATEGORIES and _primitive is not P.bitcast_convert:
+        _primitive.register(batch=_elementwise(_primitive))
+P.select.register(batch=_elementwise(P.select, scalars_stay=True))
+P.clamp.register(batch=_elementwise(P.clamp, scalars_stay=True))
+
+
+# ---------------------------------------------------------------- unary
 
 def _mask(pred, like):
     """A boolean predicate as 1.0/0.0 of ``like``'s dtype."""
     return ops.convert(pred, like.dtype)
 
-
-def _zero(attrs, operands, results, cts):
-    return [None] * len(operands)
-
-
-def _zero_jvp(attrs, operands, results, tangents):
-    return [None] * len(results)
-
-
-def _define(primitive, vjp, jvp):
-    primitive.register(vjp=vjp, jvp=jvp)
-
-
-# ---------------------------------------------------------------- unary
 
 # name -> derivative dy/dx from (x, y), emitted in x's dtype
 _UNARY_DERIVATIVES = {
@@ -80,7 +103,8 @@ def _unary_rules(derivative):
 
 
 for _primitive, _derivative in _UNARY_DERIVATIVES.items():
-    _define(_primitive, *_unary_rules(_derivative))
+    _vjp, _jvp = _unary_rules(_derivative)
+    _primitive.register(vjp=_vjp, jvp=_jvp)
 
 
 def _complex_abs_rules():
@@ -111,11 +135,11 @@ def _complex_abs_rules():
     return vjp, jvp
 
 
-_define(P.abs_, *_complex_abs_rules())
-
-_define(P.neg, lambda a, o, r, cts: [ops.neg(cts[0])], lambda a, o, r, ts: [ops.neg(ts[0])])
-for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_finite, P.compare, P.constant, P.iota, P.argmax, P.argmin, P.stop_gradient):
-    _define(_primitive, _zero, _zero_jvp)
+_vjp, _jvp = _complex_abs_rules()
+P.abs_.register(vjp=_vjp, jvp=_jvp)
+P.neg.register(vjp=lambda a, o, r, cts: [ops.neg(cts[0])], jvp=lambda a, o, r, ts: [ops.neg(ts[0])])
+for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_finite, P.compare, P.stop_gradient):
+    _primitive.register(vjp=no_cotangents, jvp=no_tangents)
 
 
 # ---------------------------------------------------------------- binary
@@ -162,7 +186,7 @@ def _binary_partials(primitive, x, y, z):
 def _binary_rules(primitive):
     def vjp(attrs, operands, results, cts):
         (x, y), (z,), (ct,) = operands, results, cts
-        if not _float(x.dtype):
+        if not is_differentiable(x.dtype):
             return [None, None]
         if primitive is P.add:
             return [ct, ct]
@@ -173,7 +197,7 @@ def _binary_rules(primitive):
 
     def jvp(attrs, operands, results, tangents):
         (x, y), (z,), (tx, ty) = operands, results, tangents
-        if not _float(x.dtype):
+        if not is_differentiable(x.dtype):
             return [None]
         if primitive in (P.add, P.sub):
             if ty is None:
@@ -187,9 +211,10 @@ def _binary_rules(primitive):
 
 
 for _primitive in (P.add, P.sub, P.mul, P.div, P.pow_, P.max_, P.min_, P.rem, P.atan2):
-    _define(_primitive, *_binary_rules(_primitive))
+    _vjp, _jvp = _binary_rules(_primitive)
+    _primitive.register(vjp=_vjp, jvp=_jvp)
 for _primitive in (P.and_, P.or_, P.xor, P.shift_left, P.shift_right_arithmetic, P.shift_right_logical):
-    _define(_primitive, _zero, _zero_jvp)
+    _primitive.register(vjp=no_cotangents, jvp=no_tangents)
 
 
 # ---------------------------------------------------------------- select, clamp, convert
@@ -197,7 +222,7 @@ for _primitive in (P.and_, P.or_, P.xor, P.shift_left, P.shift_right_arithmetic,
 def _select_vjp(attrs, operands, results, cts):
     pred, on_true, _ = operands
     (ct,) = cts
-    if not _float(on_true.dtype):
+    if not is_differentiable(on_true.dtype):
         return [None, None, None]
     zero = ops.full_like(ct, 0)
     return [None, ops.select(pred, ct, zero), ops.select(pred, zero, ct)]
@@ -206,13 +231,13 @@ def _select_vjp(attrs, operands, results, cts):
 def _select_jvp(attrs, operands, results, tangents):
     pred, on_true, _ = operands
     _, t_true, t_false = tangents
-    if not _float(on_true.dtype):
+    if not is_differentiable(on_true.dtype):
         return [None]
     zero = ops.full_like(on_true, 0)
     return [ops.select(pred, zero if t_true is None else t_true, zero if t_false is None else t_false)]
 
 
-_define(P.select, _select_vjp, _select_jvp)
+P.select.register(vjp=_select_vjp, jvp=_select_jvp)
 
 
 def _clamp_masks(lo, x, hi):
@@ -232,7 +257,7 @@ def _sum_to(ct, shape):
 def _clamp_vjp(attrs, operands, results, cts):
     lo, x, hi = operands
     (ct,) = cts
-    if not _float(x.dtype):
+    if not is_differentiable(x.dtype):
         return [None, None, None]
     zero = ops.full_like(ct, 0)
     masks = _clamp_masks(lo, x, hi)
@@ -241,7 +266,7 @@ def _clamp_vjp(attrs, operands, results, cts):
 
 def _clamp_jvp(attrs, operands, results, tangents):
     lo, x, hi = operands
-    if not _float(x.dtype):
+    if not is_differentiable(x.dtype):
         return [None]
     zero = ops.full_like(x, 0)
     out = zero
@@ -251,221 +276,62 @@ def _clamp_jvp(attrs, operands, results, tangents):
     return [out]
 
 
-_define(P.clamp, _clamp_vjp, _clamp_jvp)
+P.clamp.register(vjp=_clamp_vjp, jvp=_clamp_jvp)
 
 
 def _convert_vjp(attrs, operands, results, cts):
     (x,), (ct,) = operands, cts
-    if not (_float(x.dtype) and _float(ct.dtype)):
+    if not (is_differentiable(x.dtype) and is_differentiable(ct.dtype)):
         return [None]
     return [ops.convert(ct, x.dtype)]
 
 
 def _convert_jvp(attrs, operands, results, tangents):
     (t,), (y,) = tangents, results
-    if not (_float(t.dtype) and _float(y.dtype)):
+    if not (is_differentiable(t.dtype) and is_differentiable(y.dtype)):
         return [None]
     return [ops.convert(t, y.dtype)]
 
 
-_define(P.convert, _convert_vjp, _convert_jvp)
+P.convert.register(vjp=_convert_vjp, jvp=_convert_jvp)
 
 
-# ---------------------------------------------------------------- reductions
+# ---------------------------------------------------------------- complex parts and bitcasts
 
-def _expand(y, x, axes):
-    """A reduction's result (or cotangent) broadcast back to the operand's shape."""
-    kept = tuple(i for i in range(x.ndim) if i not in axes)
-    return ops.broadcast_in_dim(y, x.shape, kept)
-
-
-def _reduce_partial(op, x, y, axes):
-    """d y / d x for each element of x (in x's shape)."""
-    if op == "prod":
-        return _product_of_others(x, axes)
-    # max/min: the elements equal to the result share the derivative evenly
-    hits = _mask(ops.compare(x, _expand(y, x, axes), "EQ"), x)
-    count = _expand(ops.reduce(hits, "sum", axes), x, axes)
-    return ops.div(hits, count)
+def _real_vjp(attrs, operands, results, cts):
+    ct = cts[0]
+    return [None if ct is None else ops.complex(ct, zeros(ct.shape, ct.dtype))]
 
 
-def _product_of_others(x, axes):
-    """For each element of x, the product of the other elements of its reduced group: exclusive running
-    products from the left and from the right, multiplied (exact where elements are zero, unlike y / x)."""
-    kept = [d for d in range(x.ndim) if d not in axes]
-    order = kept + sorted(axes)
-    lead = tuple(x.shape[d] for d in kept)
-    n = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
-    flat = ops.reshape(ops.transpose(x, order), lead + (n,))
-    last = len(lead)
-    left = _exclusive_products(flat, last)
-    right = ops.reverse(_exclusive_products(ops.reverse(flat, (last,)), last), (last,))
-    others = ops.reshape(ops.mul(left, right), tuple(x.shape[d] for d in order))
-    return ops.transpose(others, tuple(int(i) for i in np.argsort(order)))
+def _imag_vjp(attrs, operands, results, cts):
+    ct = cts[0]
+    return [None if ct is None else ops.complex(zeros(ct.shape, ct.dtype), ops.neg(ct))]
 
 
-def _exclusive_products(x, axis):
-    """Running products along ``axis`` of the elements before each one (1 for the first)."""
-    inclusive = ops.cumulative(x, "prod", axis)
-    n = x.shape[axis]
-    head = ops.slice(inclusive, (0,) * x.ndim, tuple(n - 1 if i == axis else d for i, d in enumerate(x.shape)))
-    return ops.pad(head, ops.constant(1, x.dtype), tuple(1 if i == axis else 0 for i in range(x.ndim)),
-                   (0,) * x.ndim)
-
-
-def _reduce_vjp(attrs, operands, results, cts):
-    (x,), (y,), (ct,) = operands, results, cts
-    op, axes = attrs["op"], tuple(attrs["axes"])
-    if not _float(x.dtype) or op in ("and", "or"):
-        return [None]
-    expanded = _expand(ct, x, axes)
-    if op == "sum":
-        return [expanded]
-    return [ops.mul(expanded, _reduce_partial(op, x, y, axes))]
-
-
-def _reduce_jvp(attrs, operands, results, tangents):
-    (x,), (y,), (t,) = operands, results, tangents
-    op, axes = attrs["op"], tuple(attrs["axes"])
-    if not _float(x.dtype) or op in ("and", "or"):
-        return [None]
-    if op == "sum":
-        return [ops.reduce(t, "sum", axes)]
-    return [ops.reduce(ops.mul(t, _reduce_partial(op, x, y, axes)), "sum", axes)]
-
-
-_define(P.reduce, _reduce_vjp, _reduce_jvp)
-
-
-# ---------------------------------------------------------------- cumulative
-
-# Running sums are linear. Running products, maxima and minima are differentiated as jax differentiates
-# cumprod, cummax and cummin: through its associative_scan, a log-depth tree of elementwise ops whose
-# derivatives (ties of max/min split evenly, zeros of prod exact) are those of ``_tree_scan``'s combine ops.
-_COMBINE = {"prod": ops.mul, "max": ops.max, "min": ops.min}
-
-
-def _cumulative_vjp(attrs, operands, results, cts):
-    (x,), (ct,) = operands, cts
-    if ct is None or not _float(x.dtype):
-        return [None]
-    if attrs["op"] == "sum":
-        return [ops.cumulative(ct, "sum", attrs["axis"], not attrs["reverse"])]
-    _, backward = autodiff.linearize_reverse(_tree_scan_graph(attrs, x), [x], [0])
-    return backward([ct])
-
-
-def _cumulative_jvp(attrs, operands, results, tangents):
-    (x,), (t,) = operands, tangents
-    if t is None or not _float(x.dtype):
-        return [None]
-    if attrs["op"] == "sum":
-        return [ops.cumulative(t, "sum", attrs["axis"], attrs["reverse"])]
-    _, (tangent,) = autodiff.forward(_tree_scan_graph(attrs, x), [x], [t])
-    return [tangent]
-
-
-_define(P.cumulative, _cumulative_vjp, _cumulative_jvp)
-
-
-def _tree_scan_graph(attrs, x):
-    """The graph of the running ``attrs["op"]`` of values like ``x`` as :func:`_tree_scan` computes it."""
-    combine, axis = _COMBINE[attrs["op"]], attrs["axis"]
-
-    def scan(inputs):
-        v, = inputs
-        if not attrs["reverse"]:
-            return [_tree_scan(v, combine, axis)]
-        return [ops.reverse(_tree_scan(ops.reverse(v, (axis,)), combine, axis), (axis,))]
-    return closed_graph([x.value.type], scan)
-
-
-def _tree_scan(x, combine, axis):
-    """The running ``combine`` of ``x`` along ``axis`` as jax's ``associative_scan`` computes it: combine
-    neighbouring pairs, scan those (the results at the odd positions), then combine each with the next
-    element (the even positions)."""
-    n = x.shape[axis]
-    if n < 2:
-        return x
-    odd = _tree_scan(combine(_strided(x, axis, 0, n - 1), _strided(x, axis, 1, n)), combine, axis)
-    followed = odd if n % 2 else _strided(odd, axis, 0, n // 2 - 1, 1)    # by an element at an even position
-    even = ops.concatenate([_strided(x, axis, 0, 1, 1), combine(followed, _strided(x, axis, 2, n))], axis)
-    return _interleave(even, odd, axis)
-
-
-def _strided(x, axis, start, limit, stride=2):
-    """``x[start:limit:stride]`` along ``axis``."""
-    starts = tuple(start if d == axis else 0 for d in range(x.ndim))
-    limits = tuple(limit if d == axis else size for d, size in enumerate(x.shape))
-    return ops.slice(x, starts, limits, tuple(stride if d == axis else 1 for d in range(x.ndim)))
-
-
-def _interleave(even, odd, axis):
-    """The elements of ``even`` at the even positions along ``axis`` and those of ``odd`` between them."""
-    same = even.shape[axis] == odd.shape[axis]
-    return ops.add(_spread(even, axis, 0, 1 if same else 0), _spread(odd, axis, 1, 0 if same else 1))
-
-
-def _spread(x, axis, low, high):
-    """``x`` with a zero between neighbours along ``axis`` and ``low``, ``high`` zeros before and after."""
-    def at_axis(n):
-        return tuple(n if d == axis else 0 for d in range(x.ndim))
-    return ops.pad(x, ops.constant(0, x.dtype), at_axis(low), at_axis(high), at_axis(1))
-
-
-# ---------------------------------------------------------------- dot_general
-
-def _dot_operand_cotangent(ct, other, mine_ndim, my_dims, other_dims, preferred, my_dtype, lhs_side):
-    """The cotangent of one dot_general operand: ct contracted with the other operand, then transposed.
-
-    ``my_dims`` = (contracting, batch) of this operand, ``other_dims`` those of the other one."""
-    (my_c, my_b), (other_c, other_b) = my_dims, other_dims
-    my_free = [d for d in range(mine_ndim) if d not in my_c and d not in my_b]
-    other_free = [d for d in range(other.ndim) if d not in other_c and d not in other_b]
-    n_batch = len(my_b)
-    # ct axes: batch, lhs free, rhs free
-    if lhs_side:
-        ct_mine = list(range(n_batch, n_batch + len(my_free)))
-        ct_other = list(range(n_batch + len(my_free), ct.ndim))
-    else:
-        ct_other = list(range(n_batch, n_batch + len(other_free)))
-        ct_mine = list(range(n_batch + len(other_free), ct.ndim))
-    ct = ops.convert(ct, my_dtype)
-    out = ops.dot_general(ct, other, (ct_other, other_free), (list(range(n_batch)), list(other_b)),
-                          preferred_dtype=preferred)
-    # out axes: batch (my_b order), my free (via ct_mine, in order), then other's contracting dims in
-    # other's axis order, which stand for my contracting dims
-    order = list(my_b) + my_free + [my_c[list(other_c).index(d)] for d in sorted(other_c)]
-    del ct_mine
-    permutation = [order.index(axis) for axis in range(mine_ndim)]
-    return ops.convert(ops.transpose(out, permutation), my_dtype)
-
-
-def _dot_vjp(attrs, operands, results, cts):
-    (lhs, rhs), (ct,) = operands, cts
-    if not _float(lhs.dtype):
+def _complex_vjp(attrs, operands, results, cts):
+    ct = cts[0]
+    if ct is None:
         return [None, None]
-    (lc, rc), (lb, rb) = attrs["contracting"], attrs["batch"]
-    preferred = attrs.get("preferred_dtype")
-    d_lhs = _dot_operand_cotangent(ct, rhs, lhs.ndim, (lc, lb), (rc, rb), preferred, lhs.dtype, True)
-    d_rhs = _dot_operand_cotangent(ct, lhs, rhs.ndim, (rc, rb), (lc, lb), preferred, rhs.dtype, False)
-    return [d_lhs, d_rhs]
+    return [ops.bind(P.real, ct), ops.neg(ops.bind(P.imag, ct))]
 
 
-def _dot_jvp(attrs, operands, results, tangents):
-    (lhs, rhs), (t_lhs, t_rhs) = operands, tangents
-    if not _float(lhs.dtype):
+def _complex_jvp(attrs, operands, results, tangents):
+    if all(t is None for t in tangents):
         return [None]
-    args = (attrs["contracting"], attrs["batch"], attrs.get("preferred_dtype"))
-    terms = []
-    if t_lhs is not None:
-        terms.append(ops.dot_general(t_lhs, rhs, *args))
-    if t_rhs is not None:
-        terms.append(ops.dot_general(lhs, t_rhs, *args))
-    return [terms[0] if len(terms) == 1 else ops.add(*terms)]
+    return [ops.complex(*(or_zeros(t, x) for t, x in zip(tangents, operands)))]
 
 
-_define(P.dot_general, _dot_vjp, _dot_jvp)
+P.real.register(vjp=_real_vjp, jvp=linear_jvp(lambda a, t, xs: ops.bind(P.real, t)))
+P.imag.register(vjp=_imag_vjp, jvp=linear_jvp(lambda a, t, xs: ops.bind(P.imag, t)))
+P.complex_.register(vjp=_complex_vjp, jvp=_complex_jvp)
 
-del _derivative, _primitive
-np  # noqa: B018  (kept for doctest namespaces)
+
+def _bitcast_convert_batch(attrs, operands, dims):
+    (x,), (d,) = operands, dims
+    return [ops.bind(P.bitcast_convert, to_front(x, d, 0), **attrs)], [0]
+
+
+P.bitcast_convert.register(vjp=no_cotangents, jvp=no_tangents, batch=_bitcast_convert_batch)
+
+
+del _primitive, _derivative, _vjp, _jvp
