@@ -49,7 +49,7 @@ def _align(operands, dims, scalars_stay: bool = False):
     return out, target
 
 
-def _elementwise(prim, scalars_stay: bool = False):
+def _elementwise_batch(prim, scalars_stay: bool = False):
     def rule(attrs, operands, dims):
         aligned, target = _align(operands, dims, scalars_stay)
         out = ops.bind(prim, *aligned, **attrs)
@@ -61,17 +61,12 @@ def _elementwise(prim, scalars_stay: bool = False):
 _ELEMENTWISE_CATEGORIES = ("unary", "binary", "compare", "convert", "identity")
 for _primitive in CATALOG.values():
     if _primitive.category in _ELEMENTWISE_CATEGORIES and _primitive is not P.bitcast_convert:
-        _primitive.register(batch=_elementwise(_primitive))
-P.select.register(batch=_elementwise(P.select, scalars_stay=True))
-P.clamp.register(batch=_elementwise(P.clamp, scalars_stay=True))
+        _primitive.register(batch=_elementwise_batch(_primitive))
+P.select.register(batch=_elementwise_batch(P.select, scalars_stay=True))
+P.clamp.register(batch=_elementwise_batch(P.clamp, scalars_stay=True))
 
 
 # ---------------------------------------------------------------- unary
-
-def _mask(pred, like):
-    """A boolean predicate as 1.0/0.0 of ``like``'s dtype."""
-    return ops.convert(pred, like.dtype)
-
 
 # name -> derivative dy/dx from (x, y), emitted in x's dtype
 _UNARY_DERIVATIVES = {
@@ -143,6 +138,11 @@ for _primitive in (P.sign, P.floor, P.ceil, P.round_, P.not_, P.popcnt, P.is_fin
 
 
 # ---------------------------------------------------------------- binary
+
+def _mask(pred, like):
+    """A boolean predicate as 1.0/0.0 of ``like``'s dtype."""
+    return ops.convert(pred, like.dtype)
+
 
 def _max_min_masks(x, y, direction):
     """How much of the derivative goes to x and to y: 1, 0, or 0.5 each at a tie."""

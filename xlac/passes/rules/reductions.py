@@ -222,7 +222,7 @@ def _dot_operand_cotangent(ct, other, mine_ndim, my_dims, other_dims, preferred,
     return ops.convert(ops.transpose(out, permutation), my_dtype)
 
 
-def _dot_vjp(attrs, operands, results, cts):
+def _dot_general_vjp(attrs, operands, results, cts):
     (lhs, rhs), (ct,) = operands, cts
     if not is_differentiable(lhs.dtype):
         return [None, None]
@@ -233,7 +233,7 @@ def _dot_vjp(attrs, operands, results, cts):
     return [d_lhs, d_rhs]
 
 
-def _dot_jvp(attrs, operands, results, tangents):
+def _dot_general_jvp(attrs, operands, results, tangents):
     (lhs, rhs), (t_lhs, t_rhs) = operands, tangents
     if not is_differentiable(lhs.dtype):
         return [None]
@@ -266,7 +266,7 @@ def _dot_general_batch(attrs, operands, dims):
     return [ops.dot_general(lhs, rhs, contracting, batch, pref)], [len(lb) + n_lhs_free + rhs_free.index(rd)]
 
 
-P.dot_general.register(vjp=_dot_vjp, jvp=_dot_jvp, batch=_dot_general_batch)
+P.dot_general.register(vjp=_dot_general_vjp, jvp=_dot_general_jvp, batch=_dot_general_batch)
 
 
 # ---------------------------------------------------------------- sort

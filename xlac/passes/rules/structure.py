@@ -62,7 +62,8 @@ def _reshape_batch(attrs, operands, dims):
     return [ops.reshape(to_front(x, d, size), (size,) + tuple(attrs["shape"]))], [0]
 
 
-P.reshape.register(vjp=_reshape_vjp, jvp=linear_jvp(lambda a, t, xs: ops.reshape(t, a["shape"])), batch=_reshape_batch)
+P.reshape.register(vjp=_reshape_vjp, jvp=linear_jvp(lambda a, t, xs: ops.reshape(t, a["shape"])),
+                   batch=_reshape_batch)
 
 
 def _transpose_vjp(attrs, operands, results, cts):
