@@ -13,7 +13,7 @@ outside a compiled function, they compile and run.
 A body may write in place into arrays of the enclosing function (arguments, closures, outside arrays):
 each written array becomes a carry of the loop (an extra result of a conditional) and is written back
 after it, so XLA updates it in its own buffer. The rules for the transforms are in
-:mod:`xlac.passes.rules_control`.
+:mod:`xlac.passes.rules.control`.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -238,7 +238,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     ``names``: each carry leaf as the user wrote it, for errors (``init_val``'s paths where it is theirs).
     ``write_once``: the leaves of ``init_val`` that the body only writes into, no element in two iterations,
     each a constant going in (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
-    read by the loop's VJP: :mod:`xlac.passes.rules_control`)."""
+    read by the loop's VJP: :mod:`xlac.passes.rules.control`)."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
     cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
