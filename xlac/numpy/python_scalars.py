@@ -51,9 +51,18 @@ def python_scalar_function(fn):
     ('sqrt', None)
     """
     try:
-        return _FUNCTIONS.get(fn)
+        replacement = _FUNCTIONS.get(fn)
     except TypeError:                   # an unhashable callable
         return None
+    if replacement is None and getattr(fn, "__module__", None) == "math" and getattr(math, fn.__name__, None) is fn:
+        return partial(_unsupported, fn.__name__)
+    return replacement
+
+
+def _unsupported(name: str, *args, **kwargs):
+    raise UnsupportedError(located(f"math.{name}() of a traced value: xlac computes math's functions that NumPy "
+                                   "has (sqrt, exp, log, sin, floor, isnan, ...; not gamma, erf, factorial, fsum, "
+                                   "...). Compute it from those, or pass the value as a static argument"))
 
 
 # ---------------------------------------------------------------- conversions
