@@ -1,5 +1,6 @@
 """Python's scalar functions on traced scalars: ``float(x)``, ``int(x)``, ``complex(x)``, ``round(x[, n])``
-and the functions of ``math`` that NumPy has, with Python's semantics on the value the program computes.
+and the functions of ``math`` that NumPy has, with Python's semantics on the value the program computes
+(and NumPy's scalar types, ``np.float32(x)``, which convert as ``x.astype`` does).
 
 What they return is a Python number, a weak value (NEP 50): ``float(x)`` and ``math.sqrt(x)`` a weak
 float64 (``float(x) + np.float32(1)`` is float32, as in NumPy), ``int(x)``, ``math.floor(x)`` and ``round(x)``
@@ -450,7 +451,19 @@ _UNARY = {"sqrt": ufuncs.sqrt, "exp": ufuncs.exp, "exp2": ufuncs.exp2, "expm1": 
 _UNCHECKED_UNARY = {"degrees": ufuncs.degrees, "radians": ufuncs.radians}      # CPython multiplies, unchecked
 _BINARY = {"atan2": ufuncs.arctan2, "copysign": ufuncs.copysign, "nextafter": ufuncs.nextafter}
 
+def _numpy_scalar_type(kind):
+    def run(x):
+        return asarray(x).astype(kind)
+    run.__name__ = kind.__name__
+    run.__doc__ = f"``np.{kind.__name__}(x)`` of a traced value: ``x.astype(np.{kind.__name__})``, as NumPy converts an array."
+    return run
+
+
+_NUMPY_SCALAR_TYPES = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                       np.float16, np.float32, np.float64, np.complex64, np.complex128)
+
 _FUNCTIONS = {
+    **{kind: _numpy_scalar_type(kind) for kind in _NUMPY_SCALAR_TYPES},
     builtins.float: _float, builtins.int: _int, builtins.complex: _complex, builtins.round: _round,
     math.log: _log, math.pow: _pow, math.fmod: _fmod, math.ldexp: _ldexp, math.hypot: _hypot, math.ulp: _ulp,
     math.frexp: _frexp, math.modf: _modf, math.isclose: _isclose,
