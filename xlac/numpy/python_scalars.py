@@ -196,17 +196,16 @@ def _round_python_float(x: Tracer, ndigits: int) -> Tracer:
         raise UnsupportedError(located(f"round(x, {ndigits}) of a traced float: xlac rounds to at most 22 digits "
                                        "either side of the point (10**22 is the largest power of ten a float "
                                        "holds exactly)"))
-    power = 10.0 ** builtins.abs(ndigits)
-    scale = ops.full_like(x, power)
+    half, zero, one = ops.full_like(x, 0.5), ops.full_like(x, 0.0), ops.full_like(x, 1.0)
+    # XLA divides by a constant as a product with its (rounded) reciprocal, and fuses a product into the
+    # addition after it (an FMA): the divisor is made no constant, and the product meets no addition
+    scale = ops.select(_isnan(x), one, ops.full_like(x, 10.0 ** builtins.abs(ndigits)))
     scaled = ops.mul(x, scale) if ndigits >= 0 else ops.div(x, scale)
     nearest = ops.round(scaled)
-    off = ops.sub(scaled, nearest)                                   # exact: -0.5 ... 0.5
     side = _exact_side(x, scaled, 5 ** builtins.abs(ndigits), ndigits)   # sign of the exact product - scaled
-    half, zero = ops.full_like(x, 0.5), ops.full_like(x, 0.0)
-    one = ops.full_like(x, 1.0)
     above, below = ops.compare(side, zero, "GT"), ops.compare(side, zero, "LT")
-    step = ops.select(ops.and_(ops.compare(off, half, "EQ"), above), one, zero)
-    step = ops.select(ops.and_(ops.compare(off, ops.neg(half), "EQ"), below), ops.neg(one), step)
+    step = ops.select(ops.and_(ops.compare(scaled, ops.add(nearest, half), "EQ"), above), one, zero)
+    step = ops.select(ops.and_(ops.compare(scaled, ops.sub(nearest, half), "EQ"), below), ops.neg(one), step)
     if ndigits > 0:                          # past 2**52 the product is whole and its true value may lie on a half
         on_half = ops.compare(ops.abs(side), half, "EQ")
         odd = ops.compare(ops.rem(nearest, ops.full_like(x, 2.0)), zero, "NE")
@@ -313,11 +312,11 @@ def _math_unary(python_function, numpy_function, checked: bool = True):
     return run
 
 
-def _raises_as(python_function, *arguments):
-    """A function of the offending value that raises what ``python_function(*arguments)`` raises (for a
-    function of two arguments, whose check can carry only one of them)."""
+def _raises_as(python_function, *arguments, **keywords):
+    """A function of the offending value that raises what ``python_function(*arguments, **keywords)``
+    raises (for a function of two arguments, whose check can carry only one of them)."""
     def reproduce(_value):
-        python_function(*arguments)
+        python_function(*arguments, **keywords)
     reproduce.__name__ = python_function.__name__
     return reproduce
 
