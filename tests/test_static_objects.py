@@ -138,3 +138,15 @@ def test_arrays_after_a_static_object_keep_their_names():
     f = xlac.compile(lambda fn, x, y: fn(x) + y)
     assert f.trace(np.sin, X, X).ir().input_names == ["x", "y"]
     assert_matches(f(np.sin, X, X), np.sin(X) + X)
+
+
+def fill_doubled(x, xp):
+    out = xp.zeros(3)
+    for i in range(3):
+        out[i] = x[i] * 2.0
+    return out
+
+
+@pytest.mark.parametrize("xp", [np, xnp], ids=["numpy", "xlac.numpy"])
+def test_an_array_the_namespace_allocates_takes_traced_writes(xp):
+    assert_matches(xlac.compile(fill_doubled)(X, xp), fill_doubled(X, np))
