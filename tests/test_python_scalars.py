@@ -318,3 +318,11 @@ def test_the_loop_report_names_the_call_that_keeps_a_loop_unrolled():
     assert "math.factorial() of a traced value" in decision.reason
     assert f"at {_line_of(factorial_weighted, 3)}" in decision.reason
     assert_matches(f(x), factorial_weighted(x))
+
+
+def test_round_and_trunc_of_a_concrete_array_element_are_python_ints_as_numpys():
+    values = np.array([-2.7, 2.5], np.float32)
+    a = xlac.asarray(values)
+    assert (type(round(a[1])), round(a[1])) == (int, round(values[1]))
+    assert (type(math.trunc(a[0])), math.trunc(a[0])) == (int, math.trunc(values[0]))
+    assert_matches(values * round(a[1]), values * round(values[1]))        # weak: float32 stays
