@@ -329,3 +329,10 @@ def test_round_and_trunc_of_a_concrete_array_element_are_python_ints_as_numpys()
     with pytest.raises(TypeError, match="numpy.float32 doesn't define __trunc__"):     # as math.trunc(values[0])
         math.trunc(a[0])
     assert_matches(values * round(a[1]), values * round(values[1]))        # weak: float32 stays
+
+
+def test_round_of_an_array_is_refused_as_numpy_refuses_it():
+    with pytest.raises(TypeError, match=r"type numpy\.ndarray doesn't define __round__ method"):
+        xlac.compile(lambda x: round(x))(np.ones(2))
+    with pytest.raises(TypeError, match=r"type numpy\.ndarray doesn't define __round__ method"):
+        round(np.ones(2))

@@ -69,12 +69,17 @@ def _unsupported(name: str, *args, **kwargs):
 # ---------------------------------------------------------------- conversions
 
 
-def _scalar(x, what: str) -> Tracer:
-    """``x`` as a 0-d value; a complex one loses its imaginary part with NumPy's ComplexWarning."""
+def _zero_d(x, what: str) -> Tracer:
     x = asarray(x)
     if x.ndim != 0:
         raise TypeError(located(f"{what} of a traced array of shape {x.shape}: only 0-dimensional arrays can be "
                                 "converted to Python scalars"))
+    return x
+
+
+def _scalar(x, what: str) -> Tracer:
+    """``x`` as a 0-d real value; a complex one loses its imaginary part with NumPy's ComplexWarning."""
+    x = _zero_d(x, what)
     if x.dtype.kind == "c":
         warnings.warn(located(f"{what}: casting complex values to real discards the imaginary part"),
                       np.exceptions.ComplexWarning, stacklevel=3)
@@ -94,11 +99,7 @@ def _float(x=0.0):
 def _complex(real=0.0, imag=None):
     """``complex(real, imag)``: a weak complex128."""
     if imag is None:
-        real = asarray(real)
-        if real.ndim != 0:
-            raise TypeError(located(f"complex() of a traced array of shape {real.shape}: only 0-dimensional arrays "
-                                    "can be converted to Python scalars"))
-        return ops.convert(real, COMPLEX128, weak=True)
+        return ops.convert(_zero_d(real, "complex()"), COMPLEX128, weak=True)
     re, im = (ops.convert(asarray(_complex(v)), COMPLEX128) for v in (real, imag))
     # complex(a, b) is a + b*1j, each part of b's product with 1j taken as Python takes it
     result = ops.complex(ops.sub(ops.real(re), ops.imag(im)), ops.add(ops.imag(re), ops.real(im)))
@@ -146,14 +147,14 @@ def _round(x, ndigits=None):
     if x.dtype.kind == "c":
         raise TypeError(located(f"type {'complex' if x.weak else 'numpy.' + x.dtype.name} doesn't define "
                                 "__round__ method"))
+    if x.ndim != 0:
+        raise TypeError(located(f"type numpy.ndarray doesn't define __round__ method (round() of a {x.ndim}-d "
+                                "array)"))
     if ndigits is None:
         return _python_int(x, ufuncs.rint, builtins.round)
     if isinstance(ndigits, Tracer):
         raise UnsupportedError(located("round(x, ndigits) with a traced ndigits: give a Python int"))
     ndigits = builtins.int(ndigits.__index__())
-    if x.ndim != 0:
-        raise TypeError(located(f"type numpy.ndarray doesn't define __round__ method (round() of a {x.ndim}-d "
-                                "array)"))
     if not x.weak:
         return elementwise.round(x, ndigits)
     if x.dtype.kind in "biu":

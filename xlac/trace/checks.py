@@ -60,7 +60,8 @@ class RaisedBy:
             result = self.function(offending)
         except Exception as error:        # noqa: BLE001 (Python's own error, whichever it is, is the point)
             return type(error)(located(str(error), self.location))
-        return FloatingPointError(located(f"{self.function.__name__}({offending!r}) is {result!r} in Python, but "
+        name = getattr(self.function, "__name__", repr(self.function))
+        return FloatingPointError(located(f"{name}({offending!r}) is {result!r} in Python, but "
                                           "not a finite number in the compiled program", self.location))
 
 
