@@ -44,7 +44,7 @@ from xlac.rebinding import Rebindings, StateWatch
 from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
 from xlac.shared_arguments import ArgumentsShareMemory, SharedVariant
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
-from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec
+from xlac.argument_specs import by_identity, check_leaf, is_static_object, leaf_key, leaf_mutability, leaf_spec
 from xlac.trace import pytree
 from xlac.trace.context import Trace
 from xlac.trace.state import autocast_state, current_trace
@@ -399,28 +399,45 @@ class CompiledFunction:
         return CacheInfo(self._info.traces, self._info.compiles, self._hits)
 
     def _split(self, args, kwargs, bound: bool = False):
-        """(dynamic args, dynamic kwargs, static values) with static arguments taken out. A method's
-        ``self`` (``bound``) is static, compared by identity."""
+        """(dynamic args, dynamic kwargs, static values) with static arguments taken out: those named
+        static, a method's ``self`` (``bound``, compared by identity), and objects that are not arrays
+        (a module, a function, a class, a string: see ``is_static_object``)."""
         statics = []
-        if self._static_argnums or bound:
-            dyn = []
-            for i, a in enumerate(args):
-                if bound and i == 0:
-                    statics.append((0, _ByIdentity(a)))
-                elif i in self._static_argnums:
-                    statics.append((i, _hashable(a, f"static argument {i}")))
-                else:
-                    dyn.append(a)
-            args = tuple(dyn)
-        if self._static_argnames and kwargs:
-            dyn_kwargs = {}
-            for k, v in kwargs.items():
-                if k in self._static_argnames:
-                    statics.append((k, _hashable(v, f"static argument {k!r}")))
-                else:
-                    dyn_kwargs[k] = v
-            kwargs = dyn_kwargs
-        return args, kwargs, tuple(statics)
+        dyn = []
+        for i, a in enumerate(args):
+            if bound and i == 0:
+                statics.append((0, _ByIdentity(a)))
+            elif i in self._static_argnums:
+                statics.append((i, _hashable(a, f"static argument {i}")))
+            elif is_static_object(a):
+                statics.append((i, self._static_object(a, i)))
+            else:
+                dyn.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                statics.append((k, _hashable(v, f"static argument {k!r}")))
+            elif is_static_object(v):
+                statics.append((k, self._static_object(v, k)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn), dyn_kwargs, tuple(statics)
+
+    def _static_object(self, value, key):
+        """The cache key of an object taken as a static argument: itself by identity (a module, a function,
+        a class), else by its hash and ``==``; TypeError naming the argument for an unhashable one."""
+        if by_identity(value):
+            return _ByIdentity(value)
+        try:
+            return _ByExactValue(value)
+        except TypeError:
+            names = _parameter_names(self._fn)
+            name = names[key] if isinstance(key, int) and key < len(names) else key
+            kind = type(value)
+            raise TypeError(f"argument {name}: xlac takes a {kind.__module__}.{kind.__qualname__}, which is not an "
+                            "array, as a static argument (part of the compile cache key), and static arguments "
+                            "must be hashable; pass a hashable value (a tuple, a frozenset, an object with "
+                            "__hash__), or arrays") from None
 
     def _merge(self, dyn_args, dyn_kwargs, statics):
         args = list(dyn_args)

@@ -1,5 +1,6 @@
 """What a converted call runs instead of a builtin or a NumPy function that cannot take traced values:
-``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``,
+``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``, Python's
+scalar functions (``float``, ``int``, ``round``, ``math.sqrt``, ...: :mod:`xlac.numpy.python_scalars`),
 NumPy's creation functions (``np.zeros``, ``np.array([t1, t2])``, ...), which build NumPy arrays that a
 traced value cannot be written into, NumPy's random functions (see :mod:`xlac.convert.numpy_random`), and
 the methods of NumPy's ufuncs given lists of traced values (``np.logical_and.reduce([a > 0, b > 0])``).
@@ -19,6 +20,7 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.array import Array
 from xlac.convert import numpy_random
+from xlac.numpy.python_scalars import python_scalar_function
 from xlac.trace import pytree
 from xlac.trace.tracer import Tracer
 
@@ -65,9 +67,9 @@ def _ufunc_method(fn):
     return getattr(getattr(xnp, owner.__name__, None), fn.__name__, None)
 
 
-def _has_traced(args, kwargs) -> bool:
+def _has_traced(args, kwargs, kinds=(Tracer, Array)) -> bool:
     leaves, _ = pytree.flatten((list(args), dict(kwargs)))
-    return any(isinstance(leaf, (Tracer, Array)) for leaf in leaves)
+    return any(isinstance(leaf, kinds) for leaf in leaves)
 
 
 def substitute(fn, args, kwargs, writable: bool = False):
@@ -79,6 +81,9 @@ def substitute(fn, args, kwargs, writable: bool = False):
     method = _ufunc_method(fn)
     if method is not None:
         return method if _has_traced(args, kwargs) else None
+    scalar_function = python_scalar_function(fn)
+    if scalar_function is not None:
+        return scalar_function if _has_traced(args, kwargs, Tracer) else None     # an Array has its value
     try:
         allocation = _CREATION.get(fn)
         replacement = allocation or _BUILTINS.get(fn)

@@ -21,6 +21,7 @@ IndexError: index 10 is out of bounds for axis 0 with size 3
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -43,6 +44,25 @@ class Check:
 
     def exception(self, value: int) -> Exception:
         return self.error(located(self.message.format(value=value), self.location))
+
+
+@dataclass(frozen=True)
+class RaisedBy:
+    """A check whose error is the one a Python function raises on the offending float64, which the payload
+    holds as its bits: ``math.sqrt`` of a negative number fails as it does in Python, message included."""
+
+    function: Callable[[float], object]
+    location: SourceLocation | None
+
+    def exception(self, value: int) -> Exception:
+        offending = float(np.array(value, INDEX_DTYPE).view(np.float64))
+        try:
+            result = self.function(offending)
+        except Exception as error:        # noqa: BLE001 (Python's own error, whichever it is, is the point)
+            return type(error)(located(str(error), self.location))
+        name = getattr(self.function, "__name__", repr(self.function))
+        return FloatingPointError(located(f"{name}({offending!r}) is {result!r} in Python, but "
+                                          "not a finite number in the compiled program", self.location))
 
 
 class Checks:
@@ -130,3 +150,11 @@ def require_index_in_bounds(index, size: int, axis: int) -> None:
         payload = wide
     message = f"index {{value}} is out of bounds for axis {axis} with size {size}"
     checks.require(inside, payload, Check(IndexError, message, user_location(2)))
+
+
+def require_python_accepts(function, value, fails) -> None:
+    """Check in the current trace that ``fails`` (a 0-d bool Tracer) is false; else raise after the call what
+    Python's ``function`` raises on ``value`` (a float64 Tracer)."""
+    checks = current_trace().checks
+    if checks.enabled:
+        checks.require(ops.not_(fails), ops.bitcast_convert(value, INDEX_DTYPE), RaisedBy(function, user_location(2)))
