@@ -382,11 +382,12 @@ def _element_position(extent: AxisExtent, k, axis: int) -> Tracer:
 def _sliced(extent: AxisExtent, entry: slice) -> tuple:
     """(the data's index, the new extent) for a slice of a dynamic axis: step 1 (bounds static or traced,
     counted among its elements), or the whole axis reversed."""
-    if entry == slice(None):
+    bounds = (entry.start, entry.stop, entry.step)
+    if all(b is None for b in bounds):
         return entry, extent
-    if entry == slice(None, None, -1):
+    if entry.start is None and entry.stop is None and isinstance(entry.step, int) and entry.step == -1:
         return entry, reversed_extent(extent)
-    if entry.step not in (None, 1):
+    if entry.step is not None and (not isinstance(entry.step, int) or entry.step != 1):
         raise UnsupportedError(located("a slice with a step of a value whose length is known only when the "
                                        "program runs: steps 1 and the whole axis reversed (::-1) are supported"))
     count = extent.count

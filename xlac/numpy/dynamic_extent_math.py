@@ -67,12 +67,14 @@ def _finish(result, value: DynamicExtent, axes, keepdims: bool):
     return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
 
 
-def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
-    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value."""
+def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None):
+    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value; ``initial`` as
+    NumPy's (with it, the maximum of nothing is ``initial``)."""
+    kwargs = {"initial": initial} if initial is not None else {}
     if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims)
+        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims, **kwargs)
     axes = _axes(value, axis)
-    if kind in ("max", "min"):
+    if kind in ("max", "min") and initial is None:
         name = "maximum" if kind == "max" else "minimum"
         require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
                  ValueError, f"zero-size array to reduction operation {name} which has no identity")
@@ -80,7 +82,8 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
     if kind in ("any", "all"):
         data = data != 0
     filled = xnp.where(valid_mask(value), data, _identity(kind, data.dtype))
-    kwargs = {"dtype": dtype} if dtype is not None and kind in ("sum", "prod") else {}
+    if dtype is not None and kind in ("sum", "prod"):
+        kwargs["dtype"] = dtype
     result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
     return _finish(result, value, axes, keepdims)
 
@@ -165,7 +168,7 @@ def norm(value, ord=None, axis=None, keepdims=False):
         total = reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,)), axes, keepdims)
         return _sqrt(total)
     if ord == np.inf:
-        return reduce("max", magnitude, axes, keepdims)
+        return reduce("max", magnitude, axes, keepdims, initial=0)      # NumPy's: 0 for no elements
     if ord == -np.inf:
         return reduce("min", magnitude, axes, keepdims)
     if ord == 0:
@@ -348,10 +351,24 @@ def outer(a, b, out=None):
 
 
 def _reduction(kind: str):
-    if kind in ("max", "min", "any", "all"):
-        return lambda a, axis=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims)
-    return lambda a, axis=None, dtype=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims,
-                                                                                    dtype)
+    """The handler of ``np.sum`` (``kind``) and its kind, with NumPy's positional parameters."""
+    def unsupported(out, where):
+        if out is not None or where is not None:
+            raise UnsupportedError(located(f"np.{kind} of a value whose length is known only when the program runs "
+                                           "with out= or where="))
+    if kind in ("max", "min"):
+        def run(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims, initial=initial)
+    elif kind in ("any", "all"):
+        def run(a, axis=None, out=None, keepdims=False, *, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims)
+    else:
+        def run(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims, dtype, initial)
+    return run
 
 
 _FUNCTIONS = {
