@@ -251,7 +251,7 @@ def reshape(value, shape, order="C", **kwargs):
     new, unknown_at = _resolved(shape, old)
     if 0 in old or math.prod(new) != math.prod(old):
         raise ValueError(located(f"cannot reshape a value whose length is known only when the program runs into "
-                                 f"shape {tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)}"))
+                                 f"shape {new}: give the length of its dynamic axis as -1"))
     extents = [None] * len(new)
     for olds, news in _groups(old, new):
         dynamic = [a for a in olds if value.axes[a] is not None]
