@@ -144,6 +144,29 @@ def test_attention_over_a_growing_cache_as_numpy():
                                    attend(q, cache_k, cache_v, pos), rtol=1e-13)
 
 
+def test_batched_matmul_over_a_growing_cache_and_square_blocks_as_numpy():
+    def attend(q, cache_k, cache_v, pos):
+        k = np.repeat(cache_k[:, :pos + 1].reshape(2, -1, 1, 4), 2, axis=2).transpose(0, 2, 1, 3)
+        v = np.swapaxes(np.repeat(cache_v[:, :pos + 1].reshape(2, -1, 1, 4), 2, axis=2), 1, 2)
+        scores = q[:, :, None, :] @ np.swapaxes(k, -1, -2) / 2.0        # (batch, heads, 1, pos?)
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (weights / weights.sum(axis=-1, keepdims=True) @ v)[:, :, 0]
+
+    def blocks(x, i):
+        products = x[:i, :i] @ x[:i, :i], x[:, :i] @ x[:i], x[0, :i] @ x[:i], np.stack([x, x])[:, :i] @ x[:, :i]
+        return tuple(r for p in products for r in (p.sum(), (p * p[..., :1]).sum()))
+    rng = np.random.default_rng(1)
+    q, cache_k, cache_v = rng.normal(size=(2, 2, 4)), rng.normal(size=(2, 7, 4)), rng.normal(size=(2, 7, 4))
+    compiled_attend, compiled_blocks = xlac.compile(attend), xlac.compile(blocks)
+    x = rng.normal(size=(4, 4))
+    for pos in (0, 3, 6):
+        np.testing.assert_allclose(np.asarray(compiled_attend(q, cache_k, cache_v, np.int64(pos))),
+                                   attend(q, cache_k, cache_v, pos), rtol=1e-13)
+    for i in (0, 2, 4):
+        np.testing.assert_allclose([float(v) for v in compiled_blocks(x, np.int64(i))], blocks(x, i), rtol=1e-13,
+                                   atol=1e-14)
+
+
 def test_a_reshape_that_would_split_the_dynamic_axis_fails_and_a_given_length_is_checked():
     def splits(x, m):
         return x[m].reshape(2, -1).sum()

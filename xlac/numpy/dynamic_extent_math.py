@@ -263,24 +263,43 @@ def _zeroed(value):
 
 
 def matmul(a, b):
-    """``a @ b`` where either is dynamic (one or two axes each)."""
+    """``a @ b`` where either is dynamic, with NumPy's batch axes: ``b``'s contracted axis placed in the
+    coordinates of ``a``'s, the other axes left where their elements are (the data is zero elsewhere)."""
     if ndim_of(a) == 1 and ndim_of(b) == 1:
         return _vector_dot(a, b)
     a_data, a_axes = _zeroed(a)
     b_data, b_axes = _zeroed(b)
-    if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
-        raise UnsupportedError(located("matmul of a value whose length is known only when the program runs: "
-                                       "one- and two-dimensional operands are supported"))
-    a_extent, b_extent = a_axes[-1], b_axes[0]
+    contracted = -2 if b_data.ndim > 1 else 0
+    a_extent, b_extent = a_axes[-1], b_axes[contracted]
     if a_extent is not None or b_extent is not None:
-        # b's first axis placed in the coordinates of a's last (a whole static axis, if a's is static)
         target = a_extent if a_extent is not None else whole_axis(a_data.shape[-1])
-        b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
-        b_data = aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
-                          [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
+        own, targets, sizes = [None] * b_data.ndim, [None] * b_data.ndim, list(b_data.shape)
+        own[contracted], targets[contracted], sizes[contracted] = b_extent, target, target.size
+        b_operand = DynamicExtent(b_data, own) if b_extent is not None else b_data
+        b_data = aligned(b_operand, b_data.ndim, targets, sizes, "matmul: mismatch in its core dimension")
     result = xnp.matmul(a_data, b_data)
-    axes = a_axes[:-1] + b_axes[1:]
+    batch = _batch_extents(a_data, a_axes[:-2], b_data, b_axes[:-2], result.ndim - (a_data.ndim > 1) -
+                           (b_data.ndim > 1))
+    axes = batch + a_axes[-2:-1] + (b_axes[-1:] if b_data.ndim > 1 else [])
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def _batch_extents(a_data, a_axes: list, b_data, b_axes: list, batch: int) -> list:
+    """The extents of ``matmul``'s broadcast batch axes: where one operand's is dynamic, the other's must be
+    the same positions, or of length 1, or absent."""
+    extents = []
+    for axis in range(batch):
+        found = []
+        for data, axes in ((a_data, a_axes), (b_data, b_axes)):
+            own = axis - (batch - len(axes))
+            if own >= 0:
+                found.append((axes[own], data.shape[own]))
+        dynamic = [e for e, _ in found if e is not None]
+        if dynamic and any(e is None and n != 1 or e is not None and e.key != dynamic[0].key for e, n in found):
+            raise DynamicShapeError(located(
+                "matmul: a batch axis whose length is known only when the program runs against another length"))
+        extents.append(dynamic[0] if dynamic else None)
+    return extents
 
 
 def _vector_dot(a, b):
