@@ -17,7 +17,7 @@ data as NumPy moves the elements and carries every dynamic axis's extent to wher
 ...     q = x[:n].reshape(-1, 2, 2).transpose(1, 0, 2)     # (2, n?, 2)
 ...     return (q * np.flip(q, axis=1)).sum(axis=(1, 2))
 >>> np.asarray(heads(np.arange(12.0).reshape(3, 4), 2)).tolist()
-[16.0, 32.0]
+[10.0, 66.0]
 """
 from __future__ import annotations
 
