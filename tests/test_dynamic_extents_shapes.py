@@ -213,3 +213,24 @@ def test_gradients_through_flip_reshape_concatenate_and_repeat_match_jax(x64):
     for i, j in ((1, 4), (0, 6), (2, 3)):
         got = xlac.grad(f)(x, np.int64(i), np.int64(j))
         np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(by_hand)(jnp.asarray(x), i, j)), rtol=1e-13)
+
+
+def test_gradient_of_attention_over_a_growing_cache_matches_jax(x64):
+    def attend(q, cache_k, pos):
+        k = np.swapaxes(cache_k[:, :pos + 1], -1, -2)                   # (batch, head dim, pos?)
+        scores = q[:, None, :] @ k                                       # (batch, 1, pos?)
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (weights / weights.sum(axis=-1, keepdims=True) @ cache_k[:, :pos + 1]).sum()
+
+    def by_hand(q, cache_k, pos):
+        scores = jnp.einsum("bd,bpd->bp", q, cache_k[:, :pos + 1])
+        weights = jax.nn.softmax(scores, axis=-1)
+        return jnp.einsum("bp,bpd->bd", weights, cache_k[:, :pos + 1]).sum()
+    rng = np.random.default_rng(2)
+    q, cache_k = rng.normal(size=(2, 4)), rng.normal(size=(2, 7, 4))
+    for pos in (0, 4):
+        got = xlac.grad(attend, argnums=(0, 1))(q, cache_k, np.int64(pos))
+        expected = jax.grad(by_hand, argnums=(0, 1))(jnp.asarray(q), jnp.asarray(cache_k), pos)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-12, atol=1e-14)
+
