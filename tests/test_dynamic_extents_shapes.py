@@ -167,6 +167,23 @@ def test_batched_matmul_over_a_growing_cache_and_square_blocks_as_numpy():
                                    atol=1e-14)
 
 
+def test_in_place_operators_write_through_views_of_a_slice_as_numpy():
+    def f(x, i):
+        t = x[i:].T          # transpose, reshape and flip of a slice are views of its array; concatenate copies
+        t += 1.0
+        r = x[:i].reshape(-1, 2, 2)
+        r *= 2.0
+        flipped = np.flip(np.expand_dims(x[i:], 0), 1)
+        flipped -= 0.5
+        c = np.concatenate([x[:i], x[:i]])
+        c += 100.0
+        return x, c.sum()
+    compiled = xlac.compile(f)
+    for i in (0, 1, 3):
+        for got, expected in zip(compiled(X.copy(), np.int64(i)), f(X.copy(), i)):
+            np.testing.assert_array_equal(np.asarray(got), expected)
+
+
 def test_a_reshape_that_would_split_the_dynamic_axis_fails_and_a_given_length_is_checked():
     def splits(x, m):
         return x[m].reshape(2, -1).sum()

@@ -235,7 +235,7 @@ def getitem(x, index):
     gather.require_in_bounds(x)
     safe = [xnp.where(gather.valid, data, 0) for data in gather.data]    # in bounds where there is no element
     result = xnp.getitem(x, gather.index(safe))
-    return DynamicExtent(xnp.copy(result), gather.result_axes(result.ndim))
+    return DynamicExtent(result, gather.result_axes(result.ndim))
 
 
 def _gather_rows(x: Tracer, rows: DynamicExtent) -> DynamicExtent:

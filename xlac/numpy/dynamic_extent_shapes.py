@@ -35,8 +35,10 @@ from xlac.trace import ops
 __all__ = ["FUNCTIONS", "reversed_extent"]
 
 
-def _value(data, axes) -> DynamicExtent:
-    return DynamicExtent(data, axes) if any(a is not None for a in axes) else data
+def _value(data, axes, is_view: bool = False):
+    """A dynamic value, or the array ``data`` where no axis is dynamic; ``is_view``: ``data`` is a view of
+    the array a view was made of (NumPy's transpose, reshape, flip, ... of a slice are views of its array)."""
+    return DynamicExtent(data, axes, is_view) if any(a is not None for a in axes) else data
 
 
 def _parts(value) -> tuple:
@@ -57,7 +59,7 @@ def _each_axis(axes, ndim: int, op: str) -> tuple:
 
 def transpose(value, axes=None):
     order = tuple(reversed(range(value.ndim))) if axes is None else _each_axis(axes, value.ndim, "transpose")
-    return _value(xnp.transpose(value.data, order), [value.axes[a] for a in order])
+    return _value(xnp.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
 
 
 def moveaxis(value, source, destination):
@@ -83,7 +85,7 @@ def expand_dims(value, axis):
     new = normalize_axes(tuple(axes), ndim, "expand_dims")
     extents = iter(value.axes)
     out = [None if a in new else next(extents) for a in range(ndim)]
-    return DynamicExtent(xnp.expand_dims(value.data, tuple(new)), out)
+    return DynamicExtent(xnp.expand_dims(value.data, tuple(new)), out, value.is_view)
 
 
 def squeeze(value, axis=None):
@@ -95,7 +97,8 @@ def squeeze(value, axis=None):
         axes = normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "squeeze")
         if any(value.axes[a] is not None for a in axes):
             raise value.shape_error("squeeze along an axis")
-    return _value(xnp.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes])
+    return _value(xnp.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes],
+                  value.is_view)
 
 
 # ---------------------------------------------------------------- flipped, repeated
@@ -111,7 +114,7 @@ def flip(value, axis=None):
     axes = tuple(range(value.ndim)) if axis is None else \
         normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "flip")
     extents = [reversed_extent(e) if a in axes and e is not None else e for a, e in enumerate(value.axes)]
-    return DynamicExtent(xnp.flip(value.data, axes), extents)
+    return DynamicExtent(xnp.flip(value.data, axes), extents, value.is_view)
 
 
 def repeat(value, repeats, axis=None):
@@ -268,7 +271,7 @@ def reshape(value, shape, order="C", **kwargs):
             elements = _elements(value, olds)
             require(elements == new[to], elements, ValueError,
                     f"cannot reshape an axis of {{value}} elements into one of length {new[to]}")
-    return _value(xnp.reshape(value.data, new), extents)
+    return _value(xnp.reshape(value.data, new), extents, value.is_view)
 
 
 def _elements(value: DynamicExtent, axes: list) -> object:
