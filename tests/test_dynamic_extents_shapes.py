@@ -28,8 +28,8 @@ def assert_as_numpy(compiled, f, *args):
     expected = f(*args)
     got = compiled(*args)
     for g, e in zip(got, expected, strict=True):
-        assert np.asarray(g).dtype == e.dtype
-        np.testing.assert_array_equal(np.asarray(g), e)
+        assert np.asarray(g).dtype == e.dtype and np.shape(g) == e.shape
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-13)
 
 
 def front(shape, value, k, axis=0):
@@ -70,10 +70,12 @@ def reshaped(v, k):
 
 
 def on_a_slice(x, i, j):
+    """``x[i:j]`` and its length, for bounds in [-7, 7] or None (j)."""
     v = x[i:j]
-    k = len(range(6)[i:j]) if isinstance(i, int) else np.maximum(np.clip(np.where(j < 0, j + 6, j), 0, 6) -
-                                                                 np.clip(np.where(i < 0, i + 6, i), 0, 6), 0)
-    return v, k
+    if isinstance(i, int):
+        return v, len(range(6)[i:j])
+    stop = 6 if j is None else np.clip(np.where(j < 0, j + 6, j), 0, 6)
+    return v, np.maximum(stop - np.clip(np.where(i < 0, i + 6, i), 0, 6), 0)
 
 
 def moved_slice(x, i, j):
@@ -122,6 +124,24 @@ def test_concatenate_stack_and_repeat_join_the_elements_as_numpy(i, j, m):
 def test_reshape_over_static_axes_keeps_the_dynamic_axis_and_ravel_merges_it_as_numpy(i, j, m):
     assert_as_numpy(compiled_reshaped_slice, reshaped_slice, X, i, j)
     assert_as_numpy(compiled_reshaped_mask, reshaped_mask, X, m)
+
+
+def rolled_and_differenced(x, m, i, shift):
+    v, (w, k) = x[m], on_a_slice(x, i, None)
+    return (front((6, 4), np.roll(v, shift, axis=0), np.count_nonzero(m)), front((6, 4), np.roll(w, shift, axis=0), k),
+            np.diff(v, axis=0).sum(axis=0), np.diff(w[:, 0], 2).sum(), np.diff(v).sum(axis=1).sum(),
+            np.roll(v, 1, axis=1).sum(axis=0), np.atleast_2d(v[:, 0]).sum(axis=1),
+            np.column_stack([v[:, 0], v[:, 1]]).sum(axis=0), np.atleast_3d(v[:, 0]).sum(axis=1))
+
+
+compiled_rolled_and_differenced = xlac.compile(rolled_and_differenced)
+
+
+@settings(max_examples=15, deadline=None)
+@given(masks, bounds, st.integers(-8, 8))
+def test_roll_diff_atleast_and_column_stack_as_numpy(m, i, shift):
+    x = np.abs(X) ** 1.5 / 7.0
+    assert_as_numpy(compiled_rolled_and_differenced, rolled_and_differenced, x, m, i, shift)
 
 
 def test_attention_over_a_growing_cache_as_numpy():

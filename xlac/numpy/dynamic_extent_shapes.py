@@ -29,7 +29,8 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axes, normalize_axis
-from xlac.numpy.dynamic_extent import INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, require, valid_mask
+from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, ranks, require,
+                                       valid_mask)
 from xlac.trace import ops
 
 __all__ = ["FUNCTIONS", "reversed_extent"]
@@ -135,6 +136,45 @@ def repeat(value, repeats, axis=None):
     return DynamicExtent(xnp.repeat(value.data, times, axis), axes)
 
 
+def roll(value, shift, axis=None):
+    """``np.roll`` of a dynamic value: along a dynamic axis its elements rotate among themselves (a
+    gather from the position of each one's source rank)."""
+    if axis is None:
+        return reshape(roll(ravel(value), shift, 0), value.data.shape) if value.ndim == 1 else \
+            _unsupported("np.roll without axis= of a multi-dimensional value")
+    if isinstance(axis, (tuple, list)) or isinstance(shift, (tuple, list)):
+        return _unsupported("np.roll over several axes")
+    axis = normalize_axis(axis, value.ndim, "roll")
+    extent = value.axes[axis]
+    if extent is None:
+        return DynamicExtent(xnp.roll(value.data, shift, axis), value.axes)
+    count = xnp.maximum(extent.count, 1)
+    source_rank = xnp.remainder(ranks(extent) - xnp.astype(xnp.asarray(shift), INDEX), count)
+    in_order = ops.iota((extent.size,), INDEX, 0) if extent.start is not None else \
+        xnp.argsort(xnp.logical_not(extent.valid), kind="stable")           # the elements' positions, in order
+    first = extent.start if extent.start is not None else ops.constant(0, INDEX)
+    source = xnp.take(in_order, xnp.clip(first + source_rank, 0, extent.size - 1))
+    return DynamicExtent(xnp.take(value.data, source, axis=axis), value.axes)
+
+
+def diff(value, n=1, axis=-1, prepend=None, append=None):
+    """``np.diff`` of a dynamic value: differences of consecutive elements (along a dynamic axis, of
+    consecutive ranks: ``v[1:] - v[:-1]``)."""
+    if prepend is not None or append is not None:
+        return _unsupported("np.diff with prepend= or append=")
+    axis = normalize_axis(axis, value.ndim, "diff")
+    before, after = [slice(None)] * value.ndim, [slice(None)] * value.ndim
+    before[axis], after[axis] = slice(None, -1), slice(1, None)
+    for _ in range(n):
+        value = value[tuple(after)] - value[tuple(before)] if value.dtype != np.bool_ else \
+            value[tuple(after)] != value[tuple(before)]
+    return value
+
+
+def _unsupported(what: str):
+    raise UnsupportedError(located(f"{what} of a value whose length is known only when the program runs"))
+
+
 # ---------------------------------------------------------------- joined
 
 
@@ -193,6 +233,28 @@ def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
 def hstack(tup, dtype=None, casting="same_kind"):
     arrays = [a if ndim_of(a) else xnp.atleast_1d(a) for a in tup]
     return concatenate(arrays, 0 if ndim_of(arrays[0]) == 1 else 1, dtype=dtype, casting=casting)
+
+
+def column_stack(tup):
+    return concatenate([expand_dims(a, 1) if isinstance(a, DynamicExtent) and a.ndim == 1 else
+                        a if ndim_of(a) > 1 else xnp.expand_dims(a, 1) for a in tup], 1)
+
+
+def atleast(ndim: int):
+    """``np.atleast_1d`` (``ndim`` 1), ``atleast_2d``, ``atleast_3d`` of dynamic values, as NumPy adds axes."""
+    def run(*arrays):
+        out = []
+        for a in arrays:
+            if not isinstance(a, DynamicExtent):
+                out.append(getattr(xnp, f"atleast_{ndim}d")(a))
+            elif a.ndim >= ndim:
+                out.append(a)
+            elif ndim == 2:
+                out.append(expand_dims(a, 0))
+            else:               # atleast_3d: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)
+                out.append(expand_dims(a, (0, 2)) if a.ndim == 1 else expand_dims(a, 2))
+        return out[0] if len(out) == 1 else tuple(out)
+    return run
 
 
 def vstack(tup, dtype=None, casting="same_kind"):
@@ -301,5 +363,6 @@ FUNCTIONS = {
     "transpose": transpose, "moveaxis": moveaxis, "swapaxes": swapaxes, "expand_dims": expand_dims,
     "squeeze": squeeze, "flip": flip, "fliplr": lambda m: flip(m, 1), "flipud": lambda m: flip(m, 0),
     "repeat": repeat, "concatenate": concatenate, "stack": stack, "hstack": hstack, "vstack": vstack,
-    "reshape": reshape, "ravel": ravel,
+    "reshape": reshape, "ravel": ravel, "roll": roll, "diff": diff, "column_stack": column_stack,
+    "atleast_1d": atleast(1), "atleast_2d": atleast(2), "atleast_3d": atleast(3),
 }
