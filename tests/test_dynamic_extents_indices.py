@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
+import xlac.numpy as xnp
 
 
 def line_of(fn, text: str) -> int:
@@ -145,6 +146,14 @@ def test_nonzero_errors_as_numpy():
         xlac.compile(lambda x: np.where(x > 0, x))(np.ones(3))
     with pytest.raises(xlac.TracerConversionError, match="length is known only when the program runs"):
         xlac.compile(lambda m: np.nonzero(m)[0])(np.ones(3, bool))       # it cannot be returned
+    with pytest.raises(xlac.UnsupportedError, match="np.nonzero of a value whose length .* with size="):
+        xlac.compile(lambda x: xnp.nonzero(x[x > 0], size=2)[0].sum())(np.ones(3))
+    with pytest.raises(IndexError, match="arrays used as indices must be of integer"):
+        xlac.compile(lambda x: x[x[x > 0]].sum())(np.ones(3))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        xlac.compile(lambda x, m: x[np.flatnonzero(m) + 1].sum())(np.ones(3), np.array([0, 1, 1], bool))
+    assert float(xlac.compile(lambda x, m: x[np.flatnonzero(m) + 1].sum())(np.arange(3.0), np.array([1, 1, 0], bool))) \
+        == 3.0
 
 
 # ---------------------------------------------------------------- writes
