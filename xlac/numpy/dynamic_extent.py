@@ -20,9 +20,14 @@ rest, as JAX users write by hand with ``where``:
   bounds only where the index has elements;
 - writes (``x[i:j] = v``, ``x[k + 1:, k] /= x[k, k]``, ``x[mask] += 1``) become a select over the region.
 
-Asking such a value for its shape (``len``, ``.shape``, ``reshape``, returning it from a compiled
-function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does so runs
-unrolled instead (see :mod:`xlac.convert.loops`).
+``np.nonzero`` and its family, indexing with such values and reading their elements are
+:mod:`xlac.numpy.dynamic_extent_indices`'s; the shape functions (``transpose``, ``reshape`` over static
+axes, ``concatenate``, ...) :mod:`xlac.numpy.dynamic_extent_shapes`'s.
+
+Asking such a value for its shape (``len``, ``.shape``, a ``reshape`` that splits its axis, returning it from
+a compiled function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does
+so runs unrolled instead (see :mod:`xlac.convert.loops`). ``len`` stays an error: Python's ``len`` must be
+an int, so a traced length would need the converter to rewrite each ``len`` call.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
