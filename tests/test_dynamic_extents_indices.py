@@ -291,3 +291,21 @@ def test_gradients_through_a_gather_by_nonzero_and_a_write_through_it_match_jax(
     np.testing.assert_allclose(float(xlac.compile(f)(x, m)), float(by_hand(jnp.asarray(x))), rtol=1e-13)
     got = xlac.grad(f)(x, m)
     np.testing.assert_allclose(np.asarray(got), np.asarray(jax.grad(by_hand)(jnp.asarray(x))), rtol=1e-13)
+
+
+def test_gradients_and_vmap_of_a_selections_elements_match_jax(x64):
+    m = np.array([1, 0, 1, 1, 0, 1, 0], bool)
+
+    def f(x, m):
+        v = x[m]
+        return (np.diff(v) ** 2).sum() + v[-1] * v[0] + np.roll(v, 1)[0] * 3.0 + (v[1:] * np.flip(v)[1:]).sum()
+
+    def by_hand(x):
+        v = x[np.flatnonzero(m)]
+        return (jnp.diff(v) ** 2).sum() + v[-1] * v[0] + jnp.roll(v, 1)[0] * 3.0 + (v[1:] * jnp.flip(v)[1:]).sum()
+    x = np.linspace(-1.0, 2.0, 7)
+    np.testing.assert_allclose(np.asarray(xlac.grad(f)(x, m)), np.asarray(jax.grad(by_hand)(jnp.asarray(x))),
+                               rtol=1e-13)
+    batched = xlac.vmap(f, in_axes=(0, None))(np.stack([x, 2 * x]), m)
+    np.testing.assert_allclose(np.asarray(batched), [f(x, m), f(2 * x, m)], rtol=1e-13)
+

@@ -131,7 +131,8 @@ def rolled_and_differenced(x, m, i, shift):
     return (front((6, 4), np.roll(v, shift, axis=0), np.count_nonzero(m)), front((6, 4), np.roll(w, shift, axis=0), k),
             np.diff(v, axis=0).sum(axis=0), np.diff(w[:, 0], 2).sum(), np.diff(v).sum(axis=1).sum(),
             np.roll(v, 1, axis=1).sum(axis=0), np.atleast_2d(v[:, 0]).sum(axis=1),
-            np.column_stack([v[:, 0], v[:, 1]]).sum(axis=0), np.atleast_3d(v[:, 0]).sum(axis=1))
+            np.column_stack([v[:, 0], v[:, 1]]).sum(axis=0), np.atleast_3d(v[:, 0]).sum(axis=1),
+            front((6,), np.roll(v[:, 1], shift), np.count_nonzero(m)))
 
 
 compiled_rolled_and_differenced = xlac.compile(rolled_and_differenced)

@@ -139,9 +139,9 @@ def repeat(value, repeats, axis=None):
 def roll(value, shift, axis=None):
     """``np.roll`` of a dynamic value: along a dynamic axis its elements rotate among themselves (a
     gather from the position of each one's source rank)."""
-    if axis is None:
-        return reshape(roll(ravel(value), shift, 0), value.data.shape) if value.ndim == 1 else \
-            _unsupported("np.roll without axis= of a multi-dimensional value")
+    if axis is None and value.ndim != 1:
+        return _unsupported("np.roll without axis= of a multi-dimensional value")
+    axis = 0 if axis is None else axis
     if isinstance(axis, (tuple, list)) or isinstance(shift, (tuple, list)):
         return _unsupported("np.roll over several axes")
     axis = normalize_axis(axis, value.ndim, "roll")
