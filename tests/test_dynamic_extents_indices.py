@@ -199,6 +199,24 @@ def test_writes_through_nonzero_match_numpy(m):
     assert_as_numpy(writes_through_nonzero, np.arange(12.0).reshape(3, 4), m, compiled=compiled_writes_through_nonzero)
 
 
+def accumulate_at_selected(x, m, indices, values):
+    np.add.at(x, np.flatnonzero(m), 1.0)
+    np.maximum.at(x, indices[m], values[m])        # duplicates accumulate, as np.maximum.at's
+    np.multiply.at(x, np.nonzero(m[:6]), 2.0)
+    np.minimum.at(x, indices[m], -values[m] / 4.0)
+    return x
+
+
+compiled_accumulate_at_selected = xlac.compile(accumulate_at_selected)
+
+
+@settings(max_examples=15, deadline=None)
+@given(masks_1d, st.lists(st.integers(-8, 7), min_size=7, max_size=7))
+def test_ufunc_at_through_selected_indices_accumulates_as_numpy(m, indices):
+    assert_as_numpy(accumulate_at_selected, np.arange(6.0), m, np.array(indices), np.linspace(-3.0, 9.0, 7),
+                    compiled=compiled_accumulate_at_selected)
+
+
 def write_one_value_per_position(x, m, v):
     x[np.flatnonzero(m)] = v
     return x

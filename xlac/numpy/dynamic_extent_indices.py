@@ -302,6 +302,32 @@ def setitem(x: Tracer, index, value) -> Tracer:
     return xnp.where(gather.count > 0, written, x)
 
 
+_IDENTITIES = {"add": lambda dtype: 0, "multiply": lambda dtype: 1,
+               "minimum": lambda dtype: np.inf if dtype.kind == "f" else np.iinfo(dtype).max,
+               "maximum": lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min}
+
+
+def index_update(x, index, values, mode="set"):
+    """``xnp.index_update`` (``np.add.at``, ...) where ``index`` holds dynamic values: positions without an
+    element combine the operation's identity into position 0."""
+    if mode == "set":
+        return setitem(xnp.asarray(x), index, values)
+    x = xnp.asarray(x)
+    if mode not in _IDENTITIES or x.dtype.kind not in "iuf":
+        raise UnsupportedError(located(f"np.{mode}.at with an index whose length is known only when the program "
+                                       "runs: add, multiply, minimum and maximum of numbers are supported"))
+    gather = _Gather(x, _entries(index))
+    gather.require_in_bounds(x)
+    safe = gather.index([xnp.where(gather.valid, data, 0) for data in gather.data])
+    region = xnp.getitem(x, safe)
+    new = xnp.broadcast_to(placed(values, region.ndim, gather.result_axes(region.ndim), list(region.shape),
+                                  "shape mismatch: value array could not be broadcast to indexing result"), region.shape)
+    batch_axes = tuple(range(gather.position, gather.position + len(gather.batch_shape)))
+    valid = ops.broadcast_in_dim(gather.valid, region.shape, batch_axes)
+    new = xnp.where(valid, new, xnp.asarray(_IDENTITIES[mode](x.dtype), dtype=new.dtype))
+    return xnp.index_update(x, safe, new, mode)
+
+
 # ---------------------------------------------------------------- a dynamic value's elements
 
 
@@ -419,4 +445,4 @@ def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
 
 
 FUNCTIONS = {"nonzero": nonzero, "flatnonzero": flatnonzero, "argwhere": argwhere, "where": where,
-             "getitem": getitem, "setitem": setitem}
+             "getitem": getitem, "setitem": setitem, "index_update": index_update}
