@@ -203,6 +203,22 @@ class _Gather:
             entries[k] = array
         return tuple(entries)
 
+    def safe_index(self) -> tuple:
+        """The index with each array 0 where the index has no element (in bounds: no axis has length 0)."""
+        return self.index([xnp.where(self.valid, data, 0) for data in self.data])
+
+    @property
+    def batch_axes(self) -> list[int]:
+        """The axes of ``x[index]`` of the broadcast index arrays."""
+        return list(range(self.position, self.position + len(self.batch_shape)))
+
+    def placed_values(self, x: Tracer, values) -> Tracer:
+        """``values`` broadcast to the region ``x[index]``, its elements at the index's elements."""
+        region = xnp.getitem(x, self.safe_index())
+        new = placed(values, region.ndim, self.result_axes(region.ndim), list(region.shape),
+                     "shape mismatch: value array could not be broadcast to indexing result")
+        return xnp.broadcast_to(new, region.shape)
+
     def result_axes(self, ndim: int) -> list:
         axes = [None] * ndim
         axes[self.position:self.position + len(self.batch_shape)] = self.targets
@@ -233,8 +249,7 @@ def getitem(x, index):
     x = xnp.asarray(x)
     gather = _Gather(x, entries)
     gather.require_in_bounds(x)
-    safe = [xnp.where(gather.valid, data, 0) for data in gather.data]    # in bounds where there is no element
-    result = xnp.getitem(x, gather.index(safe))
+    result = xnp.getitem(x, gather.safe_index())
     return DynamicExtent(result, gather.result_axes(result.ndim))
 
 
@@ -278,7 +293,7 @@ def setitem(x: Tracer, index, value) -> Tracer:
         return xnp.reshape(write_selected(flat, extent, value), x.shape)
     gather = _Gather(x, entries)
     gather.require_in_bounds(x)
-    batch_rank = len(gather.batch_shape)
+    new = gather.placed_values(x, value)
     # Positions without an element write what the last element writes, where it writes: whatever their order
     # among the elements, that target ends with the last element's value, as NumPy leaves it.
     flat_valid = xnp.ravel(gather.valid)
@@ -286,17 +301,11 @@ def setitem(x: Tracer, index, value) -> Tracer:
     arrays = [xnp.where(gather.valid, data, xnp.where(
         gather.count > 0, xnp.take(xnp.ravel(xnp.broadcast_to(data, gather.batch_shape)), last), 0))
         for data in gather.data]
-    region = xnp.getitem(x, gather.index([xnp.where(gather.valid, data, 0) for data in gather.data]))
-    targets = gather.result_axes(region.ndim)
-    new = placed(value, region.ndim, targets, list(region.shape),
-                 "shape mismatch: value array could not be broadcast to indexing result")
-    new = xnp.broadcast_to(new, region.shape)
-    batch_axes = list(range(gather.position, gather.position + batch_rank))
-    rows = xnp.reshape(xnp.moveaxis(new, batch_axes, list(range(batch_rank))), (-1,) + tuple(
-        n for a, n in enumerate(region.shape) if a not in batch_axes))
-    last_row = xnp.take(rows, last, axis=0)
-    valid_rows = ops.broadcast_in_dim(flat_valid, rows.shape, (0,))
-    rows = xnp.where(valid_rows, rows, xnp.broadcast_to(last_row, rows.shape))
+    batch_axes, batch_rank = gather.batch_axes, len(gather.batch_shape)
+    rows = xnp.moveaxis(new, batch_axes, list(range(batch_rank)))
+    rows = xnp.reshape(rows, (-1,) + rows.shape[batch_rank:])
+    rows = xnp.where(ops.broadcast_in_dim(flat_valid, rows.shape, (0,)), rows,
+                     xnp.broadcast_to(xnp.take(rows, last, axis=0), rows.shape))
     new = xnp.moveaxis(xnp.reshape(rows, gather.batch_shape + rows.shape[1:]), list(range(batch_rank)), batch_axes)
     written = xnp.index_update(x, gather.index(arrays), new)
     return xnp.where(gather.count > 0, written, x)
@@ -318,14 +327,10 @@ def index_update(x, index, values, mode="set"):
                                        "runs: add, multiply, minimum and maximum of numbers are supported"))
     gather = _Gather(x, _entries(index))
     gather.require_in_bounds(x)
-    safe = gather.index([xnp.where(gather.valid, data, 0) for data in gather.data])
-    region = xnp.getitem(x, safe)
-    new = xnp.broadcast_to(placed(values, region.ndim, gather.result_axes(region.ndim), list(region.shape),
-                                  "shape mismatch: value array could not be broadcast to indexing result"), region.shape)
-    batch_axes = tuple(range(gather.position, gather.position + len(gather.batch_shape)))
-    valid = ops.broadcast_in_dim(gather.valid, region.shape, batch_axes)
+    new = gather.placed_values(x, values)
+    valid = ops.broadcast_in_dim(gather.valid, new.shape, tuple(gather.batch_axes))
     new = xnp.where(valid, new, xnp.asarray(_IDENTITIES[mode](x.dtype), dtype=new.dtype))
-    return xnp.index_update(x, safe, new, mode)
+    return xnp.index_update(x, gather.safe_index(), new, mode)
 
 
 # ---------------------------------------------------------------- a dynamic value's elements
