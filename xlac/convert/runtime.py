@@ -208,12 +208,12 @@ def _index_has_traced(index) -> bool:
         return any(_index_has_traced(i) for i in index)
     if isinstance(index, slice):
         return any(_traced(b) for b in (index.start, index.stop, index.step))
-    return _traced(index)
+    return _traced(index) or getattr(index, "is_dynamic_extent", False)      # np.nonzero's, x[mask]
 
 
 def _traced_numpy(array, index, value=None) -> bool:
     return isinstance(array, np.ndarray) and array.dtype in SUPPORTED and current_trace() is not None \
-        and (_index_has_traced(index) or _traced(value))
+        and (_index_has_traced(index) or _traced(value) or getattr(value, "is_dynamic_extent", False))
 
 
 def getitem(container, index):
