@@ -20,6 +20,7 @@ IndexError: index 10 is out of bounds for axis 0 with size 3
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,14 +36,20 @@ INDEX_DTYPE = np.dtype("int64")
 @dataclass(frozen=True)
 class Check:
     """What one check says when it fails: the error type and a message with a ``{value}`` field for the
-    payload (the offending index), and the user's line."""
+    payload (the offending index), and the user's line (None: the message names it)."""
 
     error: type
     message: str
     location: SourceLocation | None
 
     def exception(self, value: int) -> Exception:
-        return self.error(located(self.message.format(value=value), self.location))
+        message = self.message.format(value=value)
+        return self.error(located(message, self.location) if self.location is not None else message)
+
+
+# Errors that code raises while it is traced and that Python raises only where it evaluates that code: raised
+# after the call where Python would have evaluated it (see Checks.fail), as a traced index out of bounds is.
+DEFERRABLE_ERRORS = (LookupError, ArithmeticError, AssertionError)
 
 
 class Checks:
@@ -52,7 +59,32 @@ class Checks:
         self.enabled = enabled
         self.sources: list[tuple] = []
         self.ok = None          # bool Tracer: every check so far held (None: there were none)
+        self.guard = None       # bool Tracer: where Python would evaluate the code traced now (None: always)
         self._guarded: set[int] = set()   # ids of values whose writes already take ``ok`` into account
+
+    @contextmanager
+    def evaluated_when(self, condition):
+        """Trace code that Python evaluates only where ``condition`` (a 0-d bool Tracer) holds but xlac
+        evaluates always (the right side of ``a and b``, both branches of a selected ``if``): the checks it
+        records fail only where ``condition`` holds too. Nested guards are conjoined.
+
+        >>> import numpy as np, xlac, xlac.numpy as xnp
+        >>> from xlac.trace.state import current_trace
+        >>> def first_or_zero(x, i):
+        ...     inside = i < x.shape[0]
+        ...     with current_trace().checks.evaluated_when(inside):
+        ...         item = x[i]
+        ...     return xnp.where(inside, item, 0.0)
+        >>> float(xlac.compile(first_or_zero)(np.arange(3.0), 7))
+        0.0
+        """
+        outer = self.guard
+        if self.enabled:
+            self.guard = condition if outer is None else ops.and_(outer, condition)
+        try:
+            yield
+        finally:
+            self.guard = outer
 
     def guard_write(self, old, new):
         """The value a write of ``new`` over ``old`` leaves: ``old`` where a check before it failed (NumPy
@@ -73,8 +105,19 @@ class Checks:
         code = ops.select(holds, ops.constant(0, INDEX_DTYPE), ops.constant(1, INDEX_DTYPE))
         self.adopt(code, ops.convert(payload, INDEX_DTYPE), [check])
 
+    def fail(self, error: Exception) -> None:
+        """Note that the code traced now raised ``error`` while tracing (a constant index out of bounds in
+        code that Python evaluates only where a traced condition holds): the call raises it afterwards,
+        wherever the current guard holds (see :meth:`evaluated_when`)."""
+        message = str(error).replace("{", "{{").replace("}", "}}")
+        self.require(ops.constant(False, np.dtype(bool)), ops.constant(0, INDEX_DTYPE),
+                     Check(type(error), message, None))
+
     def adopt(self, code, payload, checks: list[Check]) -> None:
-        """Take over the checks of another graph: ``code`` 0, or k for ``checks[k - 1]``."""
+        """Take over the checks of another graph: ``code`` 0, or k for ``checks[k - 1]`` (0 outside the
+        current guard, see :meth:`evaluated_when`)."""
+        if self.guard is not None:
+            code = ops.select(self.guard, code, ops.constant(0, INDEX_DTYPE))
         self.sources.append((code, payload, list(checks)))
         held = ops.compare(code, ops.constant(0, INDEX_DTYPE), "EQ")
         self.ok = held if self.ok is None else ops.and_(self.ok, held)
@@ -130,3 +173,12 @@ def require_index_in_bounds(index, size: int, axis: int) -> None:
         payload = wide
     message = f"index {{value}} is out of bounds for axis {axis} with size {size}"
     checks.require(inside, payload, Check(IndexError, message, user_location(2)))
+
+
+def require_true(holds, error: type, message: str) -> None:
+    """Check in the current trace that ``holds`` (a 0-d bool Tracer) is true; else the call raises
+    ``error(message)`` afterwards, with the user's line (unless the trace's checks are off)."""
+    checks = current_trace().checks
+    if checks.enabled:
+        literal = message.replace("{", "{{").replace("}", "}}")
+        checks.require(holds, ops.constant(0, INDEX_DTYPE), Check(error, literal, user_location(2)))
