@@ -9,7 +9,13 @@ program order are not made, so the arrays a call writes to are left as NumPy lea
 
 A trace collects checks in its :class:`Checks`. A transform (``grad``, ``vmap``, ...) traces its function
 into a graph of its own; that graph's checks become its last output, which the transform hands to the
-enclosing trace's :class:`Checks` (:func:`xlac.function_graph.adopt_checks`).
+enclosing trace's :class:`Checks` (:func:`xlac.function_graph.adopt_checks`), as do loops and conditionals
+(:mod:`xlac.control_flow`).
+
+xlac evaluates some code that Python evaluates only under a condition: the right side of ``a and b`` for a
+traced ``a``, both branches of a short conditional computed and selected. That code runs under a guard
+(:meth:`Checks.evaluated_when`): its checks fail only where the guard holds, and an error it raises while
+traced (a constant index out of bounds) is raised after the call where the guard holds (:meth:`Checks.fail`).
 
 >>> import numpy as np, xlac
 >>> f = xlac.compile(lambda x, i: x[i])
