@@ -189,6 +189,18 @@ def test_a_constant_index_out_of_bounds_raises_where_evaluated(fn):
     assert f"test_checks_predicated.py:{fn.__code__.co_firstlineno + 1}" in str(error.value)
 
 
+def per_extra_element(x, i):
+    return x[0] * (x.shape[0] // (x.shape[0] - 4)) if i > 10 else x[0]
+
+
+def test_a_python_error_raised_while_tracing_raises_where_evaluated_at_its_line():
+    compiled = xlac.compile(per_extra_element)
+    _assert_as_python(per_extra_element, X, 3, compiled=compiled)
+    with pytest.raises(ZeroDivisionError, match="integer division or modulo by zero") as error:
+        compiled(X, 11)
+    assert f"test_checks_predicated.py:{per_extra_element.__code__.co_firstlineno + 1}" in str(error.value)
+
+
 def test_a_constant_index_out_of_bounds_raises_at_once_when_checks_are_off():
     with pytest.raises(IndexError, match="index 5 is out of bounds"):
         xlac.compile(constant_index_under_and, check_bounds=False)(X, 3)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlac.errors import located, user_location
+from xlac.errors import located, raised_at, user_location
 from xlac.ir.graph import SourceLocation
 from xlac.trace import ops
 from xlac.trace.state import current_trace
@@ -117,7 +117,7 @@ class Checks:
         wherever the current guard holds (see :meth:`evaluated_when`)."""
         message = str(error).replace("{", "{{").replace("}", "}}")
         self.require(ops.constant(False, np.dtype(bool)), ops.constant(0, INDEX_DTYPE),
-                     Check(type(error), message, None))
+                     Check(type(error), message, raised_at(error)))
 
     def adopt(self, code, payload, checks: list[Check]) -> None:
         """Take over the checks of another graph: ``code`` 0, or k for ``checks[k - 1]`` (0 outside the
