@@ -25,9 +25,10 @@ from xlac.trace.checks import DEFERRABLE_ERRORS, require_true
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["UNDEFINED", "and_", "assert_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
-           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
+__all__ = ["UNDEFINED", "and_", "assert_", "call", "call_allocation", "compare_chain", "concrete_test",
+           "current_values", "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem",
+           "aug_setitem", "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate",
+           "loop_zip"]
 
 
 def _traced(x) -> bool:
