@@ -2,10 +2,13 @@
 the user's message and line, as Python raises it; ``check_bounds=False`` turns it off with the other checks.
 
 PYTEST_DONT_REWRITE: the functions here run under plain Python as the oracle, with Python's own asserts."""
+import ast
+
 import numpy as np
 import pytest
 
 import xlac
+import xlac.convert.rewrite as rewrite
 
 HERE = "test_checks_assert.py"
 
@@ -179,3 +182,14 @@ def test_under_vmap():
     np.testing.assert_array_equal(np.asarray(batched(np.ones((2, 2)), np.array([1.0, 2.0]))), [[1, 1], [0.5, 0.5]])
     with pytest.raises(AssertionError, match="the distance must not be zero"):
         batched(np.ones((2, 2)), np.array([1.0, 0.0]))
+
+
+def test_python_minus_o_leaves_asserts_out(monkeypatch):
+    """``python -O`` compiles no assert; neither does the converter then (``ASSERTS_RUN`` is read from
+    ``sys.flags.optimize``)."""
+    source = "def f(x):\n    assert x > 0, 'positive'\n    return x"
+    kept = ast.unparse(rewrite.convert_function(ast.parse(source).body[0]))
+    assert "assert_(x > 0, lambda: 'positive', test_source='x > 0', message_source=\"'positive'\")" in kept
+    monkeypatch.setattr(rewrite, "ASSERTS_RUN", False)
+    left_out = ast.unparse(rewrite.convert_function(ast.parse(source).body[0]))
+    assert "assert" not in left_out and "return x" in left_out

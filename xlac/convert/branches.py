@@ -33,7 +33,6 @@ from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.errors import located
 from xlac.numpy._core import is_python_scalar
 from xlac.trace import ops, pytree
-from xlac.trace.checks import DEFERRABLE_ERRORS
 from xlac.trace.inline import inline
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
@@ -123,9 +122,9 @@ def _raising_when_taken(fn, other, values: tuple) -> tuple:
     is taken, and takes its values from ``other`` branch (never used; its writes are not made)."""
     try:
         return fn(*values)
-    except DEFERRABLE_ERRORS as error:
+    except Exception as error:
         checks = current_trace().checks
-        if not checks.enabled:
+        if not checks.defers(error):
             raise
         checks.fail(error)
         return other(*values)

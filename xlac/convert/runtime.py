@@ -21,7 +21,7 @@ from xlac.convert.substitutes import substitute
 from xlac.errors import TracerConversionError, located
 from xlac.ir.dtypes import SUPPORTED
 from xlac.numpy._core import writable
-from xlac.trace.checks import DEFERRABLE_ERRORS, require_true
+from xlac.trace.checks import require_true
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -152,8 +152,8 @@ def _short_circuit(kind: str, thunks):
             with checks.evaluated_when(truth if kind == "and" else xnp.logical_not(truth)):
                 try:
                     rest = _short_circuit(kind, thunks[k:])
-                except DEFERRABLE_ERRORS as error:
-                    if not checks.enabled:
+                except Exception as error:
+                    if not checks.defers(error):
                         raise
                     checks.fail(error)
                     return value

@@ -55,7 +55,8 @@ class Check:
 
 # Errors that code raises while it is traced and that Python raises only where it evaluates that code: raised
 # after the call where Python would have evaluated it (see Checks.fail), as a traced index out of bounds is.
-DEFERRABLE_ERRORS = (LookupError, ArithmeticError, AssertionError)
+_DEFERRABLE_ERRORS = (LookupError, ArithmeticError, AssertionError)
+_INTERNAL_ERROR = "xlac internal error"
 
 
 class Checks:
@@ -110,6 +111,12 @@ class Checks:
         """Check that ``holds`` (a 0-d bool Tracer) is true; else fail with ``check`` and ``payload``."""
         code = ops.select(holds, ops.constant(0, INDEX_DTYPE), ops.constant(1, INDEX_DTYPE))
         self.adopt(code, ops.convert(payload, INDEX_DTYPE), [check])
+
+    def defers(self, error: BaseException) -> bool:
+        """Whether ``error``, raised while tracing code that Python may not evaluate, is raised after the
+        call instead (see :meth:`fail`): an error of evaluation (an index out of bounds, a division by zero,
+        an assert) while checks are on, and not xlac's own."""
+        return self.enabled and isinstance(error, _DEFERRABLE_ERRORS) and not str(error).startswith(_INTERNAL_ERROR)
 
     def fail(self, error: Exception) -> None:
         """Note that the code traced now raised ``error`` while tracing (a constant index out of bounds in
