@@ -203,6 +203,33 @@ def test_a_constant_index_out_of_bounds_raises_at_once_when_checks_are_off():
         xlac.compile(constant_index_under_and, check_bounds=False)(X, 3)
 
 
+def mark(x, i):
+    x[i] = -1.0
+    return True
+
+
+def mark_if_inside(x, i):
+    return i < x.shape[0] and mark(x, i)
+
+
+def doubled(x):
+    x *= 2
+    return True
+
+
+def double_if_positive(x, c):
+    return c > 0 and doubled(x)
+
+
+@pytest.mark.parametrize("fn, args", [(mark_if_inside, (1,)), (mark_if_inside, (9,)), (double_if_positive, (1.0,)),
+                                      (double_if_positive, (-1.0,))])
+def test_writes_python_would_not_make_are_not_made(fn, args):
+    expected_x, got_x = np.arange(4.0), np.arange(4.0)
+    expected = fn(expected_x, *args)
+    assert bool(xlac.compile(fn)(got_x, *args)) == expected
+    np.testing.assert_array_equal(got_x, expected_x)
+
+
 def inverse_if_positive(a, c):
     return c > 0 and np.linalg.inv(a).sum() > 0
 

@@ -65,7 +65,9 @@ class Checks:
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.sources: list[tuple] = []
-        self.ok = None          # bool Tracer: every check so far held (None: there were none)
+        # bool Tracer: where writes traced now are made: every check so far held, and Python evaluates the
+        # code traced now (None: always)
+        self.ok = None
         self.guard = None       # bool Tracer: where Python would evaluate the code traced now (None: always)
         self._guarded: set[int] = set()   # ids of values whose writes already take ``ok`` into account
 
@@ -73,7 +75,8 @@ class Checks:
     def evaluated_when(self, condition):
         """Trace code that Python evaluates only where ``condition`` (a 0-d bool Tracer) holds but xlac
         evaluates always (the right side of ``a and b``, both branches of a selected ``if``): the checks it
-        records fail only where ``condition`` holds too. Nested guards are conjoined.
+        records fail, and the writes it makes are made, only where ``condition`` holds too. Nested guards
+        are conjoined.
 
         >>> import numpy as np, xlac, xlac.numpy as xnp
         >>> from xlac.trace.state import current_trace
@@ -85,17 +88,23 @@ class Checks:
         >>> float(xlac.compile(first_or_zero)(np.arange(3.0), 7))
         0.0
         """
-        outer = self.guard
-        if self.enabled:
-            self.guard = condition if outer is None else ops.and_(outer, condition)
+        outer_guard, outer_ok, n_sources = self.guard, self.ok, len(self.sources)
+        self.guard = condition if outer_guard is None else ops.and_(outer_guard, condition)
+        self.ok = condition if outer_ok is None else ops.and_(outer_ok, condition)
         try:
             yield
         finally:
-            self.guard = outer
+            self.guard = outer_guard
+            if len(self.sources) == n_sources:
+                self.ok = outer_ok
+            else:               # the checks recorded here hold where ``condition`` does not
+                held_here = ops.or_(self.ok, ops.not_(condition))
+                self.ok = held_here if outer_ok is None else ops.and_(outer_ok, held_here)
 
     def guard_write(self, old, new):
         """The value a write of ``new`` over ``old`` leaves: ``old`` where a check before it failed (NumPy
-        would have raised before writing). Index updates guard their own region (:meth:`guarded`)."""
+        would have raised before writing) or where Python would not evaluate the write (see
+        :meth:`evaluated_when`). Index updates guard their own region (:meth:`guarded`)."""
         if self.ok is None or new.value.id in self._guarded:
             return new
         return ops.select(self.ok, new, old)
