@@ -230,6 +230,29 @@ def test_writes_python_would_not_make_are_not_made(fn, args):
     np.testing.assert_array_equal(got_x, expected_x)
 
 
+def zero_first(x, n):
+    j = 0
+    while j < n:                       # a loop variable updated in place: not after a failed check
+        x[j] = 0.0
+        j += 1
+    return True
+
+
+def zero_first_if_positive(x, c, n):
+    return c > 0 and zero_first(x, n)
+
+
+@pytest.mark.parametrize("c, n", [(1.0, 2), (-1.0, 2), (-1.0, 9), (1.0, 9)])
+def test_a_loop_under_a_condition_that_fails_a_check_stops(c, n):
+    """The loop stops at its first failed check (it ran forever: its variable's update came after it, and
+    was not made); under a condition that does not hold, its check and its writes are dropped."""
+    expected_x, got_x = np.arange(1.0, 5.0), np.arange(1.0, 5.0)
+    expected = _outcome(zero_first_if_positive, expected_x, c, n)
+    got = _outcome(xlac.compile(zero_first_if_positive), got_x, c, n)
+    assert got == expected if isinstance(expected, tuple) else bool(got) == bool(expected)
+    np.testing.assert_array_equal(got_x, expected_x)
+
+
 def inverse_if_positive(a, c):
     return c > 0 and np.linalg.inv(a).sum() > 0
 
