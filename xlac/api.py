@@ -765,8 +765,10 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     ``dump_dir`` writes every stage of each compile there (see ``xlac.inspection``).
 
     A traced index out of bounds raises ``IndexError`` after the call, as NumPy raises it (the program
-    computes a status next to its results; writes after the failing index are not made). With
-    ``check_bounds=False`` nothing is checked: a traced index out of bounds is clamped into the axis
+    computes a status next to its results; writes after the failing index are not made), and an
+    ``assert`` whose test is traced raises ``AssertionError``. Code that Python would not have evaluated
+    (the right side of ``a and b`` where ``a`` is false) checks nothing. With ``check_bounds=False``
+    nothing is checked, asserts included: a traced index out of bounds is clamped into the axis
     for reads and for writes with a single traced index, as XLA does, and an out-of-bounds element of
     an index array drops its write.
 

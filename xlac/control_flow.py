@@ -168,6 +168,17 @@ def _first_failure(before: Tracer, now: Tracer) -> Tracer:
     return ops.select(ops.broadcast_in_dim(failed_before, (2,), ()), before, now)
 
 
+def _stopping_at_failure(cond_graph: Graph, n_carries: int) -> Graph:
+    """A loop's condition, false once its status input (after the ``n_carries`` carries) says that a check of
+    the body failed: NumPy raised there, and the writes after it, which a loop variable's update may be, are
+    not made (the loop would not end)."""
+    def build(inputs):
+        (more,) = inline(cond_graph, inputs)
+        held = ops.compare(_status_code(inputs[n_carries]), ops.constant(0, INDEX_DTYPE), "EQ")
+        return [ops.and_(more, held)]
+    return closed_graph([v.type for v in cond_graph.inputs], build)
+
+
 def _type_mismatch(api: str, where: str, path: str, expected: TensorType, got: TensorType,
                    location: SourceLocation | None) -> TypeError:
     return TypeError(located(f"{api}: {where} {path} is {expected} going in and {got} coming out; "
@@ -264,6 +275,8 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     layout = _layout(body.written, [body, cond])
     n = len(carries) + 1 + len(body.written)
     cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
+    if body.checks and trip_count is None:
+        cond_graph = _stopping_at_failure(cond_graph, len(carries))
     body_graph, _ = _closed(body, len(carries) + 1, layout)
     attrs = {"n_carries": n} if trip_count is None else {"n_carries": n, "trip_count": trip_count}
     if write_once:

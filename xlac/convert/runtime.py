@@ -21,12 +21,14 @@ from xlac.convert.substitutes import substitute
 from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
 from xlac.numpy._core import writable
+from xlac.trace.checks import require_true
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
-           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
+__all__ = ["UNDEFINED", "and_", "assert_", "call", "call_allocation", "compare_chain", "concrete_test",
+           "current_values", "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem",
+           "aug_setitem", "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate",
+           "loop_zip"]
 
 
 def _traced(x) -> bool:
@@ -122,10 +124,10 @@ def _truth(x, what: str) -> Tracer:
     return x if x.dtype == np.bool_ else x != 0
 
 
-def _combine(kind: str, first, rest):
-    """``first and rest`` / ``first or rest`` for a traced ``first``: a logical operation for booleans, else
-    the operand Python would have returned, chosen per the traced truth."""
-    first_array, truth, rest_array = xnp.asarray(first), _truth(first, kind), xnp.asarray(rest)
+def _combine(kind: str, first, truth, rest):
+    """``first and rest`` / ``first or rest`` for a traced ``first`` whose truth is ``truth``: a logical
+    operation for booleans, else the operand Python would have returned, chosen per the traced truth."""
+    first_array, rest_array = xnp.asarray(first), xnp.asarray(rest)
     if first_array.dtype == np.bool_ and rest_array.dtype == np.bool_ and rest_array.size == 1:
         rest_truth = rest_array.reshape(())
         return xnp.logical_and(truth, rest_truth) if kind == "and" else xnp.logical_or(truth, rest_truth)
@@ -139,10 +141,23 @@ def _combine(kind: str, first, rest):
 
 
 def _short_circuit(kind: str, thunks):
+    """Python's ``and``/``or``. After a traced operand the rest is evaluated always, and its checks
+    (an index out of bounds) fail only where Python would have evaluated it; so does an error it raises
+    while traced (a constant index out of bounds), where Python returns the traced operand elsewhere."""
     value = thunks[0]()
     for k in range(1, len(thunks)):
         if _traced(value):
-            return _combine(kind, value, _short_circuit(kind, thunks[k:]))
+            truth = _truth(value, kind)
+            checks = current_trace().checks
+            with checks.evaluated_when(truth if kind == "and" else xnp.logical_not(truth)):
+                try:
+                    rest = _short_circuit(kind, thunks[k:])
+                except Exception as error:
+                    if not checks.defers(error):
+                        raise
+                    checks.fail(error)
+                    return value
+            return _combine(kind, value, truth, rest)
         if bool(value) != (kind == "and"):
             return value
         value = thunks[k]()
@@ -179,6 +194,47 @@ def compare_chain(*operands, ops: tuple):
             return _COMPARISONS[ops[k]](values[k], values[k + 1])
         return thunk
     return and_(*[comparison(k) for k in range(len(ops))])
+
+
+# ---------------------------------------------------------------- assert
+
+
+def assert_(test, message=None, *, test_source: str, message_source: str | None = None) -> None:
+    """``assert test, message()`` (``message``: a thunk, or None for an assert without one).
+
+    A concrete test is Python's ``assert``. A traced one is checked when the program runs, as the bounds
+    checks are: the call raises ``AssertionError`` afterwards, with the message and the user's line (not
+    with ``xlac.compile(check_bounds=False)``). The message is then evaluated while tracing, whether or not
+    the assertion fails; one that reads traced values (``f"d = {d}"`` of a traced ``d``) has no value
+    yet and is shown as written (``test_source``, ``message_source``: the source text of both).
+
+    >>> assert_(2 > 1, lambda: 1 / 0, test_source="2 > 1")
+    >>> assert_(2 < 1, lambda: "2 is not less than 1", test_source="2 < 1")
+    Traceback (most recent call last):
+    AssertionError: 2 is not less than 1
+    """
+    if not _traced(test):
+        if not test:
+            raise AssertionError() if message is None else AssertionError(message())
+        return
+    holds = _truth(test, "assert")
+    if current_trace().checks.enabled:
+        require_true(holds, AssertionError, _assertion_message(message, test_source, message_source))
+
+
+def _assertion_message(message, test_source: str, message_source: str | None) -> str:
+    """The message of a traced assert's AssertionError: the user's, evaluated while tracing, where it can be."""
+    if message is None:
+        return f"assert {test_source}"
+    try:
+        text = message()
+    except Exception as error:       # it needs a concrete value, or fails as Python would only on failure
+        first_line = str(error).partition("\n")[0]
+        return f"{message_source} (shown as written: evaluating it while tracing raised " \
+               f"{type(error).__name__}: {first_line})"
+    if _traced(text) or "Tracer<" in str(text):     # it reads a traced value, which has no value yet
+        return f"{message_source} (shown as written: it reads values known only when the program runs)"
+    return str(text)
 
 
 # ---------------------------------------------------------------- state from outside
