@@ -449,5 +449,15 @@ def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
     return DynamicExtent(value.data, [narrowed] + value.axes[1:])
 
 
+def _ufunc_at(mode: str, negate: bool = False):
+    """``np.<ufunc>.at(x, index, values)``'s new ``x`` where ``index`` holds dynamic values."""
+    def updated(x, index, values):
+        return index_update(x, index, xnp.negative(values) if negate else values, mode)
+    return updated
+
+
 FUNCTIONS = {"nonzero": nonzero, "flatnonzero": flatnonzero, "argwhere": argwhere, "where": where,
-             "getitem": getitem, "setitem": setitem, "index_update": index_update}
+             "getitem": getitem, "setitem": setitem, "index_update": index_update,
+             "add.at": _ufunc_at("add"), "subtract.at": _ufunc_at("add", negate=True),
+             "multiply.at": _ufunc_at("multiply"), "minimum.at": _ufunc_at("minimum"),
+             "maximum.at": _ufunc_at("maximum")}
