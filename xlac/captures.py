@@ -199,14 +199,12 @@ def _children(obj, names, resolve):
 # ---------------------------------------------------------------- after tracing
 
 
-def finish(trace, fn, statics: tuple, static_names: dict) -> Captures | None:
-    """Turn what ``trace`` captured into implicit arguments: temporaries become constants, the rest get
-    the name and the call-time resolver :func:`locate` finds for them. Updates the graph's inputs."""
-    entries = list(trace.captured.values())
-    trace.captured = None
+def finish(graph, entries: list, fn, statics: tuple, static_names: dict) -> Captures | None:
+    """Turn the outside arrays a trace captured (``(array, Tracer)`` entries) into implicit arguments:
+    temporaries become constants, the rest get the name and the call-time resolver :func:`locate` finds for
+    them. Updates the graph's inputs."""
     if not entries:
         return None
-    graph = trace.graph
     kept = []
     for entry in entries:
         if is_temporary(entry):

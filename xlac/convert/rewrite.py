@@ -490,9 +490,10 @@ class _Converter(ast.NodeTransformer):
         return placed_at(ast.Call(_runtime("call"), [func, *node.args], node.keywords), node)
 
     def visit_Name(self, node: ast.Name):
-        if isinstance(node.ctx, ast.Load) and node.id not in self.bound_names and not node.id.startswith("__xlac"):
-            return placed_at(_runtime_call("outside", [node]), node)
-        return node
+        if not isinstance(node.ctx, ast.Load) or node.id.startswith("__xlac"):
+            return node
+        read = "current" if node.id in self.bound_names else "outside"
+        return placed_at(_runtime_call(read, [node]), node)
 
     def visit_Attribute(self, node: ast.Attribute):
         node = self.generic_visit(node)
@@ -509,6 +510,10 @@ class _Converter(ast.NodeTransformer):
     def visit_AugAssign(self, node: ast.AugAssign):
         node = self.generic_visit(node)
         target = node.target
+        if isinstance(target, ast.Name) and target.id in self.bound_names:
+            # `b += v` reads b as Python does, unseen: read it as any other read of a local name first
+            read = ast.Assign([ast.Name(target.id, ast.Store())], _runtime_call("current", [ast.Name(target.id, ast.Load())]))
+            return [placed_at(read, node), node]
         if not isinstance(target, ast.Subscript):
             return node
         symbol = _AUGMENTED_SYMBOLS[type(node.op)]

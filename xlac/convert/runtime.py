@@ -25,7 +25,7 @@ from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
-           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
+           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "current", "getitem", "setitem", "aug_setitem",
            "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
 
 
@@ -185,17 +185,27 @@ def compare_chain(*operands, ops: tuple):
 
 
 def outside(value):
-    """A value read from outside the function (a global, a closed-over name, an attribute): a floating-point
-    NumPy array there (weights, caches, running statistics), while tracing, is the implicit argument that
-    stands for it (``xlac.captures``): read at every call, written back after it, never a constant of the
-    trace. Integer and boolean arrays (index tables, masks, sizes) stay NumPy's until a traced value
-    indexes them or is written into them (from then on, every read is the implicit argument's); the
-    contents NumPy read while tracing are part of the program, which is traced again when they change."""
-    trace = current_trace()
-    if isinstance(value, np.ndarray) and trace is not None and value.dtype in SUPPORTED:
-        if value.dtype.kind in "fc" or trace.has_captured(value):
-            return xnp.asarray(value)
-        trace.note_read_while_tracing(value)
+    """A value read from outside the function (a global, a closed-over name, an attribute): a NumPy array
+    there, while tracing, is read as ``xlac.outside_state.OutsideState.read`` says (a floating-point one is
+    the implicit argument standing for it: read at every call, written back after it)."""
+    if type(value) is np.ndarray and value.dtype in SUPPORTED:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            return owner.read(value)
+    return value
+
+
+def current(value):
+    """A local name's value: for a NumPy array whose program value is a traced one (an array the call made
+    that a traced value was written into, in whichever function; an implicit argument), that traced value,
+    so that every read sees the write."""
+    if type(value) is np.ndarray:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            known = owner.current(value)
+            return known if not isinstance(known, Tracer) or known._trace is trace else trace.lift(known)
     return value
 
 
@@ -285,9 +295,22 @@ def call(fn, *args, **kwargs):
     if replacement is not None:
         return replacement(*args, **kwargs)
     run = converted(fn)
-    if run is not fn and trace.watch is not None:
-        trace.watch.add_called(fn)
-    return run(*args, **kwargs)
+    owner = trace.outside_state()
+    if run is not fn:
+        if owner is not None:
+            owner.watch_called(fn)
+        return run(*args, **kwargs)
+    result = fn(*args, **kwargs)
+    if owner is not None and _is_numpys(fn):
+        owner.note_made(fn, args, kwargs, result)
+    return result
+
+
+def _is_numpys(fn) -> bool:
+    """Whether ``fn`` is a NumPy function, ufunc or array method (whose new arrays are the call's own)."""
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(getattr(fn, "__self__", None), np.ndarray) or isinstance(fn, np.ufunc) or \
+        module == "numpy" or module.startswith("numpy.")
 
 
 def call_allocation(fn, *args, **kwargs):
@@ -298,4 +321,4 @@ def call_allocation(fn, *args, **kwargs):
     replacement = substitute(fn, args, kwargs, writable=True)
     if replacement is not None:
         return replacement(*args, **kwargs)
-    return converted(fn)(*args, **kwargs)
+    return call(fn, *args, **kwargs)
