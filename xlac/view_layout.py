@@ -30,9 +30,28 @@ def memory_owner(array: np.ndarray) -> np.ndarray:
 
 def view_steps(owner: np.ndarray, view: np.ndarray) -> Callable | None:
     """A function taking ``owner`` (or any array of its shape: a traced value) to ``view``, a view of its
-    memory, by basic indexing, ``squeeze``, ``transpose`` and ``expand_dims``; None when there is none."""
+    memory, by basic indexing, ``squeeze``, ``transpose`` and ``expand_dims``, or for contiguous arrays by
+    ``reshape`` of a range of the flattened owner; None when there is none."""
     if view.dtype != owner.dtype or any(s <= 0 for s in owner.strides) or owner.size == 0:
         return None
+    steps = _indexing_steps(owner, view) or _contiguous_steps(owner, view)
+    if steps is None:
+        return None
+    made = steps(owner)
+    long_strides = [(s, t) for n, s, t in zip(view.shape, made.strides, view.strides) if n > 1]
+    if made.shape != view.shape or _address(made) != _address(view) or any(s != t for s, t in long_strides):
+        return None
+    return steps
+
+
+def _contiguous_steps(owner, view) -> Callable | None:
+    if not (owner.flags.c_contiguous and view.flags.c_contiguous):
+        return None
+    start = (_address(view) - _address(owner)) // owner.itemsize
+    return lambda array: array.reshape(-1)[start:start + view.size].reshape(view.shape)
+
+
+def _indexing_steps(owner, view) -> Callable | None:
     offset = _address(view) - _address(owner)
     by_stride = sorted(range(owner.ndim), key=lambda j: -owner.strides[j])
     starts = [0] * owner.ndim
@@ -63,10 +82,6 @@ def view_steps(owner: np.ndarray, view: np.ndarray) -> Callable | None:
         taken = np.transpose(taken, order) if order != tuple(range(len(order))) else taken
         return np.expand_dims(taken, new_axes) if new_axes else taken
 
-    made = steps(owner)
-    long_strides = [(s, t) for n, s, t in zip(view.shape, made.strides, view.strides) if n > 1]
-    if made.shape != view.shape or _address(made) != _address(view) or any(s != t for s, t in long_strides):
-        return None
     return steps
 
 
