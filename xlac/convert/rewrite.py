@@ -22,6 +22,9 @@ behaviour for concrete values and routes traced ones into xlac:
   outside ``xlac.Array``s; subscripts as ``runtime.getitem`` / ``setitem`` / ``aug_setitem``, which do
   the same for any NumPy array indexed or written with a traced value, and for a floating-point array
   taken from a container (``caches[0]``, ``params["w"]``).
+- reads of the function's own names as ``runtime.current(...)`` (``b += v`` reads ``b`` so first): a NumPy
+  array the call made that a traced value was written into, in whichever function, is read as that traced
+  value (see :mod:`xlac.outside_state`).
 
 An ``if`` that cannot become a conditional (it breaks, continues, returns from one branch only, declares
 names global) stays a Python ``if`` whose test goes through ``runtime.concrete_test``, which explains why
@@ -31,7 +34,7 @@ when the test is traced. Generated nodes carry the line of the code they replace
 >>> import ast
 >>> tree = ast.parse("def f(x):\\n    y = 1 if x > 0 else 2\\n    return y")
 >>> print(ast.unparse(convert_function(tree.body[0])).splitlines()[1])
-    y = __xlac_runtime__.if_expr(x > 0, lambda: 1, lambda: 2)
+    y = __xlac_runtime__.if_expr(__xlac_runtime__.current(x) > 0, lambda: 1, lambda: 2)
 """
 from __future__ import annotations
 
