@@ -1,6 +1,8 @@
 """Arrays a compiled call makes are its own local values, whichever function writes them (issue 31): never an
 implicit argument, never written back, never kept from one call to the next; every later read, in any
 function, sees a traced value written into them. The oracle is NumPy running the same functions."""
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -242,3 +244,35 @@ def test_property_helpers_writing_local_arrays_match_numpy(made_by, helper, star
 
     for result, expected in zip(xlac.compile(f)(X), f(X)):
         assert_matches(result, expected)
+
+
+def row_of(x, i):
+    row = np.zeros(x.shape[0])
+    fill(row, x * i)
+    return row
+
+
+def test_a_rolled_loop_body_allocating_a_temporary_a_helper_fills():
+    def f(x):
+        out = np.zeros((8, x.shape[0]))
+        for i in range(8):
+            out[i] = row_of(x, i) + 1
+        return out
+
+    compiled = xlac.compile(f, loops="roll")
+    assert_matches(compiled(X), f(X))
+    assert [loop.decision for loop in compiled.trace(X).loop_decisions] == ["rolled"]
+
+
+def test_grad_through_a_helpers_write_into_a_local_array_matches_jax(x64):
+    def loss(w):
+        b = np.zeros(w.shape[0])
+        fill(b, w)
+        return (b * b).sum()
+
+    def jax_loss(w):
+        b = jnp.zeros(w.shape[0]).at[1:-1].set(w[2:] - w[:-2])
+        return (b * b).sum()
+
+    assert_matches(xlac.grad(loss)(X), np.asarray(jax.grad(jax_loss)(X)))
+    assert_matches(xlac.compile(xlac.grad(loss))(X), np.asarray(jax.grad(jax_loss)(X)))
