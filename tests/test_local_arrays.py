@@ -192,6 +192,27 @@ def test_a_local_array_bound_to_an_attribute_is_what_numpy_leaves_there():
     assert_matches(np.asarray(workspace.scratch), expected)
 
 
+class OperatorWorkspace:
+    def __init__(self):
+        self.scratch = None
+
+    @xlac.compile
+    def step(self, x):
+        self.scratch = np.ones(x.shape[0]) * 2        # an operator's result: new, the call's own
+        fill(self.scratch, x)
+        return self.scratch.sum()
+
+
+def test_an_operators_result_is_local_not_an_implicit_argument_kept_across_calls():
+    workspace = OperatorWorkspace()
+    for x in (X, X * -2):
+        expected = np.ones(12) * 2
+        fill(expected, x)
+        assert_matches(workspace.step(x), expected.sum())
+        assert_matches(np.asarray(workspace.scratch), expected)
+    assert workspace.step.trace(X).ir("final").input_names == ["x"]
+
+
 STATE = np.zeros(12)
 
 

@@ -22,6 +22,8 @@ behaviour for concrete values and routes traced ones into xlac:
   outside ``xlac.Array``s; subscripts as ``runtime.getitem`` / ``setitem`` / ``aug_setitem``, which do
   the same for any NumPy array indexed or written with a traced value, and for a floating-point array
   taken from a container (``caches[0]``, ``params["w"]``).
+- an operator's result bound by an assignment (``t = b * 2``) as ``runtime.operator_result(...)``, which notes
+  a NumPy array there as one the call made.
 - reads of the function's own names as ``runtime.current(...)`` (``b += v`` reads ``b`` so first): a NumPy
   array the call made that a traced value was written into, in whichever function, is read as that traced
   value (see :mod:`xlac.outside_state`).
@@ -530,6 +532,9 @@ class _Converter(ast.NodeTransformer):
             return placed_at(ast.Expr(_runtime_call("setitem", [target.value, _index_expression(target.slice),
                                                                node.value])), node)
         value = node.value
+        if isinstance(value, (ast.BinOp, ast.UnaryOp)):      # `t = b * 2`: NumPy's operators make new arrays
+            node.value = placed_at(_runtime_call("operator_result", [value]), value)
+            return node
         writes_into = any(_place(t) in self.written_places for t in node.targets)
         if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \

@@ -25,7 +25,7 @@ from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
-           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "current", "getitem", "setitem", "aug_setitem",
+           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "current", "operator_result", "getitem", "setitem", "aug_setitem",
            "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
 
 
@@ -304,6 +304,17 @@ def call(fn, *args, **kwargs):
     if owner is not None and _is_numpys(fn):
         owner.note_made(fn, args, kwargs, result)
     return result
+
+
+def operator_result(value):
+    """The value of an operator (``t = b * 2``) bound by an assignment: a NumPy array there is a new one, the
+    call's own (see ``xlac.outside_state``)."""
+    if type(value) is np.ndarray:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            owner.note_made(None, (), {}, value)
+    return value
 
 
 def _is_numpys(fn) -> bool:
