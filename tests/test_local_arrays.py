@@ -148,6 +148,21 @@ def test_a_loop_calling_a_helper_that_writes_a_local_buffer(loops):
         assert_matches(result, expected)
 
 
+def reset(b, value):
+    b.fill(value)
+
+
+def test_numpy_methods_given_traced_values_act_on_the_traced_value():
+    def f(x):
+        b = np.zeros(x.shape[0])
+        reset(b, x[3])                        # NumPy's fill cannot take a traced value: the traced b's can
+        c = np.arange(12.0)
+        return b, c.dot(x), b.sum()
+
+    for result, expected in zip(xlac.compile(f)(X), f(X)):
+        assert_matches(result, expected)
+
+
 def test_a_local_array_is_not_kept_from_one_call_to_the_next():
     def f(x):
         b = np.zeros(x.shape[0])

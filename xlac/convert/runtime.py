@@ -286,8 +286,10 @@ def aug_setitem(target, index, op: str, value) -> None:
 
 def call(fn, *args, **kwargs):
     """``fn(*args, **kwargs)``, with ``fn`` converted when it is the user's code, and builtins and NumPy
-    creation functions that cannot take traced values routed to xlac. The state a user function reaches
-    is watched as the traced function's own (see ``xlac.rebinding``): no traced value stays there."""
+    creation functions that cannot take traced values routed to xlac, as is a NumPy array's method given
+    traced values (to its traced value's). The state a user function reaches is watched as the traced
+    function's own (see ``xlac.rebinding``): no traced value stays there. The arrays a NumPy function or
+    method returns are noted as the call's own where they are new (see ``xlac.outside_state``)."""
     trace = current_trace()
     if trace is None:
         return fn(*args, **kwargs)
@@ -300,10 +302,18 @@ def call(fn, *args, **kwargs):
         if owner is not None:
             owner.watch_called(fn)
         return run(*args, **kwargs)
+    array = getattr(fn, "__self__", None)
+    if type(array) is np.ndarray and array.dtype in SUPPORTED and \
+            any(isinstance(a, Tracer) for a in (*args, *kwargs.values())):
+        # a NumPy array's method given traced values (`b.fill(t)`, `b.dot(t)`): its traced value's method
+        return getattr(trace.capture(array, write=fn.__name__ in _WRITING_METHODS), fn.__name__)(*args, **kwargs)
     result = fn(*args, **kwargs)
     if owner is not None and _is_numpys(fn):
         owner.note_made(fn, args, kwargs, result)
     return result
+
+
+_WRITING_METHODS = {"fill", "sort", "put", "itemset", "partition", "setfield"}
 
 
 def operator_result(value):
