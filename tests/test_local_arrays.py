@@ -163,6 +163,20 @@ def test_numpy_methods_given_traced_values_act_on_the_traced_value():
         assert_matches(result, expected)
 
 
+def test_numpy_writes_before_the_first_traced_write_are_seen_by_each_read():
+    def f(x):
+        b = np.zeros(12)
+        before = x + b                        # xlac reads b as it is now
+        b[0] = 5.0                            # NumPy's write: b is still NumPy's
+        middle = x + b
+        fill(b, x)                            # the first traced write
+        b[1] = 7.0                            # from now on, writes go to b's traced value
+        return before, middle, x + b, b
+
+    for result, expected in zip(xlac.compile(f)(X), f(X)):
+        assert_matches(result, expected)
+
+
 def test_a_local_array_is_not_kept_from_one_call_to_the_next():
     def f(x):
         b = np.zeros(x.shape[0])

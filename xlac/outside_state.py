@@ -8,11 +8,12 @@ The rule (``docs/architecture.md``, "Outside state and local arrays"):
   call, and assigns after the call the places it rebinds (:mod:`xlac.rebinding` watches them); the contents
   NumPy's own code read while tracing are part of the program (it traces again when they change);
 - a **local array** is one the call made: a NumPy creation function's result, a copy, any NumPy function's
-  result whose memory is not one of its inputs', a view of one of those, in whichever function. It is never
-  an implicit argument, never written back, never kept from one call to the next: the first time xlac meets
-  it (a traced value written into it, ``xnp`` reading it) it becomes a constant of the trace holding its
-  contents then, and once a traced value was written into it every read of it in converted code
-  (:func:`xlac.convert.runtime.current`) is that traced value, whichever function reads it.
+  result whose memory is not one of its inputs', an operator's result, a view of one of those, in whichever
+  function. It is never an implicit argument, never written back, never kept from one call to the next. Until
+  a traced value is written into it, its NumPy contents are its value (``xnp`` reading it gets a constant of
+  them); the first traced write makes a constant of its contents then, with the write, its traced value for
+  good, and every later read of it in converted code (:func:`xlac.convert.runtime.current`), in whichever
+  function, gets that traced value.
 
 An :class:`OutsideState` belongs to one trace: a compiled function's (``implicit_arguments=True``), or a
 transform's or a loop body's, which only watches (the arrays it meets are its enclosing trace's). After a
@@ -65,9 +66,9 @@ class OutsideState:
         self.read_while_tracing: dict[int, tuple] = {}
         # id -> array, for each array owning its memory that this trace's call made (held weakly)
         self.made: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-        # id -> (array, Tracer) for each local array xlac met: its traced value, a constant of this trace
+        # id -> (array, Tracer) for each local array a traced value was written into: its traced value from
+        # then on (a constant of this trace holding its contents then, and the writes)
         self.local_values: dict[int, tuple] = {}
-        self.written: set[int] = set()      # ids of the local arrays a traced value was written into
 
     # ------------------------------------------------------------ the rule
 
@@ -127,7 +128,7 @@ class OutsideState:
             state = state.enclosing
         owner = memory_owner(value)
         maker = self.maker_of(owner)
-        if maker is not None and id(owner) in maker.written:
+        if maker is not None and id(owner) in maker.local_values:
             return self.traced_value(value)
         return value
 
@@ -146,16 +147,16 @@ class OutsideState:
             return self.traced_value(array)
         known = self.current(array)
         if known is array:
-            self.note_read_while_tracing(array)
+            self._note_read_while_tracing(array)
         return known
 
-    def note_read_while_tracing(self, array: np.ndarray) -> None:
+    def _note_read_while_tracing(self, array: np.ndarray) -> None:
         """``array``, from outside the function, is read by NumPy while tracing: its contents are part of
         the program. The compiled function traces again when they change (as for a static argument)."""
         state = self
         while state is not None and not state.implicit_arguments:
             state = state.enclosing
-        if state is not None and id(array) not in state.read_while_tracing and not self.is_local(array):
+        if state is not None and id(array) not in state.read_while_tracing:
             state.read_while_tracing[id(array)] = (array, array.copy())
 
     # ------------------------------------------------------------ the values
@@ -170,12 +171,14 @@ class OutsideState:
         return entry[1]
 
     def _local_value(self, owner: np.ndarray, array: np.ndarray, write: bool) -> Tracer:
-        """``array`` (``owner`` or a view of it), a local array of this trace's call, as a traced value."""
+        """``array`` (``owner`` or a view of it), a local array of this trace's call, as a traced value. Until
+        a traced value is written into it, its NumPy contents are its value: a read gets a constant of them
+        as they are now. The first write makes the traced value of its contents then the array's, for good."""
         entry = self.local_values.get(id(owner))
+        if entry is None and not write:
+            return ops.constant(np.array(array))
         if entry is None:
             entry = self.local_values[id(owner)] = (owner, self.trace.bind(P.constant, (), {"value": np.array(owner)}))
-        if write:
-            self.written.add(id(owner))
         root = entry[1]
         if array is owner:
             return root
