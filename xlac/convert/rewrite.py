@@ -50,7 +50,8 @@ RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
 # Calls left as they are: they read the caller's frame or scope.
 _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
-_WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+WRITING_METHODS = {   # NumPy array methods that write into the array
+    "fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
 
 
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
@@ -101,7 +102,7 @@ def _written_places(fn: ast.AST) -> set[str]:
             if place is not None:
                 places.add(place)
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _WRITING_METHODS:
+            if isinstance(node.func, ast.Attribute) and node.func.attr in WRITING_METHODS:
                 place = _place(node.func.value)
                 if place is not None:
                     places.add(place)

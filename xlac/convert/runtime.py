@@ -17,6 +17,7 @@ import xlac.numpy as xnp
 from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
+from xlac.convert.rewrite import WRITING_METHODS
 from xlac.convert.substitutes import substitute
 from xlac.errors import TracerConversionError, located
 from xlac.ir.dtypes import SUPPORTED
@@ -306,14 +307,12 @@ def call(fn, *args, **kwargs):
     if type(array) is np.ndarray and array.dtype in SUPPORTED and \
             any(isinstance(a, Tracer) for a in (*args, *kwargs.values())):
         # a NumPy array's method given traced values (`b.fill(t)`, `b.dot(t)`): its traced value's method
-        return getattr(trace.capture(array, write=fn.__name__ in _WRITING_METHODS), fn.__name__)(*args, **kwargs)
+        return getattr(trace.capture(array, write=fn.__name__ in WRITING_METHODS), fn.__name__)(*args, **kwargs)
     result = fn(*args, **kwargs)
     if owner is not None and _is_numpys(fn):
         owner.note_made(fn, args, kwargs, result)
     return result
 
-
-_WRITING_METHODS = {"fill", "sort", "put", "itemset", "partition", "setfield"}
 
 
 def operator_result(value):
