@@ -85,6 +85,16 @@ def test_a_slice_of_a_local_array_passed_to_a_helper_writes_into_the_array():
         assert_matches(result, expected)
 
 
+def test_overlapping_views_of_one_local_array_written_by_helpers():
+    def f(x):
+        b = np.zeros(12)
+        fill(b[:8], x[:8])
+        fill(b[4:], x[4:] * 2)
+        return b
+
+    assert_matches(xlac.compile(f)(X), f(X))
+
+
 def test_views_taken_before_the_write_see_it():
     def f(x):
         b = np.zeros((4, 12))
