@@ -28,9 +28,12 @@ later iteration runs under it as a conditional. Each decision is noted on the tr
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
+from dataclasses import dataclass
 from functools import partial
+from typing import Callable
 
 import numpy as np
 
@@ -45,27 +48,58 @@ from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 
-def while_stmt(test_fn, body_fn, values: tuple, names: tuple, live: tuple):
-    """``while test_fn(*values): values = body_fn(*values)``: the variables' values after the loop."""
+@dataclass(frozen=True)
+class Loop:
+    """A converted loop as the converter describes it (one per ``while``/``for`` statement).
+
+    ``body(item, *values)`` runs one iteration on the values of the variables ``names`` it binds and
+    returns their new values (a ``while`` ignores ``item``); ``live``: the names read after the loop;
+    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...); ``until``:
+    the position in the values of the loop's break flag, if it has one (it stops when that is set)."""
+
+    body: Callable
+    names: tuple
+    live: tuple
+    kind: str = "for"
+    pure: bool = True
+    until: int | None = None
+
+
+@dataclass(frozen=True)
+class XlaLoop:
+    """How a loop runs as one XLA loop over (item, the carried leaves): ``more(item, values)`` is its test;
+    ``item`` starts at ``first_item`` and advances by ``step`` (a ``for``), or is None (a ``while``).
+    ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them needs
+    no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
+    ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
+    per step."""
+
+    more: Callable
+    first_item: object = None
+    step: int | None = None
+    index_range: tuple[int, int] | None = None
+    count: tuple[int, int] | None = None
+    unroll: int = 1
+
+
+def while_stmt(test_fn, loop: Loop, values: tuple):
+    """``while test_fn(*values): values = loop.body(None, *values)``: the variables' values after the loop."""
     values = tuple(values)
     test = test_fn(*values)
     while not isinstance(test, Tracer):
         if not test:
             return values
-        values = body_fn(*values)
+        values = loop.body(None, *values)
         test = test_fn(*values)
     _decided("while", "traced", "rolled", "its test is traced")
-    return _rolled(lambda item, vs: _truth(test_fn(*vs)), lambda item, vs: body_fn(*vs), None, None,
-                   values, names, live, "while")
+    return _rolled(loop, values, XlaLoop(lambda item, vs: _truth(test_fn(*vs))))
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None):
-    """``for item in range(*bounds): values = body_fn(item, *values)``: the variables' values after it.
-    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...).
-    ``until``: the position in ``values`` of the loop's break flag, if it has one: it stops when that is set."""
+def for_range(bounds: tuple, loop: Loop, values: tuple):
+    """``for item in range(*bounds): values = loop.body(item, *values)``: the variables' values after it."""
     values = tuple(values)
     if not any(isinstance(b, Tracer) for b in bounds):
-        return _counted(range(*bounds), body_fn, values, names, live, pure, until)
+        return _counted(range(*bounds), loop, values)
     start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     if isinstance(step, Tracer) or step == 0:
         raise UnsupportedError(located("for ... in range(...) with a traced bound: the step must be a nonzero "
@@ -73,24 +107,23 @@ def for_range(bounds: tuple, body_fn, values: tuple, names: tuple, live: tuple, 
     _decided("for", "traced", "rolled", "its trip count is traced")
 
     def more(item, vs):
-        return _not_stopped(item < stop if step > 0 else item > stop, vs, until)
-    return _rolled(more, lambda item, vs: body_fn(item, *vs), xnp.asarray(start), step, values, names, live,
-                   "for", index_range=_traced_range(start, stop, step))
+        return _not_stopped(item < stop if step > 0 else item > stop, vs, loop.until)
+    return _rolled(loop, values, XlaLoop(more, xnp.asarray(start), step, _traced_range(start, stop, step)))
 
 
-def for_each(iterable, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None):
-    """``for item in iterable: values = body_fn(item, *values)``. A traced array (or ``Rows`` of
+def for_each(iterable, loop: Loop, values: tuple):
+    """``for item in iterable: values = loop.body(item, *values)``. A traced array (or ``Rows`` of
     several, from ``loop_enumerate``/``loop_zip``) is iterated over its first axis with an index that may be
     traced, as ``for_range`` does; anything else as Python does."""
     values = tuple(values)
     if isinstance(iterable, Tracer):
         iterable = Rows((iterable,), single=True)
     if isinstance(iterable, Rows):
-        return _counted(iterable, body_fn, values, names, live, pure, until)
+        return _counted(iterable, loop, values)
     for item in iterable:
-        if until is not None and _stopped(values[until]):
+        if loop.until is not None and _stopped(values[loop.until]):
             break
-        values = _next_iteration(body_fn, item, values, names, live, until)
+        values = _next_iteration(loop, item, values)
     return values
 
 
@@ -149,7 +182,7 @@ UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (
                       # on larger arrays, XLA's fusions of the unrolled steps recompute and run slower)
 
 
-def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: bool, until: int | None) -> tuple:
+def _counted(items, loop: Loop, values: tuple) -> tuple:
     """A loop whose trip count is known when tracing, over ``items`` (a ``range`` or ``Rows``): unrolled
     in Python, or rolled per ``Trace.loops`` (see ``xlac.compile``'s ``loops``). A rolled loop runs its
     first iteration unrolled, so that every variable is bound and typed going in (and its size is known),
@@ -159,30 +192,31 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
     if mode == "unroll" or trips < 2:
         _decided("for", trips, "unrolled", "xlac.compile(loops='unroll')" if mode == "unroll" else
                  "it runs fewer than 2 iterations")
-        return _unrolled(range(trips), item_of, body_fn, values, names, live, until)
+        return _unrolled(range(trips), item_of, loop, values)
     graph = current_trace().graph
     nodes_before = len(graph.nodes)
     first = values
-    values = _next_iteration(body_fn, item_of(0), values, names, live, until)
+    values = _next_iteration(loop, item_of(0), values)
     body = graph.nodes[nodes_before:]
     body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
         _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
-        return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
-    if mode == "auto" and not pure:
+        return _unrolled(range(1, trips), item_of, loop, values)
+    if mode == "auto" and not loop.pure:
         reason = "its body calls print, append or another function that acts on Python state"
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
         reason = "it changes a Python list, dict or set"
     if reason is None:
         def more(item, vs):
-            return _not_stopped(item < trips, vs, until)
-        short = until is None and trips > 2 * UNROLL_SHORT and _elements_computed(body) <= SHORT_BODY
+            return _not_stopped(item < trips, vs, loop.until)
+        short = loop.until is None and trips > 2 * UNROLL_SHORT and _elements_computed(body) <= SHORT_BODY
         unroll = UNROLL_SHORT if short else 1
+        # every variable is bound by the first iteration: none is first bound inside the rolled loop
+        by_index = dataclasses.replace(loop, body=lambda index, *vs: loop.body(item_of(index), *vs), live=())
         try:
-            rolled = _rolled(more, lambda index, vs: body_fn(item_of(index), *vs), xnp.asarray(1), 1, values,
-                             names, (), "for", index_range=(1, trips - 1),
-                             count=(1, trips) if until is None else None, unroll=unroll,
+            rolled = _rolled(by_index, values, XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1),
+                                                       (1, trips) if loop.until is None else None, unroll),
                              in_place=_kept_in_place(first, values))
         except Exception as error:
             if mode == "roll":
@@ -196,7 +230,7 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
     if trips >= WARN_AT:
         warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
-    return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
+    return _unrolled(range(1, trips), item_of, loop, values)
 
 
 def _failure(error: Exception) -> str:
@@ -235,20 +269,21 @@ class LoopUnrolledWarning(UserWarning):
     """A long Python loop in a compiled function runs unrolled (its program grows with its trip count)."""
 
 
-def _unrolled(indices, item_of, body_fn, values: tuple, names: tuple, live: tuple, until: int | None) -> tuple:
+def _unrolled(indices, item_of, loop: Loop, values: tuple) -> tuple:
     for index in indices:
-        if until is not None and _stopped(values[until]):
+        if loop.until is not None and _stopped(values[loop.until]):
             break
-        values = _next_iteration(body_fn, item_of(index), values, names, live, until)
+        values = _next_iteration(loop, item_of(index), values)
     return values
 
 
-def _next_iteration(body_fn, item, values: tuple, names: tuple, live: tuple, until: int | None) -> tuple:
-    """The values after one more iteration; after a traced ``break`` (the flag at ``until``), the iteration
-    runs under its negation, as one conditional."""
-    if until is None or not isinstance(values[until], Tracer):
-        return body_fn(item, *values)
-    return traced_if(values[until], [lambda *vs: body_fn(item, *vs), lambda *vs: vs], values, names, live, "for")
+def _next_iteration(loop: Loop, item, values: tuple) -> tuple:
+    """The values after one more iteration; after a traced ``break`` (the flag at ``loop.until``), the
+    iteration runs under its negation, as one conditional."""
+    if loop.until is None or not isinstance(values[loop.until], Tracer):
+        return loop.body(item, *values)
+    return traced_if(values[loop.until], [lambda *vs: loop.body(item, *vs), lambda *vs: vs], values, loop.names,
+                     loop.live, "for")
 
 
 def _stopped(flag) -> bool:
@@ -297,15 +332,8 @@ class _Rebound(Exception):
         self.leaf = leaf
 
 
-def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple, kind: str,
-            index_range: tuple[int, int] | None = None, count: tuple[int, int] | None = None, unroll: int = 1,
-            in_place=None):
-    """The loop as one ``while_loop`` over (item, the carried leaves); ``more(item, values)`` is its test,
-    ``step_fn(item, values)`` its body; ``item`` advances by ``step`` (a ``for``), or is None.
-    ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them
-    needs no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
-    ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
-    per step.
+def _rolled(loop: Loop, values: tuple, xla: XlaLoop, in_place=None):
+    """The loop as one XLA loop, as ``xla`` says.
 
     A name that still holds the same writable array after each iteration (``a += 1``, ``a[i] = v``: NumPy
     changes the array in place) is not carried: the body writes into the array itself, which the loop then
@@ -316,8 +344,7 @@ def _rolled(more, step_fn, item, step, values: tuple, names: tuple, live: tuple,
                     if _writable_array(leaf)]
     while True:
         try:
-            return _rolled_once(more, step_fn, item, step, values, names, live, kind, index_range, count, unroll,
-                                in_place)
+            return _rolled_once(loop, values, xla, in_place)
         except _Rebound as rebound:
             in_place = [leaf for leaf in in_place if leaf is not rebound.leaf]
 
@@ -334,7 +361,8 @@ def _kept_in_place(before: tuple, after: tuple) -> list:
     return [leaf for leaf in held if id(leaf) in now]
 
 
-def _rolled_once(more, step_fn, item, step, values, names, live, kind, index_range, count, unroll, in_place):
+def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
+    names, live, kind = loop.names, loop.live, loop.kind
     in_place_ids = {id(leaf) for leaf in in_place}
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
@@ -385,19 +413,19 @@ def _rolled_once(more, step_fn, item, step, values, names, live, kind, index_ran
 
     def cond(state):
         item_now, carry = state
-        return more(item_now, rebuild(carry))
+        return xla.more(item_now, rebuild(carry))
 
     def body(state):
         item_now, carry = state
-        item_now.known_range = index_range
-        new_values = step_fn(item_now, rebuild(carry))
-        return (item_now + step if step is not None else item_now), carry_of(new_values)
+        item_now.known_range = xla.index_range
+        new_values = loop.body(item_now, *rebuild(carry))
+        return (item_now + xla.step if xla.step is not None else item_now), carry_of(new_values)
 
-    if count is not None:
+    if xla.count is not None:
         def counted_body(index, carry):
-            index.known_range = index_range
-            return carry_of(step_fn(index, rebuild(carry)))
-        return rebuild(fori_loop(*count, counted_body, list(carried), unroll=unroll))
-    start = item if item is not None else xnp.asarray(0)
+            index.known_range = xla.index_range
+            return carry_of(loop.body(index, *rebuild(carry)))
+        return rebuild(fori_loop(*xla.count, counted_body, list(carried), unroll=xla.unroll))
+    start = xla.first_item if xla.first_item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))
     return rebuild(final)

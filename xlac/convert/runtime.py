@@ -86,21 +86,22 @@ def concrete_test(test, *, reason: str, what: str = "if"):
 
 def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
     """A ``while`` loop: the new values of the variables ``names`` its body binds."""
-    return loops.while_stmt(test_fn, body_fn, values, names, live)
+    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, kind="while")
+    return loops.while_stmt(test_fn, body, values)
 
 
 def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
               until: str | None) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
     ``pure``: its body calls nothing that acts on Python state; ``until``: its break flag's name, if any."""
-    return loops.for_range(bounds, body_fn, values, names, live, pure, _position(names, until))
+    return loops.for_range(bounds, loops.Loop(body_fn, names, live, "for", pure, _position(names, until)), values)
 
 
 def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
              until: str | None) -> tuple:
     """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
     or a Python iterable."""
-    return loops.for_each(iterable, body_fn, values, names, live, pure, _position(names, until))
+    return loops.for_each(iterable, loops.Loop(body_fn, names, live, "for", pure, _position(names, until)), values)
 
 
 def _position(names: tuple, name: str | None) -> int | None:
