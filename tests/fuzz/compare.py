@@ -170,7 +170,9 @@ def _check_raises(program: Program, mode: str, expected: Raised, deviations: lis
 
 def _refusal(program: Program, mode: str, error: Exception, deviations: list) -> str | None:
     """Why ``error`` is a refusal ("unsupported": a clear error for what xlac does not do, or a documented
-    limit), or None where it is a failure. Refusing a form of issue 31 (``as_written.FAMILIES``) is a failure."""
+    limit), or None where it is a failure. Refusing a form of issue 31 (``as_written.FAMILIES``), which xlac
+    must run as NumPy does, is a failure: where the statement on the line ``error`` names has one, or it names no
+    statement in a program that does."""
     if isinstance(error, UNSUPPORTED_ERRORS):
         reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
     else:
@@ -181,13 +183,7 @@ def _refusal(program: Program, mode: str, error: Exception, deviations: list) ->
         if not limit:
             return None
         reason = f"documented: {limit}"
-    return None if _refuses_a_form_as_written(program, error) else reason
-
-
-def _refuses_a_form_as_written(program: Program, error: Exception) -> bool:
-    """Whether ``error`` refuses a form of ``as_written.FAMILIES``, which xlac must run as NumPy does: the
-    statement on the line it names carries one, or it names no statement in a program that does."""
-    return bool(_families_at_fault(program, error))
+    return None if _families_at_fault(program, error) else reason
 
 
 def _families_at_fault(program: Program, error: Exception | None = None) -> str:

@@ -18,7 +18,7 @@ import math
 import re
 import warnings
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -474,8 +474,7 @@ def programs(draw, exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_stateme
             else:
                 statement = _statement(draw, env, temp)
             if set(statement.tags) & WRITES and any("element_read" in s.tags for s in statements):
-                statement = Statement(statement.code, statement.tags + ("element_view",), statement.copied_code,
-                                      helper=statement.helper)
+                statement = replace(statement, tags=statement.tags + ("element_view",))
             if set(statement.tags) & set(exclude):
                 continue
             candidate = program.with_statements(statements + [statement])
@@ -485,10 +484,9 @@ def programs(draw, exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_stateme
                 env = {k: v for k, v in namespace.items() if isinstance(v, np.ndarray) and k != "_"}
                 break
     temps = [target_of(s) for s in statements if target_of(s)]
-    final = program.with_statements(statements)
-    final = Program(args, final.statements, tuple(dict.fromkeys(temps[-3:])), program.seed, final.tags, call)
+    final = replace(program.with_statements(statements), outputs=tuple(dict.fromkeys(temps[-3:])))
     if numpy_accepts(final) is None:      # a later write may have made an earlier output non-finite
-        final = Program(args, final.statements, (), program.seed, final.tags, call)
+        final = replace(final, outputs=())
     if families & set(RAISING) and draw(st.integers(0, 5)) == 0:
         final = as_written.with_raising_statement(draw, final, env, families)
     return final
