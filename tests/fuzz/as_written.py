@@ -72,13 +72,15 @@ def _helper_fill(draw, env: dict, x: str, temp: str) -> Statement:
     lines = [f"{temp} = {BUFFERS[buffer].format(x=x)}"]
     if buffer == "slice":           # the helper writes a view of the array the program allocated
         lines = [f"{temp} = np.zeros((2,) + {x}.shape)", f"{helper}({temp}[1], {x})"]
+        copied = [lines[0], f"{helper}({temp}[1].copy(), {x})"]      # eagerly, xlac's index reads copy
     else:
         lines.append(f"{helper}({temp}, {x})")
     if draw(st.booleans()):
         lines.append(f"{helper}({temp}, {temp})" if draw(st.booleans()) else
                      f"{temp} = {temp}.copy()\n{helper}({temp}, {x})")
+    copied_code = "\n".join(copied + lines[2:]) if buffer == "slice" else None
     return Statement("\n".join(lines), ("helper_fills_temporary", f"buffer:{buffer}", f"fill:{fill}"),
-                     helper=f"def {helper}(b, x):\n    {FILLS[fill]}")
+                     copied_code, helper=f"def {helper}(b, x):\n    {FILLS[fill]}")
 
 
 def _helper_make(draw, env: dict, x: str, temp: str) -> Statement:
@@ -94,8 +96,10 @@ def _helper_make(draw, env: dict, x: str, temp: str) -> Statement:
 
 def _assert(draw, env: dict, x: str, temp: str) -> Statement:
     """An ``assert`` on ``x``'s values that holds in NumPy (statements that fail it are dropped)."""
+    real = f"{x}.real" if np.iscomplexobj(env[x]) else x       # complex max/min: UnsupportedError in xlac
     test = draw(st.sampled_from((f"np.all(np.isfinite({x}))", f"np.abs({x}).sum() < 1e6",
-                                 f"{x}.max() >= {x}.min()", f"not np.any(np.isnan({x}))", f"({x} == {x}).all()")))
+                                 f"{real}.max() >= {real}.min()", f"not np.any(np.isnan({x}))",
+                                 f"({x} == {x}).all()")))
     message = draw(st.sampled_from(("", ', "values out of range"')))
     return Statement(f"assert {test}{message}", ("assert_traced",))
 
