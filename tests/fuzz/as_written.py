@@ -35,7 +35,7 @@ FAMILIES = {
 CALL_FAMILIES = frozenset({"argument_passed_twice", "argument_views_overlap"})
 STATEMENT_KINDS = {"helper_fill": "helper_fills_temporary", "nonzero": "nonzero_index", "math": "math_scalar",
                    "predicated": "predicated_check", "helper_make": "helper_returns_allocated",
-                   "assert": "assert_traced"}        # hypothesis draws the first ones more often
+                   "assert": "assert_traced"}
 BUFFERS = {                                  # kind -> a new array to write, made from the array named x
     "zeros": "np.zeros({x}.shape)", "zeros_like": "np.zeros_like({x})", "empty_like": "np.empty_like({x})",
     "copy": "{x}.copy()", "ones": "np.ones({x}.shape, {x}.dtype)", "full": "np.full({x}.shape, 2.0)",
@@ -57,11 +57,16 @@ CALL_DTYPES = ("int32", "int64", "float32", "float64", "complex128")
 
 def statement(draw, env: dict, temp: str, families: frozenset) -> Statement:
     """A statement of one of ``families`` (its statement kinds) over the arrays of ``env``, binding ``temp``."""
-    kind = draw(st.sampled_from([k for k, family in STATEMENT_KINDS.items() if family in families]))
+    kind = _pick(draw, [k for k, family in STATEMENT_KINDS.items() if family in families])
     names = sorted(name for name, value in env.items() if np.size(value) > 0)
     x = draw(st.sampled_from(names))
     return {"helper_fill": _helper_fill, "helper_make": _helper_make, "assert": _assert, "math": _math,
             "nonzero": _nonzero, "predicated": _predicated}[kind](draw, env, x, temp)
+
+
+def _pick(draw, options: list):
+    """One of ``options``, each as often (``st.sampled_from`` draws the first ones more often)."""
+    return options[draw(st.integers(0, 59)) % len(options)]
 
 
 def _helper_fill(draw, env: dict, x: str, temp: str) -> Statement:
@@ -175,8 +180,7 @@ def _predicated(draw, env: dict, x: str, temp: str) -> Statement:
 
 def shared_call(draw, families: frozenset) -> tuple[tuple, tuple]:
     """``(args, call)``: one array passed as two parameters, or two views of it (``a0[1:]``, ``a0[:-1]``)."""
-    kinds = [f for f in ("argument_views_overlap", "argument_passed_twice") if f in families]
-    family = kinds[draw(st.integers(0, 9)) % len(kinds)]        # each as often (sampled_from favours the first)
+    family = _pick(draw, [f for f in ("argument_views_overlap", "argument_passed_twice") if f in families])
     dtype = draw(st.sampled_from(CALL_DTYPES))
     if family == "argument_passed_twice":
         shape = draw(st.sampled_from(((4,), (2, 3), (), (3, 1))))
@@ -208,7 +212,7 @@ def shared_write(draw, env: dict, call: tuple) -> Statement:
 def with_raising_statement(draw, program: Program, env: dict, families: frozenset) -> Program:
     """``program`` ending with a statement that raises (a failing ``assert``, ``math.sqrt`` of a negative
     number), where NumPy's run raises that family's error there; else ``program`` unchanged."""
-    family = draw(st.sampled_from(sorted(families & set(RAISING))))
+    family = _pick(draw, sorted(families & set(RAISING)))
     names = sorted(name for name, value in env.items() if np.size(value) > 0)
     if not names:
         return program
