@@ -5,8 +5,9 @@ Run: python benchmarks/fuzz.py --programs 2000 --seed 0 [--include-known]
 Prints the pass rate per mode (over the programs xlac supports in that mode, and over all), then the failures
 grouped by mode, kind and (for issue 31's forms) the family at fault, each group with its count and a minimal
 reproducer (statements removed while it still fails the same way). ``--include-known`` also generates the
-statement families listed in ``tests/fuzz/program.py``'s BEING_FIXED and OPEN, and prints how the compiled runs of the programs of each of
-issue 31's families (``tests/fuzz/as_written.py``) went.
+statement families listed in ``tests/fuzz/program.py``'s BEING_FIXED and OPEN, and prints how the compiled
+runs of the programs of each of issue 31's families (``tests/fuzz/as_written.py``) went (with ``--loops``:
+loop bodies hold their statements too).
 
 ``--loops`` runs programs with ``for i in range(n)`` loops and ``if``s on traced tests instead
 (``loop_programs``), compiled with ``loops="roll"``, ``loops="unroll"`` and with each loop written as
@@ -23,7 +24,8 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # no "..": xlac names user lines by path
+# The repository root without "..": xlac tells its own frames from the user's by their path.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
@@ -157,7 +159,8 @@ def run_loops(options) -> None:
         print(f"  {mode:7s} {count:5d}  {reason}")
     for mode, cases in failures.items():
         for program, outcome in sorted(cases, key=lambda c: len(c[0].source()))[:options.reproducers]:
-            print(f"\n== {mode}: {outcome.reason}\n# inputs: seed {program.seed}, args {list(program.args)}\n"
+            families = f" ({outcome.families})" if outcome.families else ""
+            print(f"\n== {mode}: {outcome.reason}{families}\n# inputs: seed {program.seed}, args {list(program.args)}\n"
                   f"{program.source(fori=mode == 'fori')}\n{outcome.detail}")
 
 

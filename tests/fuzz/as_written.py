@@ -33,6 +33,8 @@ FAMILIES = {
     "predicated_check": "and/or, ternaries, if and while whose untaken side would index out of bounds",
 }
 CALL_FAMILIES = frozenset({"argument_passed_twice", "argument_views_overlap"})
+# Families whose statements loop bodies of ``loop_programs`` hold too (their statements define no helper).
+LOOP_BODY_FAMILIES = frozenset({"math_scalar", "assert_traced", "predicated_check", "nonzero_index"})
 STATEMENT_KINDS = {"helper_fill": "helper_fills_temporary", "nonzero": "nonzero_index", "math": "math_scalar",
                    "predicated": "predicated_check", "helper_make": "helper_returns_allocated",
                    "assert": "assert_traced"}
@@ -126,6 +128,11 @@ def _math(draw, env: dict, x: str, temp: str) -> Statement:
     call = draw(st.sampled_from(SCALARS)).format(s=scalar)
     code = f"{temp} = {call}" if draw(st.booleans()) else f"{temp} = {x} * {call}"
     return Statement(code, ("math_scalar", call.split("(")[0]))
+
+
+def scalar_write(draw, place: str, scalar: str) -> str:
+    """``place = f(scalar)`` with ``f`` a Python scalar function (in a loop body: ``x[i] = math.sqrt(...)``)."""
+    return f"{place} = {draw(st.sampled_from(SCALARS)).format(s=scalar)}"
 
 
 def _mask(env: dict, x: str) -> str:

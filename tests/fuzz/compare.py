@@ -130,7 +130,7 @@ def _check_values(program: Program, mode: str, expected: tuple, deviations: list
         if refusal:
             return Outcome(mode, "unsupported", refusal)
         return Outcome(mode, "fail", f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}",
-                       traceback.format_exc(limit=-3), _families_at_fault(program, e))
+                       traceback.format_exc(limit=-3), _families_at_fault(program, e, mode))
     reason = None
     for i, (got, want) in enumerate(zip(outputs, expected_outputs)):
         why = mismatch(got, want, statements)
@@ -163,8 +163,9 @@ def _check_raises(program: Program, mode: str, expected: Raised, deviations: lis
         refusal = None if isinstance(e, expected.error) else _refusal(program, mode, e, deviations)
         if refusal:
             return Outcome(mode, "unsupported", refusal)
-        return Outcome(mode, "fail", f"raises {type(e).__name__}: {str(e).splitlines()[0][:80]} where NumPy "
-                                     f"raises {wanted}", traceback.format_exc(limit=-3), _families_at_fault(program, e))
+        raised = f"raises {type(e).__name__}: {str(e).splitlines()[0][:80]}"
+        return Outcome(mode, "fail", f"{raised} where NumPy raises {wanted}", traceback.format_exc(limit=-3),
+                       _families_at_fault(program, e, mode))
     return Outcome(mode, "fail", f"returns where NumPy raises {wanted}", "", _families_at_fault(program))
 
 
@@ -183,14 +184,14 @@ def _refusal(program: Program, mode: str, error: Exception, deviations: list) ->
         if not limit:
             return None
         reason = f"documented: {limit}"
-    return None if _families_at_fault(program, error) else reason
+    return None if _families_at_fault(program, error, mode) else reason
 
 
-def _families_at_fault(program: Program, error: Exception | None = None) -> str:
-    """The ``as_written`` families of the statements on the lines ``error`` names, or where it names none,
-    the program's: "+"-joined, "" for none."""
+def _families_at_fault(program: Program, error: Exception | None = None, mode: str = "compiled") -> str:
+    """The ``as_written`` families of the statements on the lines ``error`` names (in the source ``mode`` runs),
+    or where it names none, the program's: "+"-joined, "" for none."""
     lines = re.findall(r"<fuzz program \w+>:(\d+)", str(error or ""))
-    statements = [s for s in (program.statement_at(int(line)) for line in lines) if s is not None]
+    statements = [s for s in (program.statement_at(int(line), mode == "fori") for line in lines) if s is not None]
     tags = set().union(*(s.tags for s in statements)) if statements else program.tags
     return "+".join(family for family in FAMILIES if family in tags)
 

@@ -76,6 +76,10 @@ class Statement:
     fori_code: str | None = None        # a loop written with ``xlac.fori_loop`` (see ``loop_programs``)
     helper: str | None = None           # a module-level function the statement calls, defined before the program
 
+    def written(self, copied_views: bool = False, fori: bool = False) -> str:
+        """Its code as ``Program.source`` writes it (with ``copied_views`` or ``fori``, see there)."""
+        return (copied_views and self.copied_code) or (fori and self.fori_code) or self.code
+
 
 @dataclass(frozen=True)
 class Program:
@@ -117,13 +121,12 @@ class Program:
         lines = [line for statement in self.statements if statement.helper for line in statement.helper.split("\n")]
         lines.append(f"def program({', '.join(self.parameters())}):")
         for statement in self.statements:
-            code = (copied_views and statement.copied_code) or (fori and statement.fori_code) or statement.code
-            lines += ["    " + line for line in code.split("\n")]
+            lines += ["    " + line for line in statement.written(copied_views, fori).split("\n")]
         lines.append(f"    return ({''.join(name + ', ' for name in self.outputs).rstrip()})")
         return "\n".join(lines)
 
-    def statement_at(self, line: int) -> Statement | None:
-        """The statement whose code (or helper) is on ``line`` (1-based) of ``source()``."""
+    def statement_at(self, line: int, fori: bool = False) -> Statement | None:
+        """The statement whose code (or helper) is on ``line`` (1-based) of ``source(fori=fori)``."""
         position = 1
         for statement in self.statements:
             if statement.helper:
@@ -132,9 +135,10 @@ class Program:
                 position += statement.helper.count("\n") + 1
         position += 1                   # def program(...):
         for statement in self.statements:
-            if position <= line < position + statement.code.count("\n") + 1:
+            length = statement.written(fori=fori).count("\n") + 1
+            if position <= line < position + length:
                 return statement
-            position += statement.code.count("\n") + 1
+            position += length
         return None
 
     def function(self, np_module, copied_views: bool = False, fori: bool = False):
@@ -588,6 +592,9 @@ class _Names:
         self.function: set = set()
         self.count = 0
         self.exclude = exclude          # tags of statements left out
+        from tests.fuzz.as_written import LOOP_BODY_FAMILIES
+        self.families = LOOP_BODY_FAMILIES - exclude           # issue 31's families that loop bodies may hold
+        self.body_kinds = BODY_KINDS + (("as_written", "as_written") if self.families else ())
 
     def _fresh(self, prefix: str) -> str:
         self.count += 1
@@ -702,6 +709,14 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
     if kind == "existing":
         statement = _statement(draw, env, names.local())
         return statement.code, statement.tags
+    if kind == "as_written":
+        from tests.fuzz import as_written
+        target, read = _loop_target(draw, env, var, n), _loop_target(draw, env, var, n)
+        if var and target and read and "math_scalar" in names.families and draw(st.booleans()):
+            code = as_written.scalar_write(draw, f"{target[0]}[{target[1]}]", f"np.sum({read[0]}[{read[1]}])")
+            return code, ("math_scalar", "setitem") + target[2] + read[2]
+        statement = as_written.statement(draw, env, names.local(), names.families)
+        return statement.code, statement.tags
     target = _loop_target(draw, env, var, n)
     if target is None:
         return "pass", ()
@@ -781,7 +796,8 @@ def _loop_block(draw, program: Program, statements: list, env: dict, names: _Nam
                     continue
                 code, code_tags = branch.code, branch.tags
             else:
-                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators)
+                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators,
+                                                  names.body_kinds)
             if _augments_a_name(code):
                 code_tags = tuple(code_tags) + ("name_augmented_in_loop",)
             if set(code_tags) & names.exclude:

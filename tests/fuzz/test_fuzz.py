@@ -120,6 +120,11 @@ def test_statements_are_found_by_line_after_their_helpers():
     assert [program.statement_at(line) for line in range(1, 8)] == [fill, fill, None, program.statements[0], fill,
                                                                      fill, None]
     assert numpy_accepts(program)[0][0].tolist() == program.inputs()[0].tolist()
+    loop = Statement("for i in range(2):\n    a0[i] += 1", ("for_loop",), fori_code="def _body1(i, carry):\n"
+                     "    a0[i] += 1\n    return carry\nxlac.fori_loop(0, 2, _body1, 0)")
+    last = Statement("t1 = a0 * 2", ("math_scalar",))
+    looped = Program((("a0", (3,), "float64"),), (loop, last), ("t1",), seed=0)
+    assert looped.statement_at(4) is last and looped.statement_at(6, fori=True) is last
 
 
 def test_a_refusal_of_a_statement_of_an_issue_31_family_is_a_failure():
