@@ -76,23 +76,17 @@ def _helper_fill(draw, env: dict, x: str, temp: str) -> Statement:
     buffer = draw(st.sampled_from(sorted(BUFFERS)))
     fill = draw(st.sampled_from(sorted(FILLS) if buffer != "empty_like" else ["full", "full_sin"]))
     helper = f"fill{temp[1:]}"
-    lines = [f"{temp} = {BUFFERS[buffer].format(x=x)}"]
-    if buffer == "slice":           # the helper writes a view of the array the program allocated
-        lines = [f"{temp} = np.zeros((2,) + {x}.shape)", f"{helper}({temp}[1], {x})"]
-        copied = [lines[0], f"{helper}({temp}[1].copy(), {x})"]      # eagerly, xlac's index reads copy
-    else:
-        lines.append(f"{helper}({temp}, {x})")
+    lines = [f"{temp} = {BUFFERS[buffer].format(x=x)}", f"{helper}({temp}, {x})"]
     if draw(st.booleans()):
         lines.append(f"{helper}({temp}, {temp})" if draw(st.booleans()) else
                      f"{temp} = {temp}.copy()\n{helper}({temp}, {x})")
-    copied_code = "\n".join(copied + lines[2:]) if buffer == "slice" else None
     return Statement("\n".join(lines), ("helper_fills_temporary", f"buffer:{buffer}", f"fill:{fill}"),
-                     copied_code, helper=f"def {helper}(b, x):\n    {FILLS[fill]}")
+                     helper=f"def {helper}(b, x):\n    {FILLS[fill]}")
 
 
 def _helper_make(draw, env: dict, x: str, temp: str) -> Statement:
     """``make(x)``: a helper that allocates an array, writes it and returns it (called once or twice)."""
-    buffer = draw(st.sampled_from(sorted(set(BUFFERS) - {"slice"})))
+    buffer = draw(st.sampled_from(sorted(BUFFERS)))
     fill = draw(st.sampled_from(sorted(FILLS) if buffer != "empty_like" else ["full", "full_sin"]))
     helper = f"make{temp[1:]}"
     code = f"{temp} = {helper}({x})" if draw(st.booleans()) else f"{temp} = {helper}({x}) - 2 * {helper}({x})"
