@@ -170,9 +170,8 @@ def test_python_control_flow_on_tracer():
     for to_concrete in (int, float, np.asarray):
         with pytest.raises(xlac.TracerConversionError, match="test_api.py"):
             xlac.compile(lambda x: to_concrete(x), convert=False)(np.ones(()))
-    for to_concrete in (int, float):        # converted too: a Python number needs a concrete value
-        with pytest.raises(xlac.TracerConversionError, match="test_api.py"):
-            xlac.compile(lambda x: to_concrete(x))(np.ones(()))
+    for to_python in (int, float):          # converted, a Python number of a traced value: tests/test_python_scalars.py
+        assert xlac.compile(lambda x: to_python(x))(np.ones(())) == 1
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d traced array"):
         xlac.compile(lambda x: len(x))(np.ones(()))
 

@@ -42,8 +42,9 @@ from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.rebinding import Rebindings, StateWatch
 from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
+from xlac.shared_arguments import ArgumentsShareMemory, SharedVariant
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
-from xlac.argument_specs import check_leaf, leaf_key, leaf_mutability, leaf_spec
+from xlac.argument_specs import by_identity, check_leaf, is_static_object, leaf_key, leaf_mutability, leaf_spec
 from xlac.trace import pytree
 from xlac.trace.context import Trace
 from xlac.trace.state import autocast_state, current_trace
@@ -398,28 +399,45 @@ class CompiledFunction:
         return CacheInfo(self._info.traces, self._info.compiles, self._hits)
 
     def _split(self, args, kwargs, bound: bool = False):
-        """(dynamic args, dynamic kwargs, static values) with static arguments taken out. A method's
-        ``self`` (``bound``) is static, compared by identity."""
+        """(dynamic args, dynamic kwargs, static values) with static arguments taken out: those named
+        static, a method's ``self`` (``bound``, compared by identity), and objects that are not arrays
+        (a module, a function, a class, a string: see ``is_static_object``)."""
         statics = []
-        if self._static_argnums or bound:
-            dyn = []
-            for i, a in enumerate(args):
-                if bound and i == 0:
-                    statics.append((0, _ByIdentity(a)))
-                elif i in self._static_argnums:
-                    statics.append((i, _hashable(a, f"static argument {i}")))
-                else:
-                    dyn.append(a)
-            args = tuple(dyn)
-        if self._static_argnames and kwargs:
-            dyn_kwargs = {}
-            for k, v in kwargs.items():
-                if k in self._static_argnames:
-                    statics.append((k, _hashable(v, f"static argument {k!r}")))
-                else:
-                    dyn_kwargs[k] = v
-            kwargs = dyn_kwargs
-        return args, kwargs, tuple(statics)
+        dyn = []
+        for i, a in enumerate(args):
+            if bound and i == 0:
+                statics.append((0, _ByIdentity(a)))
+            elif i in self._static_argnums:
+                statics.append((i, _hashable(a, f"static argument {i}")))
+            elif is_static_object(a):
+                statics.append((i, self._static_object(a, i)))
+            else:
+                dyn.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self._static_argnames:
+                statics.append((k, _hashable(v, f"static argument {k!r}")))
+            elif is_static_object(v):
+                statics.append((k, self._static_object(v, k)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn), dyn_kwargs, tuple(statics)
+
+    def _static_object(self, value, key):
+        """The cache key of an object taken as a static argument: itself by identity (a module, a function,
+        a class), else by its hash and ``==``; TypeError naming the argument for an unhashable one."""
+        if by_identity(value):
+            return _ByIdentity(value)
+        try:
+            return _ByExactValue(value)
+        except TypeError:
+            names = _parameter_names(self._fn)
+            name = names[key] if isinstance(key, int) and key < len(names) else key
+            kind = type(value)
+            raise TypeError(f"argument {name}: xlac takes a {kind.__module__}.{kind.__qualname__}, which is not an "
+                            "array, as a static argument (part of the compile cache key), and static arguments "
+                            "must be hashable; pass a hashable value (a tuple, a frozenset, an object with "
+                            "__hash__), or arrays") from None
 
     def _merge(self, dyn_args, dyn_kwargs, statics):
         args = list(dyn_args)
@@ -463,22 +481,27 @@ class CompiledFunction:
             paths.append(name + rest)
         return paths
 
-    def _compiled_for(self, key, leaves, stale: Compiled | None = None) -> Compiled:
-        """The executable for ``key``, made on a miss; ``stale`` is one whose outside arrays no longer fit."""
-        compiled = self._cache.get(key)
+    def _compiled_for(self, key, leaves, stale: Compiled | None = None,
+                      shared: ArgumentsShareMemory | None = None) -> Compiled:
+        """The executable for ``key``, made on a miss; ``stale`` is one whose outside arrays no longer fit.
+        With ``shared``, the variant for arguments that share memory so (see ``xlac.shared_arguments``)."""
+        cache_key = key if shared is None else (key, shared.sharing)
+        compiled = self._cache.get(cache_key)
         if compiled is not None and compiled is not stale:
             self._hits += 1
             return compiled
         with self._lock:
-            compiled = self._cache.get(key)
+            compiled = self._cache.get(cache_key)
             if compiled is None or compiled is stale:
                 with CompileNotice(self.__name__, enabled=config.compile_notice) as notice:
-                    traced = self._trace_for(key, leaves)
+                    traced = self._trace_for(key, leaves, shared)
                     notice.ops = sum(traced.ir("final").op_counts().values())
                     compiled = traced.lower().compile()
                 self._info.compiles += 1
-                self._cache[key] = compiled
                 self._record(key, compiled, stale)
+                if shared is not None:
+                    compiled = SharedVariant(compiled, shared.inputs)
+                self._cache[cache_key] = compiled
             else:
                 self._hits += 1
         return compiled
@@ -497,20 +520,25 @@ class CompiledFunction:
         record_compile(name=self.__name__, signature=str(signature), cause=cause, compiled=compiled,
                        timings=traced.timings, dump_dir=self._dump_dir)
 
-    def _trace_for(self, key, leaves) -> Traced:
+    def _trace_for(self, key, leaves, shared: ArgumentsShareMemory | None = None) -> Traced:
         tree, _, statics, _ = key
         paths = self._paths(tree, statics)
         specs = tuple(leaf_spec(leaf, path) for leaf, path in zip(leaves, paths))
+        mutabilities = [leaf_mutability(leaf) for leaf in leaves]
+        in_shardings = self._leaf_shardings(tree, leaves)
         self._info.traces += 1
 
         def rebuild(tracers):
             dyn_args, dyn_kwargs = pytree.unflatten(tree, tracers)
             return self._merge(dyn_args, dyn_kwargs, statics)
-        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device,
-                              [leaf_mutability(leaf) for leaf in leaves],
+        if shared is not None:      # the arguments are views of fewer inputs, taken inside the trace
+            inputs = shared.variant_inputs(len(leaves), specs, mutabilities, rebuild, in_shardings)
+            specs, paths, mutabilities, rebuild = inputs.specs, inputs.paths, inputs.mutabilities, inputs.rebuild
+            in_shardings = [None] * len(specs)
+        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device, mutabilities,
                               statics=_unwrap_all(statics), static_names=self._static_names(statics),
                               check_bounds=self._check_bounds, convert=self._convert, loops=self._loops,
-                              in_shardings=self._leaf_shardings(tree, leaves), out_shardings=self._out_shardings)
+                              in_shardings=in_shardings, out_shardings=self._out_shardings)
 
     def _leaf_shardings(self, tree, leaves) -> list:
         """Per argument leaf, its sharding: from ``in_shardings`` (a prefix of the positional arguments),
@@ -534,9 +562,11 @@ class CompiledFunction:
                         return run(args)
                     except OutsideArrayChanged:
                         del self._by_flat_key[fast_key]
+                    except ArgumentsShareMemory as shared:
+                        return self._call(args, kwargs, fast_key=(fast_key, shared.sharing), shared=shared)
         return self._call(args, kwargs, fast_key=fast_key)
 
-    def _call(self, args, kwargs, bound: bool = False, fast_key=None):
+    def _call(self, args, kwargs, bound: bool = False, fast_key=None, shared: ArgumentsShareMemory | None = None):
         trace = current_trace()
         if trace is not None:
             # Called while tracing (inside another compiled function or a transform): inline the function,
@@ -544,18 +574,35 @@ class CompiledFunction:
             if trace.watch is not None:
                 trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
+        if shared is not None and fast_key in self._by_flat_key:
+            try:
+                return self._by_flat_key[fast_key](args)
+            except OutsideArrayChanged:
+                del self._by_flat_key[fast_key]
         key, leaves = self._signature(args, kwargs, bound)
-        compiled = self._compiled_for(key, leaves)
         statics = _unwrap_all(key[2])
         try:
-            result = compiled.run(leaves, statics)
-        except OutsideArrayChanged:
-            compiled = self._compiled_for(key, leaves, stale=compiled)
-            result = compiled.run(leaves, statics)
+            compiled, result = self._run_compiled(key, leaves, statics, shared)
+        except ArgumentsShareMemory as found:    # run the variant for arguments sharing memory so
+            if shared is not None:
+                raise AssertionError(f"xlac internal error: a variant's arguments still share memory: {found}")
+            if fast_key is not None:         # the program without sharing serves the next call first
+                self._by_flat_key[fast_key] = _fast_runner(self._cache[key])
+                fast_key = (fast_key, found.sharing)
+            shared = found
+            compiled, result = self._run_compiled(key, leaves, statics, shared)
         if fast_key is not None:
-            plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
-            self._by_flat_key[fast_key] = compiled._run if plain else compiled.run
+            self._by_flat_key[fast_key] = _fast_runner(compiled)
         return result
+
+    def _run_compiled(self, key, leaves, statics, shared):
+        """Run the executable for ``key`` (the variant for ``shared``); it and the result."""
+        compiled = self._compiled_for(key, leaves, shared=shared)
+        try:
+            return compiled, compiled.run(leaves, statics)
+        except OutsideArrayChanged:
+            compiled = self._compiled_for(key, leaves, stale=compiled, shared=shared)
+            return compiled, compiled.run(leaves, statics)
 
     def trace(self, *args, **kwargs) -> Traced:
         """The IR for these arguments (``str()`` prints it), with every pass stage."""
@@ -619,6 +666,12 @@ def _unwrap(value):
 
 def _unwrap_all(statics: tuple) -> tuple:
     return tuple((key, _unwrap(value)) for key, value in statics)
+
+
+def _fast_runner(compiled):
+    """What the fast path calls with the arguments: a program reading nothing outside them runs directly."""
+    plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
+    return compiled._run if plain else compiled.run
 
 
 def _flat_array_key(args):
@@ -712,8 +765,10 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     ``dump_dir`` writes every stage of each compile there (see ``xlac.inspection``).
 
     A traced index out of bounds raises ``IndexError`` after the call, as NumPy raises it (the program
-    computes a status next to its results; writes after the failing index are not made). With
-    ``check_bounds=False`` nothing is checked: a traced index out of bounds is clamped into the axis
+    computes a status next to its results; writes after the failing index are not made), and an
+    ``assert`` whose test is traced raises ``AssertionError``. Code that Python would not have evaluated
+    (the right side of ``a and b`` where ``a`` is false) checks nothing. With ``check_bounds=False``
+    nothing is checked, asserts included: a traced index out of bounds is clamped into the axis
     for reads and for writes with a single traced index, as XLA does, and an out-of-bounds element of
     an index array drops its write.
 

@@ -12,6 +12,9 @@ argument is checked against its spec here before it reaches the device.
 """
 from __future__ import annotations
 
+import functools
+import types
+
 import numpy as np
 
 from xlac import runtime
@@ -77,6 +80,34 @@ def leaf_key(leaf):
     if kind is np.ndarray or isinstance(leaf, np.generic) or runtime.is_device_buffer(leaf):
         return tuple(leaf.shape), leaf.dtype, leaf_mutability(leaf)
     return None
+
+
+_CODE_AND_NAMESPACES = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                        functools.partial)
+_ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__dlpack__")
+
+
+def is_static_object(value) -> bool:
+    """Whether an argument is an object xlac takes as a static argument without being told: a module (the
+    Array API's ``xp``), a function (a lambda, a builtin, a bound method, a ``functools.partial``), a class, a
+    string, any other object that is neither an array, a scalar, nor a tuple, list, dict or None of them.
+
+    >>> is_static_object(np), is_static_object(len), is_static_object("valid")
+    (True, True, True)
+    >>> is_static_object(np.ones(2)), is_static_object(2.0), is_static_object((np.ones(2), 1)), is_static_object(None)
+    (False, False, False, False)
+    """
+    if isinstance(value, _CODE_AND_NAMESPACES):
+        return True
+    if value is None or isinstance(value, (tuple, list, dict, np.ndarray)) or leaf_key(value) is not None:
+        return False
+    return not any(hasattr(value, protocol) for protocol in _ARRAY_PROTOCOLS)    # an array xlac refuses
+
+
+def by_identity(value) -> bool:
+    """Whether a static object is told apart by identity (a module, a function, a class) rather than by its
+    hash and ``==``."""
+    return isinstance(value, (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType))
 
 
 def leaf_mutability(leaf) -> str:

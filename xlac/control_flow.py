@@ -13,7 +13,7 @@ outside a compiled function, they compile and run.
 A body may write in place into arrays of the enclosing function (arguments, closures, outside arrays):
 each written array becomes a carry of the loop (an extra result of a conditional) and is written back
 after it, so XLA updates it in its own buffer. The rules for the transforms are in
-:mod:`xlac.passes.rules_control`.
+:mod:`xlac.passes.rules.control`.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -168,6 +168,17 @@ def _first_failure(before: Tracer, now: Tracer) -> Tracer:
     return ops.select(ops.broadcast_in_dim(failed_before, (2,), ()), before, now)
 
 
+def _stopping_at_failure(cond_graph: Graph, n_carries: int) -> Graph:
+    """A loop's condition, false once its status input (after the ``n_carries`` carries) says that a check of
+    the body failed: NumPy raised there, and the writes after it, which a loop variable's update may be, are
+    not made (the loop would not end)."""
+    def build(inputs):
+        (more,) = inline(cond_graph, inputs)
+        held = ops.compare(_status_code(inputs[n_carries]), ops.constant(0, INDEX_DTYPE), "EQ")
+        return [ops.and_(more, held)]
+    return closed_graph([v.type for v in cond_graph.inputs], build)
+
+
 def _type_mismatch(api: str, where: str, path: str, expected: TensorType, got: TensorType,
                    location: SourceLocation | None) -> TypeError:
     return TypeError(located(f"{api}: {where} {path} is {expected} going in and {got} coming out; "
@@ -197,7 +208,7 @@ def _as_carries(leaves) -> list[Tracer]:
 
 
 def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
-                 location: SourceLocation | None, user_fn) -> tuple[list[Tracer], Region]:
+                 location: SourceLocation | None, user_fn, names: list[str]) -> tuple[list[Tracer], Region]:
     def trace_once(carries):
         body = _trace_region(wrap(body_fun), carries, f"{api}'s body", status_carry=True, location=location,
                              user_fn=user_fn)
@@ -205,7 +216,7 @@ def _traced_body(api: str, body_fun, tree, carries: list[Tracer], wrap,
             raise TypeError(located(f"{api}: body_fun must return a value with the structure of init_val "
                                     f"({len(carries)} arrays); it returned another structure", body.location))
         return body
-    return _settled(api, carries, _leaf_paths(tree, "init_val"), trace_once)
+    return _settled(api, carries, names, trace_once)
 
 
 def _settled(api: str, carries: list[Tracer], paths: list[str], trace_once) -> tuple[list[Tracer], Region]:
@@ -232,11 +243,13 @@ def _widened(api: str, carries: list[Tracer], body: Region, paths: list[str]) ->
 
 
 def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | None = None,
-           trip_count: int | None = None, user_fn=None, *, write_once: tuple = (), checkpoint: bool = False):
+           trip_count: int | None = None, user_fn=None, *, write_once: tuple = (), checkpoint: bool = False,
+           names: list[str] | None = None):
     """``user_fn``: the user's function ``body_fun`` runs (fori_loop's body, scan's f), if it wraps one.
+    ``names``: each carry leaf as the user wrote it, for errors (``init_val``'s paths where it is theirs).
     ``write_once``: the leaves of ``init_val`` that the body only writes into, no element in two iterations,
     each a constant going in (scan's stacked outputs); ``checkpoint``: see :func:`fori_loop` (both ``while`` attributes,
-    read by the loop's VJP: :mod:`xlac.passes.rules_control`)."""
+    read by the loop's VJP: :mod:`xlac.passes.rules.control`)."""
     leaves, tree = pytree.flatten(init_val)
     carries = _as_carries(leaves)
     cond_fun, body_fun = _as_traced(cond_fun), _as_traced(body_fun)
@@ -244,7 +257,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     def wrap(fn):
         return lambda *c: fn(pytree.unflatten(tree, list(c)))
     carries, body = _traced_body(api, body_fun, tree, carries, wrap, location or _body_location(body_fun),
-                                 user_fn or body_fun)
+                                 user_fn or body_fun, names or _leaf_paths(tree, "init_val"))
     cond = _trace_region(wrap(cond_fun), carries, f"{api}'s condition", location=_body_location(cond_fun),
                          user_fn=cond_fun)
     if cond.out_types != [TensorType((), np.dtype("bool"))]:
@@ -254,13 +267,16 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
         raise UnsupportedError(located(f"{api}: cond_fun writes into an array; write in body_fun", cond.location))
     if cond.checks:
         return _while_with_checked_condition(api, cond_fun, body_fun, pytree.unflatten(tree, carries),
-                                             location or _body_location(body_fun), trip_count, user_fn or body_fun)
+                                             location or _body_location(body_fun), trip_count, user_fn or body_fun,
+                                             names or _leaf_paths(tree, "init_val"))
     status = ops.full((2,), 0, INDEX_DTYPE)
     # The node's operands: the carries, the checks status and the arrays the body writes (all carried),
     # then the values of this trace the regions only read (loop invariants).
     layout = _layout(body.written, [body, cond])
     n = len(carries) + 1 + len(body.written)
     cond_graph, _ = _closed(cond, len(carries), layout, status_input=True)
+    if body.checks and trip_count is None:
+        cond_graph = _stopping_at_failure(cond_graph, len(carries))
     body_graph, _ = _closed(body, len(carries) + 1, layout)
     attrs = {"n_carries": n} if trip_count is None else {"n_carries": n, "trip_count": trip_count}
     if write_once:
@@ -276,7 +292,7 @@ def _while(api: str, cond_fun, body_fun, init_val, location: SourceLocation | No
     return pytree.unflatten(tree, list(results[:len(carries)]))
 
 
-def _while_with_checked_condition(api: str, cond_fun, body_fun, init_val, location, trip_count, user_fn):
+def _while_with_checked_condition(api: str, cond_fun, body_fun, init_val, location, trip_count, user_fn, names):
     """A loop whose condition checks traced indices: the condition is evaluated before the loop and at the
     end of each iteration, its value carried, so that its checks join the body's status carry (the first
     failure of either raises after the call, as NumPy raises at once). The loop stops at a failed check."""
@@ -289,7 +305,7 @@ def _while_with_checked_condition(api: str, cond_fun, body_fun, init_val, locati
         value = body_fun(state[0])
         return value, holds(cond_fun(value))
     return _while(api, lambda state: state[1], step, (init_val, holds(cond_fun(init_val))), location,
-                  trip_count, user_fn)[0]
+                  trip_count, user_fn, names=[*names, "the condition's value"])[0]
 
 
 def while_loop(cond_fun, body_fun, init_val):
@@ -358,8 +374,9 @@ def _rolled_fori(lower, upper, body_fun, init_val, checkpoint=False):
         i, val = state
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
     trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
+    names = ["the loop index", *_leaf_paths(pytree.flatten(init_val)[1], "init_val")]
     return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun,
-                  checkpoint=checkpoint)[1]
+                  checkpoint=checkpoint, names=names)[1]
 
 
 def _unrolled_fori(lower: int, upper: int, body_fun, init_val, unroll, checkpoint=False):

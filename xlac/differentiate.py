@@ -18,6 +18,7 @@ import functools
 
 import numpy as np
 
+import xlac.passes.rules  # noqa: F401  (registers the VJP and JVP rules on the primitives)
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.ir import primitives as P

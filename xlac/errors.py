@@ -31,22 +31,47 @@ _SKIPPED_PREFIXES = (_PACKAGE_DIR, _NUMPY_DIR, os.path.dirname(os.__file__) + os
 _USER_FILES_IN_PACKAGE = (_PACKAGE_DIR + "__main__.py",)     # the demo is user code
 
 
+_AT = "\n  at "          # what joins a message and the user's line it names (see located)
 _skipped_files: dict[str, bool] = {}      # file name -> whether user_frame skips its frames (a pure function of it)
+
+
+def _is_skipped(filename: str) -> bool:
+    skipped = _skipped_files.get(filename)
+    if skipped is None:
+        skipped = _skipped_files[filename] = filename.startswith(_SKIPPED_PREFIXES) and \
+            filename not in _USER_FILES_IN_PACKAGE
+    return skipped
 
 
 def user_frame(skip: int = 1):
     """The innermost frame outside the xlac package (and NumPy's dispatch code), or None."""
     frame = sys._getframe(skip)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        skipped = _skipped_files.get(filename)
-        if skipped is None:
-            skipped = _skipped_files[filename] = filename.startswith(_SKIPPED_PREFIXES) and \
-                filename not in _USER_FILES_IN_PACKAGE
-        if not skipped:
+        if not _is_skipped(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
+
+
+def raised_at(error: BaseException) -> SourceLocation | None:
+    """The user's line that raised ``error`` (the innermost frame of its traceback outside xlac), or None
+    where its message names the line already (see :func:`located`).
+
+    >>> try:
+    ...     {}["key"]
+    ... except KeyError as e:
+    ...     raised_at(e).line
+    2
+    """
+    if _AT in str(error):
+        return None
+    location, entry = None, error.__traceback__
+    while entry is not None:
+        code = entry.tb_frame.f_code
+        if not _is_skipped(code.co_filename):
+            location = SourceLocation(code.co_filename, entry.tb_lineno, code.co_name)
+        entry = entry.tb_next
+    return location
 
 
 # (code, line, its SourceLocation) of the last call: the nodes of one line of user code, traced one after
@@ -77,7 +102,7 @@ def located(message: str, location: SourceLocation | None = None) -> str:
     location = location or user_location(2)
     if location is None:
         return message
-    return f"{message}\n  at {location.file}:{location.line} (in {location.function})"
+    return f"{message}{_AT}{location.file}:{location.line} (in {location.function})"
 
 
 def raise_with_location(exc_type: type[Exception], message: str, location: SourceLocation | None = None):

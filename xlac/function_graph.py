@@ -40,9 +40,6 @@ from xlac.numpy._core import asarray
 from xlac.passes.pipeline import PASSES
 from xlac.rebinding import StateWatch
 
-# The passes a transform runs before rewriting a graph (simplify runs on the final program).
-PURE_PASSES = ("functionalize", "autocast")
-
 
 @dataclass
 class SubGraph:
@@ -104,11 +101,12 @@ def pure_graph(graph: Graph, n_own_inputs: int, *, enclosing_writes: bool = Fals
     stand for values of an enclosing trace (those after the first ``n_own_inputs``: closures, outside
     arrays). A write to one of its own inputs (an argument, a carry) stays inside: its new value is not an
     output. With ``enclosing_writes`` (a loop body, a branch) the new value of each written enclosing input
-    is an extra output, in input order; otherwise such a write raises an UnsupportedError with its line."""
+    is an extra output, in input order, and the outputs keep their traced dtypes under autocast (a region's
+    signature); otherwise such a write raises an UnsupportedError with its line."""
     n_outputs = len(graph.outputs)
     passes = dict(PASSES)
-    for name in PURE_PASSES:
-        graph = passes[name](graph)
+    graph = passes["functionalize"](graph)
+    graph = passes["autocast"](graph, keep_signature=enclosing_writes)
     outer = sorted((i, o) for i, o in graph.input_updates if i >= n_own_inputs)
     if outer and not enclosing_writes:
         first = graph.inputs[outer[0][0]]

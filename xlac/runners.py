@@ -18,6 +18,7 @@ from xlac.argument_specs import ShardingMismatch, to_buffer
 from xlac.array import Array
 from xlac.ir.sharding import NamedSharding
 from xlac.ir.types import TensorType
+from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
 
@@ -74,7 +75,9 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
     a NumPy array is copied into. A call that fails a check writes what the program wrote before the
     failing check, as NumPy would have, then raises. A result that is an updated argument
-    (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value)."""
+    (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value).
+    A call where a written argument shares memory with another raises ``ArgumentsShareMemory``: the
+    compiled function runs the variant of the program for that sharing (see ``xlac.shared_arguments``)."""
     execute = executable.execute
     wrap = Array._from_buffer
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
@@ -85,7 +88,9 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     in_places, out_places = places.inputs, places.outputs
 
     def run(leaves):
-        _check_no_shared_memory(leaves, donated, in_paths)
+        sharing = sharing_of(leaves, donated, in_paths)
+        if sharing is not None:
+            raise ArgumentsShareMemory(sharing, leaves, in_paths)
         try:
             buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place
                        else to_buffer(leaf, spec, place, copy=i in donated)
@@ -119,17 +124,3 @@ def _raise_if_check_failed(outputs, at: int, checks, place) -> None:
     """Read the checks' output (status and payload, at ``at``); raise the failed check's error."""
     status, payload = _host_value(outputs[at], TensorType((2,), INDEX_DTYPE), place).tolist()
     raise_if_failed(status, payload, checks)
-
-
-def _check_no_shared_memory(leaves, written, paths) -> None:
-    """An argument the program writes to must not share memory with another argument: the program
-    treats them as separate arrays, where NumPy would see the write through both."""
-    for i in written:
-        leaf = leaves[i]
-        for k, other in enumerate(leaves):
-            if k == i:
-                continue
-            if other is leaf or (isinstance(leaf, np.ndarray) and isinstance(other, np.ndarray)
-                                 and np.may_share_memory(leaf, other)):
-                raise ValueError(f"arguments {paths[i]} and {paths[k]} share memory, and the compiled function "
-                                 f"writes to {paths[i]}: pass separate arrays (xlac compiles them as two arrays)")

@@ -17,7 +17,7 @@ import inspect
 
 import numpy as np
 
-import xlac.passes.batching_rules  # noqa: F401  (attaches the batching rules to the primitives)
+import xlac.passes.rules  # noqa: F401  (registers the batching rules on the primitives)
 from xlac.callables import callable_name
 from xlac.errors import located
 from xlac.ir.graph import Value

@@ -60,6 +60,11 @@ REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argm
 UFUNC_METHODS = ("add.reduce", "multiply.reduce", "maximum.reduce", "logical_or.reduce", "add.accumulate",
                  "multiply.accumulate", "add.outer", "multiply.outer", "subtract.outer")
 AT_UFUNCS = ("add", "multiply", "maximum", "subtract")
+# Python's scalar functions of one element ({e}): Python numbers (weak) that the array then meets
+PYTHON_SCALAR_CALLS = ("math.sqrt(abs(float({e})))", "math.exp(float({e}))", "math.sin({e})", "math.floor({e})",
+                       "math.ceil({e})", "math.trunc({e})", "math.atan({e})", "math.fabs({e})", "float({e})",
+                       "int({e})", "round(float({e}), 1)", "round({e})", "math.log1p(abs(float({e})))",
+                       "math.hypot({e}, 2.0)", "math.copysign(1.5, {e})", "math.isfinite({e})", "complex({e})")
 
 
 @dataclass(frozen=True)
@@ -309,7 +314,7 @@ def _statement(draw, env: dict, temp: str) -> Statement:
     shape = np.shape(value)
     kind = draw(st.sampled_from(("unary", "binary", "binary", "operator_scalar", "reduction", "index", "advanced",
                                  "setitem", "augmented_slice", "augmented", "view", "ufunc_method", "at",
-                                 "astype", "where", "loop", "branch", "real_imag")))
+                                 "astype", "where", "loop", "branch", "real_imag", "python_scalar")))
     dtype_tag = f"dtype:{np.asarray(value).dtype.name}"
     if kind == "unary":
         f = draw(st.sampled_from(UNARY))
@@ -398,6 +403,10 @@ def _statement(draw, env: dict, temp: str) -> Statement:
         y = draw(st.sampled_from(names)) if draw(st.booleans()) else _scalar(draw)[0]
         tags = ("ufunc_at", f, dtype_tag) + (("complex_maxmin",) if f == "maximum" and np.iscomplexobj(value) else ())
         return Statement(f"np.{f}.at({x}, {indices}, {y})", tags)
+    if kind == "python_scalar":
+        call = draw(st.sampled_from(PYTHON_SCALAR_CALLS)).format(e=f"{x}[{(0,) * len(shape)}]")
+        op = draw(st.sampled_from(("+", "*", "-")))
+        return Statement(f"{temp} = {x} {op} {call}", ("python_scalar", dtype_tag))
     if kind == "real_imag":
         part = draw(st.sampled_from(("real", "imag")))
         return Statement(f"{temp} = {x}.{part}", ("real_imag", dtype_tag), f"{temp} = {x}.{part}.copy()")

@@ -1,4 +1,5 @@
-"""The VJP and JVP rules of the math primitives (xlac.passes.ad_rules_math) and the engines that run them.
+"""The VJP and JVP rules of the math primitives (xlac.passes.rules.elementwise, .reductions) and the engines that
+run them.
 
 Each primitive, bound directly through xlac.trace.ops, is differentiated with xlac.vjp / xlac.jvp inside one
 compiled program and compared with jax.vjp / jax.jvp of the same jax.lax op (float64), and the JVP with

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from xlac.vectorize import vmap
 from xlac.ir import primitives as P
 from xlac.ir.primitive import CATALOG
-import xlac.passes.batching_rules  # noqa: F401  (attaches the rules)
+import xlac.passes.rules  # noqa: F401  (registers the rules)
 from xlac.trace import ops
 from tests.tolerance import assert_matches
 

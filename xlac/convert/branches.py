@@ -34,6 +34,7 @@ from xlac.errors import located
 from xlac.numpy._core import is_python_scalar
 from xlac.trace import ops, pytree
 from xlac.trace.inline import inline
+from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 
@@ -58,7 +59,7 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
     def traced(k, fn):
         def run():
             per_name = [pytree.flatten(fills[j]() if v is UNDEFINED and j in fills else v)
-                        for j, v in enumerate(fn(*values))]
+                        for j, v in enumerate(_raising_when_taken(fn, branches[1 - k], values))]
             # what is known of each leaf once traced (no tracer stays past the trace): an array, or its value
             outcomes[k] = [([_ARRAY if _is_array(leaf) else leaf for leaf in leaves], tree)
                            for leaves, tree in per_name]
@@ -115,6 +116,20 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
                                  lambda leaf: traced_results[leaf])
 
 
+def _raising_when_taken(fn, other, values: tuple) -> tuple:
+    """``fn(*values)``, traced into a branch's region. Where it raises an error that Python raises only when
+    the branch runs (a constant index out of bounds, an assert), the branch raises it after the call when it
+    is taken, and takes its values from ``other`` branch (never used; its writes are not made)."""
+    try:
+        return fn(*values)
+    except Exception as error:
+        checks = current_trace().checks
+        if not checks.defers(error):
+            raise
+        checks.fail(error)
+        return other(*values)
+
+
 def _return_value_fills(names: tuple, outcomes: list, regions) -> dict:
     """For each value stored by a ``return`` inside a loop (see :mod:`xlac.convert.loop_exits`) that one
     branch leaves unbound: zeros of the other branch's type, never read (the returned flag says so)."""
@@ -153,27 +168,40 @@ def variables_from_leaves(entries, is_placeholder, value_of) -> tuple:
 
 
 # Branches made of these only (elementwise math, selects, shape changes), and few of them, are computed
-# both and selected: cheaper than a conditional, in a loop above all. Others are a `case` node.
+# both and selected: cheaper than a conditional, in a loop above all; each branch's checks (an index out
+# of bounds) fail only where it is taken. Others are a `case` node.
 _CHEAP_CATEGORIES = {"unary", "binary", "compare", "convert", "select", "creation", "identity", "shape"}
 _CHEAP_NODES = 64
 
 
 def _cheap(regions) -> bool:
-    return all(not region.written and not region.checks and len(region.graph.nodes) <= _CHEAP_NODES and
+    return all(not region.written and len(region.graph.nodes) <= _CHEAP_NODES and
                all(node.primitive.category in _CHEAP_CATEGORIES and not node.subgraphs
                    for node in region.graph.nodes) for region in regions)
 
 
 def _selected(index, regions) -> list:
-    """Both branches computed, each result selected by ``index`` (1: the second branch's)."""
+    """Both branches computed, each result selected by ``index`` (1: the second branch's); the checks of
+    each fail only where it is the branch taken."""
     taken = ops.compare(index, ops.full_like(index, 0), "NE")
-    false_out, true_out = (inline(region.graph, list(region.lifted)) for region in regions)
+    false_out, true_out = _evaluated(regions[0], lambda: ops.not_(taken)), _evaluated(regions[1], lambda: taken)
     results = []
     for k, (a, b) in enumerate(zip(false_out, true_out)):
         result = ops.select(ops.broadcast_in_dim(taken, a.shape, ()), b, a)
         result.weak = regions[0].out_weak[k] and regions[1].out_weak[k]
         results.append(result)
     return results
+
+
+def _evaluated(region, taken) -> list:
+    """``region``'s results evaluated into the current trace; its checks fail only where ``taken()`` holds."""
+    outputs = inline(region.graph, list(region.lifted))
+    n_results = len(region.out_weak)
+    if region.checks:
+        checks = current_trace().checks
+        with checks.evaluated_when(taken()):
+            checks.adopt_status(outputs[n_results], region.checks)
+    return outputs[:n_results]
 
 
 class _ResultIndex(int):

@@ -137,10 +137,14 @@ def _convert(fn: types.FunctionType) -> _ConvertedCode:
     _strip_evaluated_at_def(definition)
     converted_def = convert_function(definition)
     freevars = list(code.co_freevars)
+    # The def binds its name in the factory: a function that calls itself by that name must still reach it
+    # where the original does (its module's global, or its own closure cell), not the factory's local.
+    own_name = [ast.Global([converted_def.name])] if converted_def.name.isidentifier() and \
+        converted_def.name not in freevars else []
     factory = ast.FunctionDef(
         _FACTORY, ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in freevars], vararg=None, kwonlyargs=[],
                                 kw_defaults=[], kwarg=None, defaults=[]),
-        [ast.Import([ast.alias("xlac.convert.runtime", RUNTIME)]), converted_def,
+        [*own_name, ast.Import([ast.alias("xlac.convert.runtime", RUNTIME)]), converted_def,
          ast.Return(ast.Name(converted_def.name, ast.Load()))], [], None, type_comment=None)
     module = ast.fix_missing_locations(ast.Module([ast.copy_location(factory, definition)], []))
     namespace: dict = {}

@@ -28,6 +28,7 @@ later iteration runs under it as a conditional. Each decision is noted on the tr
 """
 from __future__ import annotations
 
+import os
 import warnings
 from functools import partial
 
@@ -186,8 +187,7 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
         except Exception as error:
             if mode == "roll":
                 raise
-            reason = f"its body cannot run with a traced index ({type(error).__name__}: " \
-                     f"{str(error).splitlines()[0]})"
+            reason = f"its body cannot run with a traced index ({_failure(error)})"
         else:
             _decided("for", trips, "rolled", f"{trips} iterations of {body_ops} ops" +
                      (f", {unroll} per step of the XLA loop" if unroll > 1 else ""))
@@ -197,6 +197,16 @@ def _counted(items, body_fn, values: tuple, names: tuple, live: tuple, pure: boo
         warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
     return _unrolled(range(1, trips), item_of, body_fn, values, names, live, until)
+
+
+def _failure(error: Exception) -> str:
+    """An error in a line: its type, its first line and the user's line it names (the call that failed)."""
+    lines = str(error).splitlines()
+    where = lines[-1].strip() if len(lines) > 1 and lines[-1].lstrip().startswith("at ") else ""
+    if where:
+        path, _, rest = where[3:].partition(":")
+        where = f", at {os.path.basename(path)}:{rest.split()[0]}"
+    return f"{type(error).__name__}: {lines[0] if lines else ''}{where}"
 
 
 def _traced_range(start, stop, step: int) -> tuple[int, int] | None:

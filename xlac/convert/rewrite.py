@@ -13,6 +13,8 @@ behaviour for concrete values and routes traced ones into xlac:
 - loops: a ``while`` becomes test and body functions of the variables its body binds and
   ``runtime.while_stmt``; a ``for`` over ``range(...)`` a body function of the item and those variables and
   ``runtime.for_range`` (see :mod:`xlac.convert.loops`: rolled when the trip count is traced, or by policy).
+- ``assert test, message``: ``runtime.assert_(test, lambda: message)``, a check after the call where the
+  test is traced (left out under ``python -O``, as Python leaves asserts out).
 - calls: ``runtime.call(f, ...)``, which converts user functions it reaches and routes builtins and
   NumPy's creation functions; a creation call whose result the function later writes into
   (``out = np.zeros(n)`` then ``out[i] = ...``) is ``runtime.call_allocation``.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import sys
 
 from xlac.convert.loop_exits import lower_loop_exits
 from xlac.convert.syntax import placed_at
@@ -46,6 +49,7 @@ UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no 
 # Calls left as they are: they read the caller's frame or scope.
 _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
 _WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 
 
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
@@ -443,6 +447,18 @@ class _Converter(ast.NodeTransformer):
             return "for_each", placed_at(_runtime_call(f"loop_{call.func.id}", [self.visit(a) for a in call.args]),
                                          iterator)
         return "for_each", self.visit(iterator)
+
+    # ---- assert
+
+    def visit_Assert(self, node: ast.Assert):
+        if not ASSERTS_RUN:
+            return placed_at(ast.Pass(), node)
+        sources = {"test_source": ast.Constant(ast.unparse(node.test))}
+        if node.msg is not None:
+            sources["message_source"] = ast.Constant(ast.unparse(node.msg))
+        node = self.generic_visit(node)
+        message = [_thunk(node.msg)] if node.msg is not None else []
+        return placed_at(ast.Expr(_runtime_call("assert_", [node.test, *message], sources)), node)
 
     # ---- expressions
 

@@ -18,15 +18,17 @@ from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
 from xlac.convert.substitutes import substitute
-from xlac.errors import TracerConversionError, located
+from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
 from xlac.numpy._core import writable
+from xlac.trace.checks import require_true
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["UNDEFINED", "and_", "call", "call_allocation", "compare_chain", "concrete_test", "current_values",
-           "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem", "aug_setitem",
-           "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate", "loop_zip"]
+__all__ = ["UNDEFINED", "and_", "assert_", "call", "call_allocation", "compare_chain", "concrete_test",
+           "current_values", "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem",
+           "aug_setitem", "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate",
+           "loop_zip"]
 
 
 def _traced(x) -> bool:
@@ -122,10 +124,10 @@ def _truth(x, what: str) -> Tracer:
     return x if x.dtype == np.bool_ else x != 0
 
 
-def _combine(kind: str, first, rest):
-    """``first and rest`` / ``first or rest`` for a traced ``first``: a logical operation for booleans, else
-    the operand Python would have returned, chosen per the traced truth."""
-    first_array, truth, rest_array = xnp.asarray(first), _truth(first, kind), xnp.asarray(rest)
+def _combine(kind: str, first, truth, rest):
+    """``first and rest`` / ``first or rest`` for a traced ``first`` whose truth is ``truth``: a logical
+    operation for booleans, else the operand Python would have returned, chosen per the traced truth."""
+    first_array, rest_array = xnp.asarray(first), xnp.asarray(rest)
     if first_array.dtype == np.bool_ and rest_array.dtype == np.bool_ and rest_array.size == 1:
         rest_truth = rest_array.reshape(())
         return xnp.logical_and(truth, rest_truth) if kind == "and" else xnp.logical_or(truth, rest_truth)
@@ -139,10 +141,23 @@ def _combine(kind: str, first, rest):
 
 
 def _short_circuit(kind: str, thunks):
+    """Python's ``and``/``or``. After a traced operand the rest is evaluated always, and its checks
+    (an index out of bounds) fail only where Python would have evaluated it; so does an error it raises
+    while traced (a constant index out of bounds), where Python returns the traced operand elsewhere."""
     value = thunks[0]()
     for k in range(1, len(thunks)):
         if _traced(value):
-            return _combine(kind, value, _short_circuit(kind, thunks[k:]))
+            truth = _truth(value, kind)
+            checks = current_trace().checks
+            with checks.evaluated_when(truth if kind == "and" else xnp.logical_not(truth)):
+                try:
+                    rest = _short_circuit(kind, thunks[k:])
+                except Exception as error:
+                    if not checks.defers(error):
+                        raise
+                    checks.fail(error)
+                    return value
+            return _combine(kind, value, truth, rest)
         if bool(value) != (kind == "and"):
             return value
         value = thunks[k]()
@@ -181,6 +196,47 @@ def compare_chain(*operands, ops: tuple):
     return and_(*[comparison(k) for k in range(len(ops))])
 
 
+# ---------------------------------------------------------------- assert
+
+
+def assert_(test, message=None, *, test_source: str, message_source: str | None = None) -> None:
+    """``assert test, message()`` (``message``: a thunk, or None for an assert without one).
+
+    A concrete test is Python's ``assert``. A traced one is checked when the program runs, as the bounds
+    checks are: the call raises ``AssertionError`` afterwards, with the message and the user's line (not
+    with ``xlac.compile(check_bounds=False)``). The message is then evaluated while tracing, whether or not
+    the assertion fails; one that reads traced values (``f"d = {d}"`` of a traced ``d``) has no value
+    yet and is shown as written (``test_source``, ``message_source``: the source text of both).
+
+    >>> assert_(2 > 1, lambda: 1 / 0, test_source="2 > 1")
+    >>> assert_(2 < 1, lambda: "2 is not less than 1", test_source="2 < 1")
+    Traceback (most recent call last):
+    AssertionError: 2 is not less than 1
+    """
+    if not _traced(test):
+        if not test:
+            raise AssertionError() if message is None else AssertionError(message())
+        return
+    holds = _truth(test, "assert")
+    if current_trace().checks.enabled:
+        require_true(holds, AssertionError, _assertion_message(message, test_source, message_source))
+
+
+def _assertion_message(message, test_source: str, message_source: str | None) -> str:
+    """The message of a traced assert's AssertionError: the user's, evaluated while tracing, where it can be."""
+    if message is None:
+        return f"assert {test_source}"
+    try:
+        text = message()
+    except Exception as error:       # it needs a concrete value, or fails as Python would only on failure
+        first_line = str(error).partition("\n")[0]
+        return f"{message_source} (shown as written: evaluating it while tracing raised " \
+               f"{type(error).__name__}: {first_line})"
+    if _traced(text) or "Tracer<" in str(text):     # it reads a traced value, which has no value yet
+        return f"{message_source} (shown as written: it reads values known only when the program runs)"
+    return str(text)
+
+
 # ---------------------------------------------------------------- state from outside
 
 
@@ -208,12 +264,12 @@ def _index_has_traced(index) -> bool:
         return any(_index_has_traced(i) for i in index)
     if isinstance(index, slice):
         return any(_traced(b) for b in (index.start, index.stop, index.step))
-    return _traced(index)
+    return _traced(index) or getattr(index, "is_dynamic_extent", False)      # np.nonzero's, x[mask]
 
 
 def _traced_numpy(array, index, value=None) -> bool:
     return isinstance(array, np.ndarray) and array.dtype in SUPPORTED and current_trace() is not None \
-        and (_index_has_traced(index) or _traced(value))
+        and (_index_has_traced(index) or _traced(value) or getattr(value, "is_dynamic_extent", False))
 
 
 def getitem(container, index):
@@ -287,7 +343,21 @@ def call(fn, *args, **kwargs):
     run = converted(fn)
     if run is not fn and trace.watch is not None:
         trace.watch.add_called(fn)
-    return run(*args, **kwargs)
+    try:
+        return run(*args, **kwargs)
+    except RecursionError:
+        if run is fn:
+            raise
+        raise UnsupportedError(_endless_recursion(fn)) from None
+
+
+def _endless_recursion(fn) -> str:
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)        # a function or a method
+    return located(
+        f"{getattr(fn, '__name__', repr(fn))} calls itself deeper than Python allows (sys.getrecursionlimit()) "
+        "while tracing. Both branches of an `if` on a traced value are traced, so a recursion that ends on a "
+        "traced value never ends: end it on a value known when tracing (a shape, a Python int, a static argument)",
+        code and SourceLocation(code.co_filename, code.co_firstlineno, code.co_name))
 
 
 def call_allocation(fn, *args, **kwargs):

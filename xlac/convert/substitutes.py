@@ -1,7 +1,9 @@
 """What a converted call runs instead of a builtin or a NumPy function that cannot take traced values:
-``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``,
+``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``, Python's
+scalar functions (``float``, ``int``, ``round``, ``math.sqrt``, ...: :mod:`xlac.numpy.python_scalars`),
 NumPy's creation functions (``np.zeros``, ``np.array([t1, t2])``, ...), which build NumPy arrays that a
-traced value cannot be written into, and NumPy's random functions (see :mod:`xlac.convert.numpy_random`).
+traced value cannot be written into, NumPy's random functions (see :mod:`xlac.convert.numpy_random`), and
+the methods of NumPy's ufuncs given lists of traced values (``np.logical_and.reduce([a > 0, b > 0])``).
 
 >>> import numpy as np
 >>> substitute(np.zeros, ((3,),), {}, writable=True).__module__
@@ -18,6 +20,7 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.array import Array
 from xlac.convert import numpy_random
+from xlac.numpy.python_scalars import python_scalar_function
 from xlac.trace import pytree
 from xlac.trace.tracer import Tracer
 
@@ -55,9 +58,18 @@ _CREATION_NAMES = ("zeros", "ones", "empty", "full", "eye", "identity", "arange"
 _CREATION = {getattr(np, name): getattr(xnp, name) for name in _CREATION_NAMES}
 
 
-def _has_traced(args, kwargs) -> bool:
+def _ufunc_method(fn):
+    """xlac.numpy's method for a NumPy ufunc's method (``np.logical_and.reduce``), or None: NumPy looks for
+    traced values only among a method's operands, not inside a list of them (``[a > 0, b > 0]``)."""
+    owner = getattr(fn, "__self__", None)
+    if not isinstance(owner, np.ufunc) or getattr(np, owner.__name__, None) is not owner:
+        return None
+    return getattr(getattr(xnp, owner.__name__, None), fn.__name__, None)
+
+
+def _has_traced(args, kwargs, kinds=(Tracer, Array)) -> bool:
     leaves, _ = pytree.flatten((list(args), dict(kwargs)))
-    return any(isinstance(leaf, (Tracer, Array)) for leaf in leaves)
+    return any(isinstance(leaf, kinds) for leaf in leaves)
 
 
 def substitute(fn, args, kwargs, writable: bool = False):
@@ -66,6 +78,12 @@ def substitute(fn, args, kwargs, writable: bool = False):
     draw = numpy_random.replacement(fn)
     if draw is not None:
         return draw
+    method = _ufunc_method(fn)
+    if method is not None:
+        return method if _has_traced(args, kwargs) else None
+    scalar_function = python_scalar_function(fn)
+    if scalar_function is not None:
+        return scalar_function if _has_traced(args, kwargs, Tracer) else None     # an Array has its value
     try:
         allocation = _CREATION.get(fn)
         replacement = allocation or _BUILTINS.get(fn)

@@ -3,8 +3,7 @@
 A primitive is declared once (in :mod:`xlac.ir.primitives`) with its type rule,
 its default autocast class and, where it is one StableHLO op, that op. Other packages attach their rules to the same
 object with :meth:`Primitive.register`: the lowering package its StableHLO
-emitter, the autodiff package its VJP and JVP rules, the batching pass its
-batching rule. A pass reads these attributes; no pass keeps a private list of
+emitter, :mod:`xlac.passes.rules` its VJP, JVP and batching rules. A pass reads these attributes; no pass keeps a private list of
 op names.
 
 >>> from xlac.ir.types import TensorType
@@ -48,7 +47,7 @@ class Primitive:
         # xlac.lowering gives it its emitter. "": the lowering registers an emitter of its own.
         self.stablehlo = stablehlo
         # The rules other packages attach, each once, through register(): the StableHLO emitter
-        # (xlac.lowering), the VJP and JVP (xlac.passes.ad_rules_*), the batching rule (xlac.passes.batching_rules).
+        # (xlac.lowering), the VJP, JVP and batching rules (xlac.passes.rules).
         self.emitter: Callable | None = None
         self.vjp: Callable | None = None
         self.jvp: Callable | None = None

@@ -20,13 +20,6 @@ from xlac.lowering.module import FunctionWriter, dims, int_list
 BOOL = np.dtype("bool")
 
 
-def _emits(primitive):
-    def register(fn):
-        primitive.register(emitter=fn)
-        return fn
-    return register
-
-
 def _types(node):
     return [v.type for v in node.operands], [v.type for v in node.results]
 
@@ -45,20 +38,24 @@ for _primitive in CATALOG.values():
         _primitive.register(emitter=_simple(_primitive.stablehlo))
 
 
-@_emits(P.abs_)
 def _abs(w, node, operands):
     if dtypes.is_unsigned_int(node.operands[0].type.dtype):    # stablehlo.abs takes signed types only
         return list(operands)
     return _simple("stablehlo.abs")(w, node, operands)
 
 
-@_emits(P.sign)
+P.abs_.register(emitter=_abs)
+
+
 def _sign(w, node, operands):
     t = node.operands[0].type
     if not dtypes.is_unsigned_int(t.dtype):
         return _simple("stablehlo.sign")(w, node, operands)
     nonzero = emit_compare(w, operands[0], emit_zeros(w, t), t, "NE")     # stablehlo.sign takes signed types only
     return w.op("stablehlo.convert", [nonzero], [t.with_dtype(BOOL)], [t])
+
+
+P.sign.register(emitter=_sign)
 
 
 def emit_zeros(w: FunctionWriter, t: TensorType) -> str:
@@ -141,7 +138,6 @@ P.div.register(emitter=_division)
 P.rem.register(emitter=_integer_division("stablehlo.remainder"))
 
 
-@_emits(P.pow_)
 def _pow(w, node, operands):
     t = node.operands[0].type
     if dtypes.is_int(t.dtype):
@@ -150,6 +146,9 @@ def _pow(w, node, operands):
     if t.dtype.kind != "c":
         return power
     return [_complex_zero_base(w, *operands, power[0], t)]
+
+
+P.pow_.register(emitter=_pow)
 
 
 def _complex_zero_base(w: FunctionWriter, base: str, exponent: str, power: str, t: TensorType) -> str:
@@ -197,7 +196,6 @@ def emit_integer_pow(w: FunctionWriter, base: str, exponent: str, t: TensorType)
     return w.op("stablehlo.select", [negative, negative_power, result], [bt, t, t], [t])[0]
 
 
-@_emits(P.convert)
 def _convert(w, node, operands):
     x, out = node.operands[0].type, node.results[0].type
     if out.dtype == BOOL and np.issubdtype(x.dtype, np.complexfloating):
@@ -210,6 +208,9 @@ def _convert(w, node, operands):
         operands = w.op("stablehlo.convert", operands, [x], [u8])
         x = u8
     return w.op("stablehlo.convert", operands, [x], [out])
+
+
+P.convert.register(emitter=_convert)
 P.select.register(emitter=_simple("stablehlo.select"))
 P.clamp.register(emitter=_simple("stablehlo.clamp"))
 P.bitcast_convert.register(emitter=_simple("stablehlo.bitcast_convert"))
@@ -260,9 +261,11 @@ def _complex_order(w: FunctionWriter, a: str, b: str, t: TensorType, direction: 
     return w.op("stablehlo.or", [real_decides, tie], [bt, bt], [bt])[0]
 
 
-@_emits(P.compare)
 def _compare(w, node, operands):
     return [emit_compare(w, *operands, node.operands[0].type, node.attrs["direction"])]
+
+
+P.compare.register(emitter=_compare)
 
 
 # ---------------------------------------------------------------- constants
@@ -292,9 +295,11 @@ def emit_constant(w: FunctionWriter, value: np.ndarray) -> str:
     return w.op("stablehlo.constant", [], [], [t], f"value = dense<{dense_literal(value)}> : {t.mlir()}")[0]
 
 
-@_emits(P.constant)
 def _constant(w, node, operands):
     return [emit_constant(w, node.attrs["value"])]
+
+
+P.constant.register(emitter=_constant)
 
 
 # ---------------------------------------------------------------- reductions
@@ -339,12 +344,14 @@ def _reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
     return init, w.region([s, s], body)
 
 
-@_emits(P.reduce)
 def _reduce(w, node, operands):
     x = node.operands[0].type
     init, region = _reducer(w, node.attrs["op"], x.dtype)
     return w.op("stablehlo.reduce", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
                 f"dimensions = {dims(node.attrs['axes'])}", [region])
+
+
+P.reduce.register(emitter=_reduce)
 
 
 # On CPU a running op is a loop along its axis, each step combining one slice with the previous: XLA:CPU
@@ -355,7 +362,6 @@ def scans_loop(w: FunctionWriter) -> bool:
     return w.platform == "cpu"
 
 
-@_emits(P.cumulative)
 def _cumulative(w, node, operands):
     """The running op along the axis: on CPU a loop, which also adds in NumPy's order; elsewhere a
     reduce_window whose window is the whole axis, padded with the axis' length - 1 identities before
@@ -376,6 +382,9 @@ def _cumulative(w, node, operands):
              f"window_dilations = {dims(ones)}, window_dimensions = {dims(window)}, window_strides = {dims(ones)}")
     return w.op("stablehlo.reduce_window", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
                 attrs, [region])
+
+
+P.cumulative.register(emitter=_cumulative)
 
 
 def _cumulative_loop(w: FunctionWriter, x: str, t: TensorType, op: str, axis: int, reverse: bool) -> str:
@@ -491,7 +500,6 @@ P.argmin.register(emitter=_arg_reduce("LT"))
 # ---------------------------------------------------------------- contraction, sort, gather, scatter
 
 
-@_emits(P.dot_general)
 def _dot_general(w, node, operands):
     (lc, rc), (lb, rb) = node.attrs["contracting"], node.attrs["batch"]
     ins, outs = _types(node)
@@ -502,6 +510,9 @@ def _dot_general(w, node, operands):
         # NumPy's float32 matmul is exact float32: no TF32 or bf16 passes on GPUs and TPUs.
         attrs += ", precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]"
     return w.op("stablehlo.dot_general", operands, ins, outs, attrs)
+
+
+P.dot_general.register(emitter=_dot_general)
 
 
 def _less_than(rw, a: str, b: str, t: TensorType) -> tuple[str, str]:
@@ -520,7 +531,6 @@ def _less_than(rw, a: str, b: str, t: TensorType) -> tuple[str, str]:
     return lt, eq
 
 
-@_emits(P.sort)
 def _sort(w, node, operands):
     ins, outs = _types(node)
     num_keys = node.attrs["num_keys"]
@@ -543,7 +553,9 @@ def _sort(w, node, operands):
     return w.op("stablehlo.sort", operands, ins, outs, attrs, [region])
 
 
-@_emits(P.gather)
+P.sort.register(emitter=_sort)
+
+
 def _gather(w, node, operands):
     a = node.attrs
     ins, outs = _types(node)
@@ -556,11 +568,13 @@ def _gather(w, node, operands):
     return w.op("stablehlo.gather", operands, ins, outs, attrs)
 
 
+P.gather.register(emitter=_gather)
+
+
 SCATTER_COMBINERS = {"add": "stablehlo.add", "mul": "stablehlo.multiply", "max": "stablehlo.maximum",
                      "min": "stablehlo.minimum"}
 
 
-@_emits(P.scatter)
 def _scatter(w, node, operands):
     a = node.attrs
     ins, outs = _types(node)
@@ -588,16 +602,25 @@ def _scatter(w, node, operands):
     return w.op("stablehlo.scatter", operands, ins, outs, attrs, [region])
 
 
-@_emits(P.copy)
+P.scatter.register(emitter=_scatter)
+
+
 def _copy(w, node, operands):
     return [operands[0]]        # values are immutable once lowered: a copy is the same SSA value
 
 
-@_emits(P.store)
+P.copy.register(emitter=_copy)
+
+
 def _store(w, node, operands):
     raise NotImplementedError("xlac internal error: a store reached lowering; functionalization removes them")
 
 
-@_emits(P.stop_gradient)
+P.store.register(emitter=_store)
+
+
 def _stop_gradient(w, node, operands):
     return [operands[0]]        # an identity when run: only differentiation treats it specially
+
+
+P.stop_gradient.register(emitter=_stop_gradient)

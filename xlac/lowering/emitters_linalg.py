@@ -33,13 +33,6 @@ EIGH_MAX_SWEEPS = 100
 EIGH_TOLERANCE = {"float32": 1e-7, "complex64": 1e-7, "float64": 1e-15, "complex128": 1e-15}
 
 
-def _emits(primitive):
-    def register(fn):
-        primitive.register(emitter=fn)
-        return fn
-    return register
-
-
 def _bool_op(w: FunctionWriter, name: str, a: str, b: str, t: TensorType) -> str:
     bt = t.with_dtype(BOOL)
     return w.op(name, [a, b], [bt, bt], [bt])[0]
@@ -96,7 +89,6 @@ def _is_empty(*types: TensorType) -> bool:
 # ---------------------------------------------------------------- cholesky, triangular_solve
 
 
-@_emits(P.cholesky)
 def _cholesky(w, node, operands):
     t = node.operands[0].type
     if _is_empty(t):
@@ -116,7 +108,9 @@ def _cholesky(w, node, operands):
     return [keep_triangle(w, factor, t, lower)]    # the other triangle is left undefined
 
 
-@_emits(P.triangular_solve)
+P.cholesky.register(emitter=_cholesky)
+
+
 def _triangular_solve(w, node, operands):
     a, b = (v.type for v in node.operands)
     if _is_empty(a, b):
@@ -134,10 +128,12 @@ def _triangular_solve(w, node, operands):
     return w.op("stablehlo.triangular_solve", operands, [a, b], [b], attrs)
 
 
+P.triangular_solve.register(emitter=_triangular_solve)
+
+
 # ---------------------------------------------------------------- lu
 
 
-@_emits(P.lu)
 def _lu(w, node, operands):
     t = node.operands[0].type
     lu_type, pivots_type = (v.type for v in node.results)
@@ -155,7 +151,9 @@ def _lu(w, node, operands):
     return [factors, w.op("stablehlo.subtract", [pivots, one], [pivots_type] * 2, [pivots_type])[0]]   # from 0
 
 
-@_emits(P.eig)
+P.lu.register(emitter=_lu)
+
+
 def _eig(w, node, operands):
     t = node.operands[0].type
     w_type, v_type = (v.type for v in node.results)
@@ -185,7 +183,9 @@ def _eig(w, node, operands):
     return [nan_where_failed(w, values, w_type, status, batch), nan_where_failed(w, vectors, v_type, status, batch)]
 
 
-@_emits(P.svd)
+P.eig.register(emitter=_eig)
+
+
 def _svd(w, node, operands):
     t = node.operands[0].type
     result_types = [v.type for v in node.results]
@@ -204,6 +204,9 @@ def _svd(w, node, operands):
         s, u, vt, status = _gpu_svd(w, operands[0], t, full_matrices, compute_uv)
     results = [s, u, vt] if compute_uv else [s]
     return [nan_where_failed(w, x, xt, status, batch) for x, xt in zip(results, result_types)]
+
+
+P.svd.register(emitter=_svd)
 
 
 def _lapack_svd(w: FunctionWriter, x: str, t: TensorType, full_matrices: bool, compute_uv: bool):
@@ -330,7 +333,6 @@ def _conjugate(w: FunctionWriter, x: str, t: TensorType) -> str:
     return w.op("stablehlo.complex", [re, im], [rt, rt], [t])[0]
 
 
-@_emits(P.qr)
 def _qr(w, node, operands):
     t = node.operands[0].type
     mode = node.attrs.get("mode", "reduced")
@@ -366,6 +368,9 @@ def _qr(w, node, operands):
         q = _scale_last(w, q, q_type, _conjugate(w, det_q, bt), bt, axis=-1)
         r = _scale_last(w, r, r_type, det_q, bt, axis=-2)
     return [q, r]
+
+
+P.qr.register(emitter=_qr)
 
 
 # ---------------------------------------------------------------- eigh
@@ -509,7 +514,6 @@ def _sort_eigenpairs(w: FunctionWriter, t: TensorType, values: str, vectors: str
     return values, vectors
 
 
-@_emits(P.eigh)
 def _eigh(w, node, operands):
     t = node.operands[0].type
     w_type, v_type = (v.type for v in node.results)
@@ -535,3 +539,6 @@ def _eigh(w, node, operands):
     if w_type.dtype == np.float64 and t.shape[-1] > 1:
         values, vectors = _refine_eigenpairs(w, h, t, vectors)
     return [values, vectors]
+
+
+P.eigh.register(emitter=_eigh)

@@ -23,6 +23,11 @@ from xlac.numpy.statistics import *  # noqa: F401,F403
 from xlac.numpy.array_api import *  # noqa: F401,F403
 from xlac.numpy import fft, linalg  # noqa: F401,E402  (the xnp.fft and xnp.linalg namespaces)
 
+# Every ufunc gets NumPy's methods (reduce, accumulate, reduceat, outer, at), built on the functions above.
+from xlac.numpy.ufunc_methods import install_ufunc_methods as _install_ufunc_methods  # noqa: E402
+
+_install_ufunc_methods()
+
 # The array classes below this package get NumPy's operators, methods and protocol hooks from it.
 from xlac.array import Array as _Array  # noqa: E402
 from xlac.numpy.operators import install_array_methods as _install_array_methods  # noqa: E402

@@ -20,9 +20,14 @@ rest, as JAX users write by hand with ``where``:
   bounds only where the index has elements;
 - writes (``x[i:j] = v``, ``x[k + 1:, k] /= x[k, k]``, ``x[mask] += 1``) become a select over the region.
 
-Asking such a value for its shape (``len``, ``.shape``, ``reshape``, returning it from a compiled
-function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does so runs
-unrolled instead (see :mod:`xlac.convert.loops`).
+``np.nonzero`` and its family, indexing with such values and reading their elements are
+:mod:`xlac.numpy.dynamic_extent_indices`'s; the shape functions (``transpose``, ``reshape`` over static
+axes, ``concatenate``, ...) :mod:`xlac.numpy.dynamic_extent_shapes`'s.
+
+Asking such a value for its shape (``len``, ``.shape``, a ``reshape`` that splits its axis, returning it from
+a compiled function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does
+so runs unrolled instead (see :mod:`xlac.convert.loops`). ``len`` stays an error: Python's ``len`` must be
+an int, so a traced length would need the converter to rewrite each ``len`` call.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -83,10 +88,13 @@ class DynamicExtent:
 
     is_dynamic_extent = True          # what xlac.numpy's functions look for, to call :func:`dispatch`
 
-    def __init__(self, data: Tracer, axes: list, is_view: bool = False):
+    def __init__(self, data: Tracer, axes: list, is_view: bool = False, coordinates: tuple | None = None):
         # is_view: ``data`` is a view of an array (x[i:j] with traced bounds is a view, as in NumPy), so an
         # in-place operator writes into that array; other values are new arrays.
-        self.data, self.axes, self.is_view = data, list(axes), is_view
+        # coordinates: (shape, axis) where ``data`` holds, at each position of its one axis, that position's
+        # coordinate along ``axis`` of an array of ``shape`` (``np.nonzero``'s results): indexing such an
+        # array with them selects by the mask itself, without a gather.
+        self.data, self.axes, self.is_view, self.coordinates = data, list(axes), is_view, coordinates
         self.made_at = user_location()
 
     # ---- what is known when tracing
@@ -98,7 +106,7 @@ class DynamicExtent:
     def ndim(self) -> int:
         return self.data.ndim
 
-    def _shape_error(self, what: str) -> DynamicShapeError:
+    def shape_error(self, what: str) -> DynamicShapeError:
         made = f" (the value made at {self.made_at})" if self.made_at is not None else ""
         return DynamicShapeError(located(
             f"cannot take {what} of a value{made} whose length is known only when the program runs (x[i:j] with "
@@ -109,32 +117,37 @@ class DynamicExtent:
 
     @property
     def shape(self):
-        raise self._shape_error("the shape")
+        raise self.shape_error("the shape")
 
     @property
     def size(self):
-        raise self._shape_error("the size")
+        raise self.shape_error("the size")
 
     def __len__(self):
-        raise self._shape_error("len()")
+        raise self.shape_error("len()")
 
     def __iter__(self):
-        raise self._shape_error("the elements one by one (iterating)")
+        if self.ndim == 0 or self.axes[0] is not None:
+            raise self.shape_error("the elements one by one (iterating)")
+        return (self[k] for k in range(self.data.shape[0]))     # a static leading axis: its rows
 
     def __array__(self, *args, **kwargs):
-        raise self._shape_error("an array (np.asarray, or a result of the compiled function)")
+        raise self.shape_error("an array (np.asarray, or a result of the compiled function)")
 
     def __bool__(self):
-        raise self._shape_error("the truth value")
+        raise self.shape_error("the truth value")
 
     def __getitem__(self, index):
-        raise self._shape_error("an index")
+        return dynamic_call("getitem", (self, index), {})
 
     def __setitem__(self, index, value):
-        raise self._shape_error("an element to write")
+        raise self.shape_error("an element to write")
 
     def reshape(self, *shape, **kwargs):
-        raise self._shape_error("reshape")
+        return dynamic_call("reshape", (self, shape[0] if len(shape) == 1 else shape), kwargs)
+
+    def flatten(self, order="C"):
+        return dynamic_call("ravel", (self, order), {})
 
     def __repr__(self) -> str:
         dims = ", ".join("?" if a is not None else str(n) for a, n in zip(self.axes, self.data.shape))
@@ -189,7 +202,7 @@ def _method(name: str):
 
 
 for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot", "cumsum",
-              "cumprod"):
+              "cumprod", "ravel", "squeeze", "swapaxes", "repeat", "nonzero"):
     setattr(DynamicExtent, _name, _method(_name))
 _OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
@@ -251,11 +264,7 @@ def read(x: Tracer, index, error: Exception):
     """``x[index]`` for an index with a traced slice bound or a traced boolean mask over ``x``'s leading
     axes, as a :class:`DynamicExtent`; else raise ``error``."""
     if _is_traced_mask(x, index):
-        mask = ops.reshape(index, (index.size,))
-        data = xnp.reshape(x, (index.size,) + x.shape[index.ndim:])
-        count = ops.reduce(ops.convert(mask, INDEX), "sum", (0,))
-        axis = AxisExtent(mask, count, None, ("mask", index.value.id))
-        return DynamicExtent(data, [axis] + [None] * (x.ndim - index.ndim))
+        return selected(x, mask_extent(index, ("mask", index.value.id)), index.ndim)
     if not has_traced_slice(index):
         raise error
     view_index, dynamic = _static_view_index(x.ndim, index)
@@ -272,20 +281,25 @@ def read(x: Tracer, index, error: Exception):
 def handles_write(x: Tracer, index, value) -> bool:
     """Whether ``x[index] = value`` is :func:`write`'s: a dynamic value, a slice with a traced bound, or a
     traced mask taking one value per selected element (a scalar or one row is xlac.numpy's select)."""
-    if isinstance(value, DynamicExtent) or has_traced_slice(index):
+    if isinstance(value, DynamicExtent) or has_traced_slice(index) or holds_dynamic_index(index):
         return True
     return _is_traced_mask(x, index) and ndim_of(value) == x.ndim - index.ndim + 1 and np.shape(value)[0] != 1
 
 
+def holds_dynamic_index(index) -> bool:
+    """Whether ``index`` holds a value with a dynamic extent (``x[np.nonzero(m)]``, ``x[idx]``)."""
+    return any(isinstance(e, DynamicExtent) for e in (index if isinstance(index, tuple) else (index,)))
+
+
 def write(x: Tracer, index, value) -> Tracer:
-    """``x`` after ``x[index] = value``, for an index :func:`read` takes."""
+    """``x`` after ``x[index] = value``, for an index :func:`read` takes or one holding dynamic values."""
+    if holds_dynamic_index(index):
+        return dynamic_call("setitem", (x, index, value), {})
     if _is_traced_mask(x, index):
-        if isinstance(value, DynamicExtent) and value.axes[0] is not None and \
-                value.axes[0].key == ("mask", index.value.id):
-            mask = ops.broadcast_in_dim(index, x.shape, tuple(range(index.ndim)))
-            new = xnp.reshape(_cast_for_write(value.data, x.dtype), x.shape)
-            return xnp.where(mask, new, x)
-        return _write_in_mask_order(x, index, value)
+        rows = x.shape[:index.ndim]
+        flat = xnp.reshape(x, (index.size,) + x.shape[index.ndim:])
+        return xnp.reshape(write_selected(flat, mask_extent(index, ("mask", index.value.id)), value),
+                           rows + x.shape[index.ndim:])
     view_index, dynamic = _static_view_index(x.ndim, index)
     region = x[view_index]
     axes, sizes, stepped = [None] * region.ndim, list(region.shape), {}
@@ -305,23 +319,56 @@ def write(x: Tracer, index, value) -> Tracer:
     return xnp.index_update(x, view_index, xnp.where(inside, new, region))
 
 
-def _write_in_mask_order(x: Tracer, mask: Tracer, value) -> Tracer:
-    """``x[mask] = value`` where ``value`` has one element (row) per selected one, in order: each selected
-    position takes the value of its rank among them (lengths checked after the call)."""
-    rows = mask.size
-    flat_mask = ops.reshape(mask, (rows,))
-    count = ops.reduce(ops.convert(flat_mask, INDEX), "sum", (0,))
-    front = AxisExtent(ops.iota((rows,), INDEX, 0) < count, count, ops.constant(0, INDEX), ("rank", next(_fresh_keys)))
-    if isinstance(value, DynamicExtent) and any(extent is not None for extent in value.axes[1:]):
-        raise UnsupportedError(located("x[mask] = v with a traced mask: v's axes after the first must be static"))
-    rest = x.shape[mask.ndim:]
-    values = aligned(value, 1 + len(rest), [front] + [None] * len(rest), [rows, *rest],
+def mask_extent(mask: Tracer, key: tuple) -> AxisExtent:
+    """The extent of a selection by ``mask`` (any shape, flattened in NumPy's order)."""
+    flat = ops.reshape(mask, (mask.size,))
+    return AxisExtent(flat, ops.reduce(ops.convert(flat, INDEX), "sum", (0,)), None, key)
+
+
+def selected(x: Tracer, extent: AxisExtent, mask_ndim: int) -> DynamicExtent:
+    """``x[mask]``: ``x``'s leading ``mask_ndim`` axes (those of the mask of ``extent``) flattened into one."""
+    rest = x.shape[mask_ndim:]
+    return DynamicExtent(xnp.reshape(x, (extent.size,) + rest), [extent] + [None] * len(rest))
+
+
+def write_selected(x: Tracer, extent: AxisExtent, value) -> Tracer:
+    """``x`` (its first axis that of ``extent``, a selection by a mask) after ``x[mask] = value``: a value of
+    the same selection in place, else one element (row) per selected one in order, each selected position
+    taking that of its rank (lengths checked after the call), or one broadcast to all."""
+    rest = x.shape[1:]
+    if isinstance(value, DynamicExtent) and value.axes[0] is not None and value.axes[0].key == extent.key and \
+            value.data.shape == x.shape and not any(value.axes[1:]):
+        new = value.data
+    else:
+        new = placed(value, x.ndim, [extent] + [None] * len(rest), list(x.shape),
                      "shape mismatch: value array could not be broadcast to the indexing result")
-    values = xnp.broadcast_to(_cast_for_write(values, x.dtype), (rows, *rest))
-    rank = xnp.cumsum(ops.convert(flat_mask, INDEX)) - 1
-    placed = xnp.take(values, xnp.clip(rank, 0, rows - 1), axis=0)
-    selected = ops.broadcast_in_dim(flat_mask, (rows, *rest), (0,))
-    return xnp.reshape(xnp.where(selected, placed, xnp.reshape(x, (rows, *rest))), x.shape)
+    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), x.shape)
+    return xnp.where(ops.broadcast_in_dim(extent.valid, x.shape, (0,)), new, x)
+
+
+def ranks(extent: AxisExtent) -> Tracer:
+    """Per position of ``extent``'s axis, its rank among the elements (int64; meaningless elsewhere)."""
+    if extent.start is not None:
+        return ops.iota((extent.size,), INDEX, 0) - extent.start
+    return xnp.cumsum(ops.convert(extent.valid, INDEX)) - 1
+
+
+def placed(value, ndim: int, targets: list, sizes: list, message: str):
+    """As :func:`aligned`, where a target may also be a selection by a mask: there ``value``'s elements
+    (unless it holds that selection itself, or broadcasts) go to the selected positions in order."""
+    fronts, by_rank = list(targets), []
+    lead = ndim - ndim_of(value)
+    for axis, target in enumerate(targets):
+        own = value.axes[axis - lead] if isinstance(value, DynamicExtent) and axis >= lead else None
+        if target is not None and target.start is None and (own is None or own.key != target.key):
+            fronts[axis] = AxisExtent(ops.iota((target.size,), INDEX, 0) < target.count, target.count,
+                                      ops.constant(0, INDEX), ("front",) + target.key)
+            by_rank.append(axis)
+    data = aligned(value, ndim, fronts, sizes, message)
+    for axis in by_rank:
+        if data.shape[axis] != 1:
+            data = xnp.take(data, xnp.clip(ranks(targets[axis]), 0, data.shape[axis] - 1), axis=axis)
+    return data
 
 
 def _cast_for_write(values, dtype):
@@ -406,7 +453,7 @@ def _stepped_extent(bounds, size: int) -> tuple:
         count = xnp.maximum((first - end - step - 1) // -step, 0)
     length = -(-size // abs(step))
     valid = ops.iota((length,), INDEX, 0) < count
-    key = ("stepped", size, step, _bound_key(start, 0), _bound_key(stop, size))
+    key = ("stepped", size, step, bound_key(start, 0), bound_key(stop, size))
     return first, step, AxisExtent(valid, count, ops.constant(0, INDEX), key)
 
 
@@ -429,7 +476,7 @@ def _reversed_bound(value, size: int, default: int) -> Tracer:
     return xnp.clip(value, -1, size - 1)
 
 
-def _bound_key(value, default: int):
+def bound_key(value, default: int):
     """What identifies a slice bound: a Python int, or a traced value plus a Python int."""
     if value is None:
         return ("int", default)
@@ -443,7 +490,7 @@ def _slice_extent(bounds, size: int) -> AxisExtent:
     count = xnp.maximum(stop - start, 0)
     positions = ops.iota((size,), INDEX, 0)
     valid = xnp.logical_and(positions >= start, positions < start + count)
-    return AxisExtent(valid, count, start, ("slice", size, _bound_key(bounds[0], 0), _bound_key(bounds[1], size)))
+    return AxisExtent(valid, count, start, ("slice", size, bound_key(bounds[0], 0), bound_key(bounds[1], size)))
 
 
 # ---------------------------------------------------------------- alignment
@@ -629,10 +676,16 @@ def ndim_of(x) -> int:
     return x.ndim if isinstance(x, (DynamicExtent, Tracer)) else np.ndim(x)
 
 
-def elementwise(fn, operands):
-    """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
+def broadcast_operands(operands, message: str = "operands could not be broadcast together") -> tuple[list, list]:
+    """``operands`` (some of them dynamic) as NumPy broadcasts them: their data placed in common
+    coordinates, and per axis of the result the :class:`AxisExtent` there (or None)."""
     ndim = max(ndim_of(x) for x in operands)
     operands = _common_positions(list(operands), ndim)
     targets, sizes = _result_axes(operands, ndim)
-    data = [aligned(x, ndim, targets, sizes, "operands could not be broadcast together") for x in operands]
+    return [aligned(x, ndim, targets, sizes, message) for x in operands], targets
+
+
+def elementwise(fn, operands):
+    """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
+    data, targets = broadcast_operands(operands)
     return DynamicExtent(fn(*data), targets)

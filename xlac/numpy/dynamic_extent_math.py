@@ -18,6 +18,7 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axis
+from xlac.numpy import dynamic_extent_indices, dynamic_extent_shapes
 from xlac.numpy._dispatch import set_dynamic_dispatch
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, aligned, elementwise,
                                        ndim_of, require, valid_mask, whole_axis)
@@ -66,12 +67,14 @@ def _finish(result, value: DynamicExtent, axes, keepdims: bool):
     return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
 
 
-def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
-    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value."""
+def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None):
+    """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value; ``initial`` as
+    NumPy's (with it, the maximum of nothing is ``initial``)."""
+    kwargs = {"initial": initial} if initial is not None else {}
     if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims)
+        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims, **kwargs)
     axes = _axes(value, axis)
-    if kind in ("max", "min"):
+    if kind in ("max", "min") and initial is None:
         name = "maximum" if kind == "max" else "minimum"
         require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
                  ValueError, f"zero-size array to reduction operation {name} which has no identity")
@@ -79,7 +82,8 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None):
     if kind in ("any", "all"):
         data = data != 0
     filled = xnp.where(valid_mask(value), data, _identity(kind, data.dtype))
-    kwargs = {"dtype": dtype} if dtype is not None and kind in ("sum", "prod") else {}
+    if dtype is not None and kind in ("sum", "prod"):
+        kwargs["dtype"] = dtype
     result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
     return _finish(result, value, axes, keepdims)
 
@@ -151,11 +155,29 @@ def count_nonzero(value, axis=None, *, keepdims=False):
 
 
 def norm(value, ord=None, axis=None, keepdims=False):
-    """``np.linalg.norm`` of a dynamic vector (2-norm)."""
-    if ord not in (None, 2) or axis is not None or value.ndim != 1:
+    """``np.linalg.norm`` of a dynamic value: vector norms (``ord`` None, 2, 1, inf, -inf, 0 or another
+    number) of a vector or along one ``axis``, and the Frobenius norm (``ord`` None or "fro") of all its
+    elements or over two axes."""
+    axes = tuple(range(value.ndim)) if axis is None else _axes(value, axis)
+    vector = len(axes) == 1 and ord != "fro"
+    if not vector and (ord not in (None, "fro") or axis is not None and len(axes) != 2):
         raise UnsupportedError(located("np.linalg.norm of a value whose length is known only when the program "
-                                       "runs: only a vector's 2-norm is supported"))
-    return xnp.sqrt(reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,))))
+                                       "runs: vector norms and the Frobenius norm are supported"))
+    magnitude = elementwise(xnp.abs, (value,))
+    if not vector or ord in (None, 2):
+        total = reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,)), axes, keepdims)
+        return _sqrt(total)
+    if ord == np.inf:
+        return reduce("max", magnitude, axes, keepdims, initial=0)      # NumPy's: 0 for no elements
+    if ord == -np.inf:
+        return reduce("min", magnitude, axes, keepdims)
+    if ord == 0:
+        return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, d.dtype), (magnitude,)), axes, keepdims)
+    if ord == 1:
+        return reduce("sum", magnitude, axes, keepdims)
+    powered = reduce("sum", elementwise(lambda d: d ** ord, (magnitude,)), axes, keepdims)
+    return elementwise(lambda d: d ** (1.0 / ord), (powered,)) if isinstance(powered, DynamicExtent) \
+        else powered ** (1.0 / ord)
 
 
 # ---------------------------------------------------------------- running sums and sorting
@@ -241,24 +263,43 @@ def _zeroed(value):
 
 
 def matmul(a, b):
-    """``a @ b`` where either is dynamic (one or two axes each)."""
+    """``a @ b`` where either is dynamic, with NumPy's batch axes: ``b``'s contracted axis placed in the
+    coordinates of ``a``'s, the other axes left where their elements are (the data is zero elsewhere)."""
     if ndim_of(a) == 1 and ndim_of(b) == 1:
         return _vector_dot(a, b)
     a_data, a_axes = _zeroed(a)
     b_data, b_axes = _zeroed(b)
-    if a_data.ndim not in (1, 2) or b_data.ndim not in (1, 2):
-        raise UnsupportedError(located("matmul of a value whose length is known only when the program runs: "
-                                       "one- and two-dimensional operands are supported"))
-    a_extent, b_extent = a_axes[-1], b_axes[0]
+    contracted = -2 if b_data.ndim > 1 else 0
+    a_extent, b_extent = a_axes[-1], b_axes[contracted]
     if a_extent is not None or b_extent is not None:
-        # b's first axis placed in the coordinates of a's last (a whole static axis, if a's is static)
         target = a_extent if a_extent is not None else whole_axis(a_data.shape[-1])
-        b_operand = DynamicExtent(b_data, b_axes) if b_extent is not None else b_data
-        b_data = aligned(b_operand, b_data.ndim, [target] + [None] * (b_data.ndim - 1),
-                          [target.size] + list(b_data.shape[1:]), "matmul: mismatch in its core dimension")
+        own, targets, sizes = [None] * b_data.ndim, [None] * b_data.ndim, list(b_data.shape)
+        own[contracted], targets[contracted], sizes[contracted] = b_extent, target, target.size
+        b_operand = DynamicExtent(b_data, own) if b_extent is not None else b_data
+        b_data = aligned(b_operand, b_data.ndim, targets, sizes, "matmul: mismatch in its core dimension")
     result = xnp.matmul(a_data, b_data)
-    axes = a_axes[:-1] + b_axes[1:]
+    batch = _batch_extents(a_data, a_axes[:-2], b_data, b_axes[:-2], result.ndim - (a_data.ndim > 1) -
+                           (b_data.ndim > 1))
+    axes = batch + a_axes[-2:-1] + (b_axes[-1:] if b_data.ndim > 1 else [])
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+
+
+def _batch_extents(a_data, a_axes: list, b_data, b_axes: list, batch: int) -> list:
+    """The extents of ``matmul``'s broadcast batch axes: where one operand's is dynamic, the other's must be
+    the same positions, or of length 1, or absent."""
+    extents = []
+    for axis in range(batch):
+        found = []
+        for data, axes in ((a_data, a_axes), (b_data, b_axes)):
+            own = axis - (batch - len(axes))
+            if own >= 0:
+                found.append((axes[own], data.shape[own]))
+        dynamic = [e for e, _ in found if e is not None]
+        if dynamic and any(e is None and n != 1 or e is not None and e.key != dynamic[0].key for e, n in found):
+            raise DynamicShapeError(located(
+                "matmul: a batch axis whose length is known only when the program runs against another length"))
+        extents.append(dynamic[0] if dynamic else None)
+    return extents
 
 
 def _vector_dot(a, b):
@@ -328,57 +369,25 @@ def outer(a, b, out=None):
     return DynamicExtent(xnp.outer(a_data, b_data), [a_axes[0], b_axes[0]])
 
 
-def transpose(value, axes=None):
-    order = tuple(reversed(range(value.ndim))) if axes is None else tuple(int(a) % value.ndim for a in axes)
-    return DynamicExtent(xnp.transpose(value.data, order), [value.axes[a] for a in order])
-
-
-def getitem(x, index):
-    """``x[rows]`` where ``rows`` is a one-dimensional integer value with a dynamic extent: a gather at every
-    position of its data (so that a loop whose rows change per iteration, ``x[indices[start:stop]]``, gathers
-    ``x[indices]`` once: XLA hoists it out of the loop), with NumPy's bounds checked where it has elements."""
-    entries = index if isinstance(index, tuple) else (index,)
-    rows = entries[0]
-    if isinstance(x, DynamicExtent) or len(entries) != 1 or rows.ndim != 1 or rows.dtype.kind not in "iu":
-        raise UnsupportedError(located("indexing with a value whose length is known only when the program runs: "
-                                       "an array indexed by one vector of integers is supported"))
-    x = xnp.asarray(x)
-    size, positions = x.shape[0], rows.data
-    if positions.shape[0]:
-        first_outside = _first_out_of_range(positions, rows.axes[0], size)
-        require(first_outside == positions.shape[0], xnp.take(positions, first_outside, mode="clip"), IndexError,
-                f"index {{value}} is out of bounds for axis 0 with size {size}")
-    wrapped = xnp.where(positions < 0, positions + size, positions)
-    return DynamicExtent(xnp.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
-
-
-def _first_out_of_range(positions, extent: AxisExtent, size: int):
-    """The position of ``positions``' first element among ``extent``'s (NumPy's order) outside ``[-size,
-    size)``, or ``len(positions)`` if none. Where the elements are contiguous (a slice), what depends on the
-    extent is one lookup into a scan of ``positions`` alone: in ``x[cols[ptr[i]:ptr[i + 1]]]`` that scan is
-    the same every iteration and XLA computes it once, outside the loop."""
-    length = positions.shape[0]
-    out_of_range = xnp.logical_or(positions < -size, positions >= size)
-    where_outside = xnp.where(out_of_range, ops.iota((length,), INDEX, 0), length)
-    if extent.start is None:
-        return xnp.min(xnp.where(extent.valid, where_outside, length))
-    from_here = ops.cumulative(where_outside, "min", 0, reverse=True)
-    first = xnp.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
-    inside = xnp.logical_and(first >= extent.start, first < extent.start + extent.count)
-    return xnp.where(inside, first, length)
-
-
-def where(condition, x=None, y=None):
-    if x is None or y is None:
-        raise UnsupportedError(located("np.where(condition) of a dynamic value: give both x and y"))
-    return elementwise(xnp.where, (condition, x, y))
-
-
 def _reduction(kind: str):
-    if kind in ("max", "min", "any", "all"):
-        return lambda a, axis=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims)
-    return lambda a, axis=None, dtype=None, out=None, keepdims=False, **kwargs: reduce(kind, a, axis, keepdims,
-                                                                                    dtype)
+    """The handler of ``np.sum`` (``kind``) and its kind, with NumPy's positional parameters."""
+    def unsupported(out, where):
+        if out is not None or where is not None:
+            raise UnsupportedError(located(f"np.{kind} of a value whose length is known only when the program runs "
+                                           "with out= or where="))
+    if kind in ("max", "min"):
+        def run(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims, initial=initial)
+    elif kind in ("any", "all"):
+        def run(a, axis=None, out=None, keepdims=False, *, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims)
+    else:
+        def run(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+            unsupported(out, where)
+            return reduce(kind, a, axis, keepdims, dtype, initial)
+    return run
 
 
 _FUNCTIONS = {
@@ -388,11 +397,12 @@ _FUNCTIONS = {
     "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
     "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
     "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
-    "matmul": matmul, "where": where, "getitem": getitem, "transpose": transpose, "copy": lambda a, *args, **kw: a,
+    "matmul": matmul, "copy": lambda a, *args, **kw: a,
     "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
     "square": lambda a, **kw: elementwise(xnp.square, (a,)),
     "cumsum": lambda *args, **kw: cumulative("sum", *args, **kw),
     "cumprod": lambda *args, **kw: cumulative("prod", *args, **kw), "sort": sort,
+    **dynamic_extent_shapes.FUNCTIONS, **dynamic_extent_indices.FUNCTIONS,
 }
 
 

@@ -44,7 +44,7 @@ from xlac.ir import dtypes
 from xlac.numpy import _out, contractions, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis, promote
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
-from xlac.passes.rules_linalg import lu_factors, lu_solve, permutation_matrix, permute_rows, pivots_to_permutation
+from xlac.passes.rules.linalg import lu_factors, lu_solve, permutation_matrix, permute_rows, pivots_to_permutation
 from xlac.trace import ops
 from xlac.trace.checks import Check
 from xlac.trace.state import current_trace

@@ -13,6 +13,8 @@ array([3., 5.], dtype=float32)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 import xlac.numpy as xnp
@@ -129,9 +131,14 @@ class ArrayOperators:
         """``round(x)`` of a scalar, as of a NumPy scalar: an integer without ``ndigits``."""
         if self.ndim != 0:
             raise TypeError(f"type numpy.ndarray doesn't define __round__ method (round() of a {self.ndim}-d array)")
+        if ndigits is None and not isinstance(self, Tracer):     # a concrete scalar: NumPy's Python int
+            return round(np.asarray(self)[()])
         if ndigits is None:
             return xnp.round(self).astype(np.int64)
         return xnp.round(self, ndigits)
+    def __trunc__(self):
+        """``math.trunc(x)``: of a concrete scalar, NumPy's Python int; of a traced one, as ``int(x)``."""
+        return int(self) if isinstance(self, Tracer) else math.trunc(np.asarray(self)[()])
     def __invert__(self): return xnp.invert(self)
 
     # -- bitwise

@@ -26,17 +26,8 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.array import Array
 from xlac.errors import located, UnsupportedError
-from xlac.numpy import reductions
-from xlac.numpy._core import writable
 from xlac.trace import pytree
 from xlac.trace.state import current_trace
-from xlac.trace.tracer import Tracer
-
-# ufunc.reduce / ufunc.accumulate as the xlac.numpy reduction or scan that computes them.
-_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min", "fmax": "nanmax",
-               "fmin": "nanmin", "logical_and": "all", "logical_or": "any"}
-_ACCUMULATIONS = {"add": "cumsum", "multiply": "cumprod", "maximum": "maximum_accumulate",
-                  "minimum": "minimum_accumulate"}
 
 # NumPy functions whose xlac.numpy counterpart has another name.
 _RENAMED = {"numpy.round_": "round", "numpy.product": "prod", "numpy.cumproduct": "cumprod",
@@ -115,7 +106,8 @@ def _keyword_names(fn) -> frozenset:
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    """``__array_ufunc__``: ufunc calls and their ``reduce``, ``accumulate``, ``outer`` and ``at`` methods."""
+    """``__array_ufunc__``: ufunc calls and their methods (``reduce``, ``accumulate``, ``reduceat``, ``outer``,
+    ``at``: :mod:`xlac.numpy.ufunc_methods`)."""
     name = ufunc.__name__
     if getattr(np, name, None) is not ufunc:     # another library's ufunc (scipy.special.expit)
         _unsupported(public_name(ufunc), "it is not a NumPy ufunc, and xlac compiles only NumPy's")
@@ -126,90 +118,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         return _on_host(getattr(ufunc, method), inputs, kwargs)
     if method == "__call__":
         return function(*inputs, **kwargs)
-    if method == "outer":
-        return _outer(function, inputs, kwargs)
-    if method == "reduce" and name in _REDUCTIONS:
-        return _reduce(getattr(xnp, _REDUCTIONS[name]), *inputs, **kwargs)
-    if method == "accumulate" and name in _ACCUMULATIONS:
-        return _accumulate(getattr(reductions, _ACCUMULATIONS[name]), *inputs, **kwargs)
-    if method == "at" and name in _AT_MODES:
-        return _at(name, *inputs)
-    _unsupported(f"numpy.{name}.{method}", f"xlac implements {name}.{method} only as listed in its docs")
-    return _on_host(getattr(ufunc, method), inputs, kwargs)
-
-
-def _outer(function, inputs, kwargs):
-    a, b = inputs
-    a, b = xnp.asarray(a), xnp.asarray(b)
-    return function(xnp.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
-
-
-def _reduce(reduction, array, axis=0, dtype=None, out=None, keepdims=False, **rest):
-    """``ufunc.reduce``: NumPy's default axis is 0 here, not None as for np.sum; a 0-d array takes axis 0 or -1."""
-    if np.ndim(array) == 0 and axis in (0, -1):
-        axis = None
-    if dtype is not None:
-        rest["dtype"] = dtype
-    if out is not None:
-        rest["out"] = out[0] if isinstance(out, tuple) else out
-    return reduction(array, axis=axis, keepdims=keepdims, **rest)
-
-
-def _accumulate(scan, array, axis=0, dtype=None, out=None):
-    if out is not None:
-        return scan(array, axis=axis, dtype=dtype, out=out[0] if isinstance(out, tuple) else out)
-    return scan(array, axis=axis, dtype=dtype)
-
-
-_AT_MODES = {"add": "add", "subtract": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
-
-
-def _at(name, array, indices, values=None):
-    """``np.add.at(a, indices, values)``: unbuffered, so every repeated index applies; writes into ``a``.
-    Values of a wider float dtype than ``a``'s are applied in ``a``'s dtype (NumPy rounds through the wider
-    one: the last bit can differ); integer arrays with float values need distinct constant indices."""
-    if values is None:
-        raise TypeError(located(f"numpy.{name}.at: xlac needs the values argument"))
-    if _inside_trace():
-        array = writable(array, f"numpy.{name}.at")
-    if isinstance(values, (bool, int, float, complex)):
-        values = np.asarray(values)          # ufunc.at takes values as NumPy arrays: a Python int is int64
-    target = np.result_type(array)
-    combined = getattr(xnp, name)(xnp.asarray(array)[indices], values)
-    wraps = name in ("add", "subtract", "multiply") and target.kind in "iu" and combined.dtype.kind in "iu"
-    if combined.dtype != target and (wraps or target.kind == combined.dtype.kind == "f"
-                                     or target.kind == combined.dtype.kind == "c"):
-        # Integers: wrapping arithmetic, so casting after each step equals computing in the array's dtype.
-        # Floats: computed in the array's float dtype (NumPy rounds twice, through the wider dtype: the
-        # results can differ in the last bit).
-        values, combined = xnp.astype(values, target), xnp.astype(combined, target)
-    if combined.dtype != target:
-        # NumPy computes in the promoted dtype, then casts into the array (unsafe): done here as one
-        # gather, the ufunc, and one write, which equals NumPy's only where no index repeats.
-        if not _unique_concrete_positions(np.shape(array), indices):
-            raise UnsupportedError(located(
-                f"numpy.{name}.at: values of dtype {combined.dtype} into a {np.result_type(array)} array with "
-                "repeated or traced indices: NumPy applies each one in turn, casting after each; xlac can "
-                "do that only for distinct constant indices. Cast the values to the array's dtype first"))
-        updated = xnp.index_update(array, indices, combined)
-    else:
-        if name == "subtract":        # in the array's dtype: wraps for integers, as the array's own arithmetic
-            values = xnp.negative(xnp.astype(values, target))
-        updated = xnp.index_update(array, indices, values, mode=_AT_MODES[name])
-    if isinstance(array, np.ndarray):
-        array[...] = np.asarray(updated)
-    else:
-        array[...] = updated
-
-
-def _unique_concrete_positions(shape, indices) -> bool:
-    """Whether ``indices`` are constants (no traced or device values) that select no element twice."""
-    leaves, _ = pytree.flatten(indices)
-    if any(isinstance(leaf, (Tracer, Array)) for leaf in leaves):
-        return False
-    hits = np.zeros(shape, np.int64)
-    np.add.at(hits, indices, 1)
-    return hits.max(initial=0) <= 1
+    return getattr(function, method)(*inputs, **kwargs)     # reduce, accumulate, reduceat, outer, at
 
 
 def public_name(func) -> str:

@@ -22,7 +22,10 @@ runs in bfloat16 and the add of a float32 bias promotes back to float32.
 
 Only float16, bfloat16 and float32 values change dtype; float64, integer and boolean values never do.
 Explicit converts (``astype``) keep their target dtype. An output that holds a mutated argument's new
-value is cast back to the argument's dtype; other outputs are returned in the dtype they are computed in.
+value is cast back to the argument's dtype; other outputs are returned in the dtype they are computed in,
+except a region's (a loop body, a branch: ``keep_signature``), which keeps the signature it was traced with,
+as torch keeps a tensor's dtype across a Python loop: its outputs are cast back to their traced dtypes
+(``outputs_cast_back``).
 Each (value, dtype) is cast once and the cast reused; a convert of a value that was widened exactly
 (bf16 -> f32 -> bf16, or to its own dtype) is dropped. ``graph.report`` counts what changed, and the
 contractions left in their dtype (``contractions_not_lowered``) with the reason and, for float64, where
@@ -89,8 +92,9 @@ def _weak_values(graph: Graph) -> dict[int, object]:
 
 
 class _Autocaster:
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, keep_signature: bool):
         self.graph = graph
+        self.keep_signature = keep_signature
         self.nodes: list[Node] = []
         self.new: dict[int, Value] = {v.id: v for v in graph.inputs}   # old value id -> value now
         self.producer: dict[int, Node] = {}                             # value id -> node defining it now
@@ -230,13 +234,15 @@ class _Autocaster:
         outputs = [self.new[v.id] for v in graph.outputs]
         for i, j in graph.input_updates:
             outputs[j] = self.cast(outputs[j], graph.inputs[i].type.dtype)
+        if self.keep_signature:
+            outputs = [self.cast(new, old.type.dtype, tag="cast back") for new, old in zip(outputs, graph.outputs)]
         writes = [(loc, self.new.get(old.id, old), self.new.get(new.id, new)) for loc, old, new in graph.writes]
         result = eliminate_dead_code(dataclasses.replace(graph, nodes=self.nodes, outputs=outputs, writes=writes))
         result.report = self.report(graph, result)
         return result
 
     def report(self, before: Graph, after: Graph) -> dict:
-        counts = {tag: 0 for tag in ("inserted", "kept", "constant", "lowered", "upcast", "promoted")}
+        counts = {tag: 0 for tag in ("inserted", "kept", "constant", "lowered", "upcast", "promoted", "cast back")}
         for node in after.nodes:
             tag = self.tags.get(id(node))
             if tag:
@@ -245,11 +251,17 @@ class _Autocaster:
         report = {"converts_inserted": counts["inserted"], "converts_removed": converts_before - counts["kept"],
                   "constants_recast": counts["constant"], "ops_lowered": counts["lowered"],
                   "ops_upcast": counts["upcast"], "ops_promoted": counts["promoted"],
-                  "contractions_not_lowered": len(self.not_lowered)}
-        if self.not_lowered:
-            reasons = Counter(self.not_lowered)        # in first-seen order
-            report["not_lowered_because"] = "; ".join(
-                reason if n == 1 else f"{reason} [{n} contractions]" for reason, n in reasons.items())
+                  "outputs_cast_back": counts["cast back"], "contractions_not_lowered": len(self.not_lowered)}
+        reasons = [reason if n == 1 else f"{reason} [{n} contractions]"
+                   for reason, n in Counter(self.not_lowered).items()]      # in first-seen order
+        for region in (region for node in after.nodes for region in node.subgraphs):   # autocast when traced
+            for key, n in region.report.items():
+                if key in report:
+                    report[key] += n
+            if "not_lowered_because" in region.report:
+                reasons.append(region.report["not_lowered_because"])
+        if reasons:
+            report["not_lowered_because"] = "; ".join(reasons)
         return report
 
 
@@ -276,8 +288,19 @@ def _first_origin(origins: dict[int, str], operands) -> str | None:
 _CHANGE_TAGS = {LOWER_PRECISION: "lowered", FLOAT32: "upcast", PROMOTE: "promoted"}
 
 
-def autocast_pass(graph: Graph) -> Graph:
-    """``graph`` with the nodes traced under an enabled ``xlac.autocast`` in the precision its policy gives."""
+def autocast_pass(graph: Graph, *, keep_signature: bool = False) -> Graph:
+    """``graph`` with the nodes traced under an enabled ``xlac.autocast`` in the precision its policy gives.
+    ``keep_signature``: the graph is a region (a loop body, a branch), whose outputs keep their traced dtypes.
+
+    >>> import numpy as np, xlac, xlac.numpy as xnp
+    >>> w = np.ones((2, 2), np.float32)
+    >>> def f(x):
+    ...     with xlac.autocast():
+    ...         return xlac.fori_loop(0, 3, lambda i, h: xnp.tanh(h @ w), x)
+    >>> f_ = xlac.compile(f)
+    >>> f_(w).dtype, f_.trace(w).ir("autocast").report["outputs_cast_back"]    # the carry stays float32
+    (dtype('float32'), 1)
+    """
     if not any(_enabled(node.autocast) for node in graph.nodes):
         return graph
-    return _Autocaster(graph).run()
+    return _Autocaster(graph, keep_signature).run()

@@ -9,10 +9,12 @@ autocast) and evaluate it into whatever trace is current, so transforms nest (``
   a value used several times are summed) and returns the cotangents of the inputs.
 - :func:`forward` evaluates the graph together with its tangents (each node's JVP rule).
 
-Rules hang off the primitives (``P.x.vjp``, ``P.x.jvp``): see :mod:`xlac.passes.ad_rules_math` for
-their signatures. Integer and boolean values have no tangent or cotangent (``None``, a zero).
+Rules hang off the primitives (``P.x.vjp``, ``P.x.jvp``), registered by :mod:`xlac.passes.rules`, which
+says their signatures; the engines import no rule module. Integer and boolean values have no tangent or
+cotangent (``None``, a zero).
 
 >>> import numpy as np, xlac.numpy as xnp
+>>> import xlac.passes.rules  # noqa: F401  (registers the rules)
 >>> from xlac.trace.context import Trace
 >>> from xlac.function_graph import trace_subgraph
 >>> from xlac.trace import ops
@@ -33,9 +35,6 @@ from xlac.ir.interpreter import interpret
 from xlac.trace.state import autocast_scope, provenance_of
 from xlac.trace.inline import bind_node
 from xlac.trace.tracer import Tracer
-
-from xlac.passes import ad_rules_math, ad_rules_structure  # noqa: F401,E402  (register the rules)
-from xlac.passes import rules_control, rules_fft, rules_linalg, rules_sharding  # noqa: F401,E402  (rules of the control-flow, FFT, linalg and sharding primitives)
 
 __all__ = ["linearize_reverse", "forward", "Backward", "is_differentiable", "add_cotangents"]
 

@@ -2,11 +2,11 @@
 
 Each value of the graph is evaluated to a pair (Tracer of the current trace, its batch axis or ``None``).
 A node whose operands are all unbatched is emitted as it is (it costs nothing extra); otherwise its
-primitive's batching rule (``primitive.batch``, see :mod:`xlac.passes.batching_rules`) emits the batched
+primitive's batching rule (``primitive.batch``, see :mod:`xlac.passes.rules`) emits the batched
 computation and says where the batch axis of each result lies. Rules move batch axes only when they must.
 
 >>> import numpy as np, xlac.numpy as xnp
->>> import xlac.passes.batching_rules  # noqa: F401  (attaches the rules)
+>>> import xlac.passes.rules  # noqa: F401  (registers the rules)
 >>> from xlac.trace.context import Trace
 >>> from xlac.function_graph import trace_subgraph
 >>> sub = trace_subgraph(lambda x: xnp.sum(x * 2, axis=0), (np.ones((3, 4), np.float32),))

@@ -1,6 +1,7 @@
 """Set functions: the unique family, union1d, intersect1d, setdiff1d, setxor1d, isin, and nonzero,
 argwhere, flatnonzero. Results whose size depends on the data take a static ``size=`` inside a
-compiled function.
+compiled function (nonzero, argwhere and flatnonzero without one give values whose length is known only when
+the program runs).
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> np.asarray(xnp.intersect1d(np.array([1, 3, 4]), np.array([3, 1, 2])))
@@ -15,7 +16,7 @@ from typing import NamedTuple
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
-from xlac.numpy._dispatch import numpy_function
+from xlac.numpy._dispatch import dynamic_call, numpy_function
 from xlac.numpy.sorting._common import BOOL, INT64
 from xlac.numpy.sorting._sizes import _compact, _inclusive_count, _needs_size, _sized, _static_size
 from xlac.numpy.sorting.order import _flat, _isnan, _order_keys, _positions, _sorted
@@ -294,21 +295,14 @@ def _nonzero_operand(a, op: str):
     return x
 
 
-def _nonzero_static_size(size, op: str) -> int:
-    if size is None:
-        _needs_size(op, "size", "the number of nonzero elements")
-    return _static_size(size, op)
-
-
 @_sized(_nonzero_size)
 def nonzero(a, *, size=None, fill_value=None):
     """A tuple with, per axis, the indices (int64) of ``a``'s nonzero elements, in C order.
 
     ``size=`` (as JAX's) fixes how many: fewer are padded with ``fill_value`` (default 0; a scalar or
-    one per axis), more are cut. It is needed inside a compiled function; outside one the result is
-    NumPy's.
-
-    Deviation: inside a compiled function ``size=`` is required, as for argwhere and flatnonzero.
+    one per axis), more are cut. Without it, inside a compiled function, each is a value whose length is
+    known only when the program runs (:mod:`xlac.numpy.dynamic_extent_indices`): it indexes, reduces,
+    combines elementwise and writes as NumPy's, but cannot be returned or asked for its shape.
 
     >>> import xlac.numpy as xnp
     >>> rows, cols = xnp.nonzero(np.array([[0, 3], [4, 0]]))
@@ -316,7 +310,9 @@ def nonzero(a, *, size=None, fill_value=None):
     (array([0, 1]), array([1, 0]))
     """
     x = _nonzero_operand(a, "nonzero")
-    size = _nonzero_static_size(size, "nonzero")
+    if size is None:          # a value whose length is known only when the program runs
+        return dynamic_call("nonzero", (x,), {"fill_value": fill_value})
+    size = _static_size(size, "nonzero")
     return tuple(_coordinates(x, size, fill_value, "nonzero"))
 
 
@@ -325,7 +321,7 @@ def argwhere(a, *, size=None, fill_value=None):
     """The indices (int64) of ``a``'s nonzero elements, one row each: shape ``(N, a.ndim)``.
     ``size=`` and ``fill_value=`` as in :func:`nonzero`.
 
-    Deviation: inside a compiled function ``size=`` is required.
+    Without ``size=``, inside a compiled function: a value whose length is known only when the program runs.
 
     >>> import xlac.numpy as xnp
     >>> np.asarray(xnp.argwhere(np.array([[0, 3], [4, 0]])))
@@ -333,7 +329,9 @@ def argwhere(a, *, size=None, fill_value=None):
            [1, 0]])
     """
     x = asarray(a)
-    size = _nonzero_static_size(size, "argwhere")
+    if size is None:
+        return dynamic_call("argwhere", (x,), {"fill_value": fill_value})
+    size = _static_size(size, "argwhere")
     if x.ndim == 0:
         return ops.full((size, 0), 0, INT64)
     columns = _coordinates(x, size, fill_value, "argwhere")
@@ -344,14 +342,16 @@ def argwhere(a, *, size=None, fill_value=None):
 def flatnonzero(a, *, size=None, fill_value=None):
     """The indices (int64) of the nonzero elements of the flattened ``a``; ``size=`` as in :func:`nonzero`.
 
-    Deviation: inside a compiled function ``size=`` is required.
+    Without ``size=``, inside a compiled function: a value whose length is known only when the program runs.
 
     >>> import xlac.numpy as xnp
     >>> np.asarray(xnp.flatnonzero(np.array([[0, 3], [4, 0]])))
     array([1, 2])
     """
     x = asarray(a)
-    size = _nonzero_static_size(size, "flatnonzero")
+    if size is None:
+        return dynamic_call("flatnonzero", (x,), {"fill_value": fill_value})
+    size = _static_size(size, "flatnonzero")
     return _coordinates(_flat(x), size, fill_value, "flatnonzero")[0]
 
 

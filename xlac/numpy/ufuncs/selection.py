@@ -6,6 +6,7 @@ array([0, 6])
 """
 from __future__ import annotations
 
+import xlac.numpy as xnp
 from xlac.errors import located
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, promote
@@ -18,22 +19,31 @@ from xlac.trace import ops
 __all__ = ["where", "clip"]
 
 
-@numpy_function
 def where(condition, x=None, y=None):
-    """``x`` where ``condition`` holds, else ``y``, broadcast together; the one-argument form needs
-    data-dependent shapes and is refused.
+    """``x`` where ``condition`` holds, else ``y``, broadcast together; with one argument, ``nonzero(condition)``
+    (inside a compiled function, values whose length is known only when the program runs).
 
     >>> np.asarray(xnp.where(np.array([True, False]), 1.0, np.array([5.0, 6.0])))
     array([1., 6.])
     """
+    if x is None and y is None:
+        return xnp.nonzero(condition)
+    return _select(condition, x, y)
+
+
+def _select(condition, x, y):
     if x is None or y is None:
-        raise TypeError(located("xnp.where(condition) with one argument returns indices whose number depends on "
-                                "the data; xlac needs static shapes. Use xnp.where(condition, x, y)."))
+        raise ValueError(located("either both or neither of x and y should be given"))
     x, y = wrapped_into(x, y), wrapped_into(y, x)
     a, b = promote("where", x, y)
     c = _to_bool(condition)
     shape = ops.broadcast_shapes(c.shape, a.shape, op="where")
     return ops.select(ops.broadcast_to(c, shape), ops.broadcast_to(a, shape), ops.broadcast_to(b, shape))
+
+
+_select.__name__ = "where"           # the origin of its nodes, and the name a dynamic value dispatches on
+_select = numpy_function(_select)
+where.__wrapped_numpy__ = _select.__wrapped_numpy__
 
 
 @numpy_function

@@ -19,8 +19,7 @@ import math
 import numpy as np
 
 from xlac.ir import primitives as P
-from xlac.passes.batching import move_batch_axis
-from xlac.passes.batching_rules import _rule
+from xlac.passes.rules.common import to_front
 from xlac.trace import ops
 
 __all__: list[str] = []
@@ -66,13 +65,12 @@ def _fft_jvp(attrs, operands, results, tangents):
     return [ops.fft(t, attrs["fft_type"], attrs["fft_length"])]
 
 
-P.fft.register(vjp=_fft_vjp, jvp=_fft_jvp)
-
-
-@_rule(P.fft)
 def _fft_batch(attrs, operands, dims):
     """The transform acts on trailing axes: a batch axis among them moves to the front."""
     (x,), (d,) = operands, dims
     if d >= x.ndim - len(attrs["fft_length"]):
-        x, d = move_batch_axis(x, d, 0, x.shape[d]), 0
+        x, d = to_front(x, d, x.shape[d]), 0
     return [ops.bind(P.fft, x, **attrs)], [d]
+
+
+P.fft.register(vjp=_fft_vjp, jvp=_fft_jvp, batch=_fft_batch)

@@ -37,9 +37,8 @@ from xlac.ir import primitives as P
 from xlac.ir.graph import Graph
 from xlac.ir.interpreter import interpret
 from xlac.passes.autodiff import forward, is_differentiable, linearize_reverse
-from xlac.passes.ad_rules_structure import _or_zeros
-from xlac.passes.batching import batch_graph, move_batch_axis
-from xlac.passes.batching_rules import _size
+from xlac.passes.batching import batch_graph
+from xlac.passes.rules.common import batch_size, or_zeros, to_front
 from xlac.passes.simplify import eliminate_dead_code
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
@@ -60,7 +59,7 @@ def _while_jvp(attrs, operands, results, tangents):
     carries, invariants = operands[:n], operands[n:]
     with_tangent = [k for k in range(n) if is_differentiable(carries[k].dtype)]
     moving_invariants = [k for k, t in enumerate(tangents[n:]) if t is not None]
-    new_operands = [*carries, *(_or_zeros(tangents[k], carries[k]) for k in with_tangent), *invariants,
+    new_operands = [*carries, *(or_zeros(tangents[k], carries[k]) for k in with_tangent), *invariants,
                     *(tangents[n + k] for k in moving_invariants)]
     n_t, n_inv = len(with_tangent), len(invariants)
 
@@ -79,7 +78,7 @@ def _while_jvp(attrs, operands, results, tangents):
         for k, t in zip(moving_invariants, invariant_tangents):
             inputs_tangents[n + k] = t
         outputs, output_tangents = forward(body, [*primal, *invariant], inputs_tangents)
-        return [*outputs, *(_or_zeros(output_tangents[k], outputs[k]) for k in with_tangent)]
+        return [*outputs, *(or_zeros(output_tangents[k], outputs[k]) for k in with_tangent)]
 
     types = [x.value.type for x in new_operands]
     new = current_trace().bind(P.while_, new_operands, dict(attrs_without_regions(attrs), n_carries=n + n_t),
@@ -102,7 +101,7 @@ def _case_jvp(attrs, operands, results, tangents):
             for k, t in zip(moving, xs[len(args):]):
                 inputs_tangents[k] = t
             outputs, output_tangents = forward(branch, xs[:len(args)], inputs_tangents)
-            return [*outputs, *(_or_zeros(output_tangents[k], outputs[k]) for k in with_tangent)]
+            return [*outputs, *(or_zeros(output_tangents[k], outputs[k]) for k in with_tangent)]
         return closed_graph([x.value.type for x in new_operands], build)
 
     graphs = tuple(branch_region(branch) for branch in attrs["regions"])
@@ -151,9 +150,9 @@ def _while_vjp(attrs, operands, results, cts):
     final = [k for k in moving if k in write_once]
     moving_invariants = [k for k, x in enumerate(invariants) if is_differentiable(x.dtype)]
     n_c, n_mi = len(carried), len(moving_invariants)
-    operands_back = [_index(trips - 1), *(_or_zeros(cts[k], carries[k]) for k in carried),
+    operands_back = [_index(trips - 1), *(or_zeros(cts[k], carries[k]) for k in carried),
                      *(ops.full_like(invariants[k], 0) for k in moving_invariants),
-                     *(_or_zeros(cts[k], carries[k]) for k in final), *(x for x, _ in tape.reads)]
+                     *(or_zeros(cts[k], carries[k]) for k in final), *(x for x, _ in tape.reads)]
 
     def cond_region(xs):
         return [ops.compare(xs[0], _index(0), "GE")]
@@ -228,7 +227,7 @@ def _body_backward(body: Graph, n: int, inputs):
         for k in moving:
             out_cts[k] = back.add_input(outputs[k].value.type)
         in_cts = backward(out_cts)
-        results = [_or_zeros(in_cts[k], inputs[k]) for k in moving_inputs]
+        results = [or_zeros(in_cts[k], inputs[k]) for k in moving_inputs]
         results = [r if r._trace is back else back.lift(r) for r in results]
     graph = dataclasses.replace(back.graph, outputs=[r.value for r in results])
     return outputs, graph, [outer for outer, _ in back.lifted.values()]
@@ -247,7 +246,7 @@ def _recomputing_backward(body: Graph, n: int) -> Graph:
         for k, ct in zip(moving, cts):
             out_cts[k] = ct
         in_cts = backward(out_cts)
-        return [_or_zeros(in_cts[k], starts[k]) for k in moving_inputs]
+        return [or_zeros(in_cts[k], starts[k]) for k in moving_inputs]
     return closed_graph([body.outputs[k].type for k in moving] + [v.type for v in body.inputs], build)
 
 
@@ -362,7 +361,7 @@ def _case_vjp(attrs, operands, results, cts):
             out_cts = [None] * len(branch.outputs)
             for k, ct in zip(live, xs[len(args):]):
                 out_cts[k] = ct
-            return [_or_zeros(ct, xs[k]) for k, ct in zip(moving, backward(out_cts))]
+            return [or_zeros(ct, xs[k]) for k, ct in zip(moving, backward(out_cts))]
         return closed_graph([x.value.type for x in new_operands], build)
 
     graphs = tuple(branch_region(branch) for branch in attrs["regions"])
@@ -385,7 +384,7 @@ def _batched_region(graph: Graph, types, dims, size: int, finish=None) -> tuple[
         seen.extend(out_dims)
         if finish is not None:
             return finish(xs, outputs, out_dims)
-        return [move_batch_axis(o, d, 0, size) for o, d in zip(outputs, out_dims)]
+        return [to_front(o, d, size) for o, d in zip(outputs, out_dims)]
     return closed_graph(types, build), seen
 
 
@@ -393,15 +392,15 @@ def _while_batch(attrs, operands, dims):
     """A batched loop runs until every example is done; each keeps its carries once its own condition fails."""
     cond, body = attrs["regions"]
     n = attrs["n_carries"]
-    size = _size(operands, dims)
-    carries = [move_batch_axis(x, d, 0, size) for x, d in zip(operands[:n], dims[:n])]
-    invariants = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(operands[n:], dims[n:])]
+    size = batch_size(operands, dims)
+    carries = [to_front(x, d, size) for x, d in zip(operands[:n], dims[:n])]
+    invariants = [to_front(x, d, size) if d is not None else x for x, d in zip(operands[n:], dims[n:])]
     new_operands = [*carries, *invariants]
     new_dims = [0] * n + [0 if d is not None else None for d in dims[n:]]
     types = [x.value.type for x in new_operands]
 
     def lanes_going_on(xs, outputs, out_dims):
-        return move_batch_axis(outputs[0], out_dims[0], 0, size)
+        return to_front(outputs[0], out_dims[0], size)
 
     def any_lane(xs, outputs, out_dims):
         going = lanes_going_on(xs, outputs, out_dims)
@@ -411,7 +410,7 @@ def _while_batch(attrs, operands, dims):
 
     def step_where_going_on(xs, outputs, out_dims):
         going = lanes_going_on(xs, *batch_graph(cond, xs, new_dims))
-        new = [move_batch_axis(o, d, 0, size) for o, d in zip(outputs, out_dims)]
+        new = [to_front(o, d, size) for o, d in zip(outputs, out_dims)]
         return [ops.select(ops.broadcast_in_dim(going, x.shape, (0,)), o, x) for o, x in zip(new, xs[:n])]
 
     body_graph, _ = _batched_region(body, types, new_dims, size, step_where_going_on)
@@ -426,9 +425,9 @@ def _case_batch(attrs, operands, dims):
     """An unbatched index picks a branch evaluated on the whole batch; a batched one evaluates every branch
     and each example takes its own branch's results (a select, as JAX does)."""
     branches = attrs["regions"]
-    size = _size(operands, dims)
+    size = batch_size(operands, dims)
     index, args, arg_dims = operands[0], operands[1:], dims[1:]
-    args = [move_batch_axis(x, d, 0, size) if d is not None else x for x, d in zip(args, arg_dims)]
+    args = [to_front(x, d, size) if d is not None else x for x, d in zip(args, arg_dims)]
     arg_dims = [0 if d is not None else None for d in arg_dims]
     if dims[0] is None:
         types = [x.value.type for x in args]
@@ -437,11 +436,11 @@ def _case_batch(attrs, operands, dims):
                                        subgraphs=graphs)
         results = list(results) if isinstance(results, tuple) else [results]
         return results, [0] * len(results)
-    index = move_batch_axis(index, dims[0], 0, size)
+    index = to_front(index, dims[0], size)
     per_branch = []
     for branch in branches:
         outputs, out_dims = batch_graph(branch, args, arg_dims)
-        per_branch.append([move_batch_axis(o, d, 0, size) for o, d in zip(outputs, out_dims)])
+        per_branch.append([to_front(o, d, size) for o, d in zip(outputs, out_dims)])
     results = per_branch[-1]
     for k in range(len(branches) - 2, -1, -1):
         taken = ops.compare(index, ops.full_like(index, k), "EQ")

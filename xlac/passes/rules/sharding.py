@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from xlac.ir import primitives as P
 from xlac.ir.sharding import NamedSharding, PartitionSpec
-from xlac.passes.batching_rules import _rule
 from xlac.trace import ops
 
 __all__: list[str] = []
@@ -21,10 +20,6 @@ def _constrain_like(attrs, operands, results, derivatives):
     return [ops.sharding_constraint(d, attrs["sharding"]) for d in derivatives]
 
 
-P.sharding_constraint.register(vjp=_constrain_like, jvp=_constrain_like)
-
-
-@_rule(P.sharding_constraint)
 def _sharding_constraint_batch(attrs, operands, dims):
     """The batch axis is inserted into the spec, unsplit."""
     (x,), (d,) = operands, dims
@@ -34,3 +29,6 @@ def _sharding_constraint_batch(attrs, operands, dims):
     entries = [sharding.spec[i] if i < len(sharding.spec) else None for i in range(x.ndim - 1)]
     entries.insert(d, None)
     return [ops.sharding_constraint(x, NamedSharding(sharding.mesh, PartitionSpec(*entries)))], [d]
+
+
+P.sharding_constraint.register(vjp=_constrain_like, jvp=_constrain_like, batch=_sharding_constraint_batch)

@@ -1,4 +1,5 @@
-"""VJP and JVP rules of the structural and indexing primitives, checked one primitive at a time.
+"""VJP and JVP rules of the structural, indexing and sort primitives (xlac.passes.rules.structure, .indexing,
+.reductions), checked one primitive at a time.
 
 Each case compiles one program that binds the primitive, applies its VJP and JVP rules, and evaluates
 the primitive at x ± eps·t (central finite differences, float64). The results are compared with
@@ -13,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from jax import lax
 
 import xlac
-import xlac.passes.ad_rules_structure  # noqa: F401  (attaches the rules)
+import xlac.passes.rules  # noqa: F401  (registers the rules)
 from xlac.ir import primitives as P
 from xlac.trace import ops
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from xlac.errors import UnsupportedError, located
 from xlac.ir import primitives as P
-from xlac.passes.batching import move_batch_axis
+from xlac.passes.rules.common import batch_size, to_front
 from xlac.trace import ops
 from xlac.trace.checks import INDEX_DTYPE
 from xlac.trace.inline import closed_graph
@@ -120,19 +120,11 @@ def _zeros_like(x):
     return ops.full(x.shape, 0, x.dtype)
 
 
-def _define(primitive, vjp, jvp, batch):
-    primitive.register(vjp=vjp, jvp=jvp, batch=batch)
-
-
-def _front(operands, dims):
-    """All operands with the batch axis first (unbatched ones broadcast)."""
-    size = next(x.shape[d] for x, d in zip(operands, dims) if d is not None)
-    return [move_batch_axis(x, d, 0, size) for x, d in zip(operands, dims)]
-
-
 def _batch_at_front(primitive):
+    """The batching rule of a decomposition, which treats leading axes as a batch: batch axes move first."""
     def rule(attrs, operands, dims):
-        out = ops.bind(primitive, *_front(operands, dims), **attrs)
+        size = batch_size(operands, dims)
+        out = ops.bind(primitive, *(to_front(x, d, size) for x, d in zip(operands, dims)), **attrs)
         results = list(out) if primitive.multiple_results else [out]
         return results, [0] * len(results)
     return rule
@@ -171,7 +163,7 @@ def _cholesky_vjp(attrs, operands, results, cts):
     return [_hermitian_part(s)]
 
 
-_define(P.cholesky, _cholesky_vjp, _cholesky_jvp, _batch_at_front(P.cholesky))
+P.cholesky.register(vjp=_cholesky_vjp, jvp=_cholesky_jvp, batch=_batch_at_front(P.cholesky))
 
 
 # ---------------------------------------------------------------- triangular_solve
@@ -221,7 +213,8 @@ def _triangular_solve_vjp(attrs, operands, results, cts):
     return [ct_a, ct_b]
 
 
-_define(P.triangular_solve, _triangular_solve_vjp, _triangular_solve_jvp, _batch_at_front(P.triangular_solve))
+P.triangular_solve.register(vjp=_triangular_solve_vjp, jvp=_triangular_solve_jvp,
+                            batch=_batch_at_front(P.triangular_solve))
 
 
 # ---------------------------------------------------------------- qr
@@ -381,7 +374,7 @@ def _qr_vjp(attrs, operands, results, cts):
     return [ops.concatenate([ct_x1, ct_x2], x.ndim - 1)]
 
 
-_define(P.qr, _qr_vjp, _qr_jvp, _batch_at_front(P.qr))
+P.qr.register(vjp=_qr_vjp, jvp=_qr_jvp, batch=_batch_at_front(P.qr))
 
 
 # ---------------------------------------------------------------- eigh
@@ -428,7 +421,7 @@ def _eigh_vjp(attrs, operands, results, cts):
     return [_hermitian_part(_mm(ops.conj(v), ct_p, ops.matrix_transpose(v)))]
 
 
-_define(P.eigh, _eigh_vjp, _eigh_jvp, _batch_at_front(P.eigh))
+P.eigh.register(vjp=_eigh_vjp, jvp=_eigh_jvp, batch=_batch_at_front(P.eigh))
 
 
 # ---------------------------------------------------------------- lu
@@ -516,7 +509,7 @@ def _lu_vjp(attrs, operands, results, cts):
     return [_mm(ops.matrix_transpose(p), y_ct)]
 
 
-_define(P.lu, _lu_vjp, _lu_jvp, _batch_at_front(P.lu))
+P.lu.register(vjp=_lu_vjp, jvp=_lu_jvp, batch=_batch_at_front(P.lu))
 
 
 # ---------------------------------------------------------------- eig
@@ -560,7 +553,7 @@ def _eig_vjp(attrs, operands, results, cts):
     return [grad if _is_complex(a) else ops.real(grad)]
 
 
-_define(P.eig, _eig_vjp, _eig_jvp, _batch_at_front(P.eig))
+P.eig.register(vjp=_eig_vjp, jvp=_eig_jvp, batch=_batch_at_front(P.eig))
 
 
 # ---------------------------------------------------------------- svd
@@ -690,4 +683,4 @@ def _svd_vjp(attrs, operands, results, cts):
     return [grad]
 
 
-_define(P.svd, _svd_vjp, _svd_jvp, _batch_at_front(P.svd))
+P.svd.register(vjp=_svd_vjp, jvp=_svd_jvp, batch=_batch_at_front(P.svd))

@@ -1,0 +1,368 @@
+"""NumPy's shape functions on values with a dynamic extent (:mod:`xlac.numpy.dynamic_extent`): each moves the
+data as NumPy moves the elements and carries every dynamic axis's extent to where that axis goes.
+
+- ``transpose``, ``moveaxis``, ``swapaxes``, ``expand_dims``, ``squeeze`` (of static axes): the extents move
+  with their axes;
+- ``flip`` (and ``v[::-1]``): a flipped dynamic axis holds its elements at the mirrored positions;
+- ``concatenate``, ``stack``, ``hstack``, ``vstack``: along a dynamic axis the elements of each operand
+  follow those of the one before (the operands' other dynamic axes must hold the same positions: slices
+  with the same bounds, selections by the same mask);
+- ``repeat``: along a dynamic axis, each element repeated;
+- ``reshape``/``ravel``: static axes split or merged freely; a dynamic axis kept as it is
+  (``(n?, 4) -> (n?, 2, 2)``) or merged with its neighbours into one dynamic axis (``ravel``), never split.
+
+>>> import numpy as np, xlac
+>>> @xlac.compile
+... def heads(x, n):
+...     q = x[:n].reshape(-1, 2, 2).transpose(1, 0, 2)     # (2, n?, 2)
+...     return (q * np.flip(q, axis=1)).sum(axis=(1, 2))
+>>> np.asarray(heads(np.arange(12.0).reshape(3, 4), 2)).tolist()
+[10.0, 66.0]
+"""
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+import xlac.numpy as xnp
+from xlac.errors import UnsupportedError, located
+from xlac.numpy._core import normalize_axes, normalize_axis
+from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, ranks, require,
+                                       valid_mask)
+from xlac.trace import ops
+
+__all__ = ["FUNCTIONS", "reversed_extent"]
+
+
+def _value(data, axes, is_view: bool = False):
+    """A dynamic value, or the array ``data`` where no axis is dynamic; ``is_view``: ``data`` is a view of
+    the array a view was made of (NumPy's transpose, reshape, flip, ... of a slice are views of its array)."""
+    return DynamicExtent(data, axes, is_view) if any(a is not None for a in axes) else data
+
+
+def _parts(value) -> tuple:
+    """(data, per-axis extents) of a dynamic value or an array."""
+    if isinstance(value, DynamicExtent):
+        return value.data, list(value.axes)
+    data = xnp.asarray(value)
+    return data, [None] * data.ndim
+
+
+# ---------------------------------------------------------------- axes moved
+
+
+def _each_axis(axes, ndim: int, op: str) -> tuple:
+    """``axes`` (one or a sequence, in the order given) each normalized to ``[0, ndim)``."""
+    return tuple(normalize_axis(a, ndim, op) for a in (axes if isinstance(axes, (tuple, list)) else (axes,)))
+
+
+def transpose(value, axes=None):
+    order = tuple(reversed(range(value.ndim))) if axes is None else _each_axis(axes, value.ndim, "transpose")
+    return _value(xnp.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
+
+
+def moveaxis(value, source, destination):
+    source, destination = _each_axis(source, value.ndim, "moveaxis"), _each_axis(destination, value.ndim, "moveaxis")
+    if len(source) != len(destination):
+        raise ValueError(located("`source` and `destination` arguments must have the same number of elements"))
+    order = [a for a in range(value.ndim) if a not in source]
+    for to, origin in sorted(zip(destination, source)):
+        order.insert(to, origin)
+    return transpose(value, order)
+
+
+def swapaxes(value, axis1, axis2):
+    order = list(range(value.ndim))
+    a, b = normalize_axis(axis1, value.ndim, "swapaxes"), normalize_axis(axis2, value.ndim, "swapaxes")
+    order[a], order[b] = order[b], order[a]
+    return transpose(value, order)
+
+
+def expand_dims(value, axis):
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = value.ndim + len(axes)
+    new = normalize_axes(tuple(axes), ndim, "expand_dims")
+    extents = iter(value.axes)
+    out = [None if a in new else next(extents) for a in range(ndim)]
+    return DynamicExtent(xnp.expand_dims(value.data, tuple(new)), out, value.is_view)
+
+
+def squeeze(value, axis=None):
+    if axis is None:
+        axes = tuple(a for a, n in enumerate(value.data.shape) if n == 1 and value.axes[a] is None)
+        if any(n == 1 and value.axes[a] is not None for a, n in enumerate(value.data.shape)):
+            raise value.shape_error("squeeze (whether an axis of at most one element has one)")
+    else:
+        axes = normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "squeeze")
+        if any(value.axes[a] is not None for a in axes):
+            raise value.shape_error("squeeze along an axis")
+    return _value(xnp.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes],
+                  value.is_view)
+
+
+# ---------------------------------------------------------------- flipped, repeated
+
+
+def reversed_extent(extent: AxisExtent) -> AxisExtent:
+    """The extent of an axis after its positions are reversed."""
+    start = None if extent.start is None else extent.size - extent.start - extent.count
+    return AxisExtent(xnp.flip(extent.valid), extent.count, start, ("reversed",) + extent.key)
+
+
+def flip(value, axis=None):
+    axes = tuple(range(value.ndim)) if axis is None else \
+        normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "flip")
+    extents = [reversed_extent(e) if a in axes and e is not None else e for a, e in enumerate(value.axes)]
+    return DynamicExtent(xnp.flip(value.data, axes), extents, value.is_view)
+
+
+def repeat(value, repeats, axis=None):
+    if axis is None:
+        value, axis = ravel(value), 0
+    axis = normalize_axis(axis, value.ndim, "repeat")
+    extent = value.axes[axis]
+    if extent is None:
+        return DynamicExtent(xnp.repeat(value.data, repeats, axis), value.axes)
+    if np.ndim(repeats) != 0 or not isinstance(repeats, (int, np.integer)):
+        raise UnsupportedError(located("np.repeat along an axis whose length is known only when the program runs: "
+                                       "repeats must be one Python int"))
+    times = operator.index(repeats)
+    start = None if extent.start is None else extent.start * times
+    repeated = AxisExtent(xnp.repeat(extent.valid, times), extent.count * times, start, ("repeated", times) + extent.key)
+    axes = list(value.axes)
+    axes[axis] = repeated
+    return DynamicExtent(xnp.repeat(value.data, times, axis), axes)
+
+
+def roll(value, shift, axis=None):
+    """``np.roll`` of a dynamic value: along a dynamic axis its elements rotate among themselves (a
+    gather from the position of each one's source rank)."""
+    if axis is None and value.ndim != 1:
+        return _unsupported("np.roll without axis= of a multi-dimensional value")
+    axis = 0 if axis is None else axis
+    if isinstance(axis, (tuple, list)) or isinstance(shift, (tuple, list)):
+        return _unsupported("np.roll over several axes")
+    axis = normalize_axis(axis, value.ndim, "roll")
+    extent = value.axes[axis]
+    if extent is None:
+        return DynamicExtent(xnp.roll(value.data, shift, axis), value.axes)
+    count = xnp.maximum(extent.count, 1)
+    source_rank = xnp.remainder(ranks(extent) - xnp.astype(xnp.asarray(shift), INDEX), count)
+    in_order = ops.iota((extent.size,), INDEX, 0) if extent.start is not None else \
+        xnp.argsort(xnp.logical_not(extent.valid), kind="stable")           # the elements' positions, in order
+    first = extent.start if extent.start is not None else ops.constant(0, INDEX)
+    source = xnp.take(in_order, xnp.clip(first + source_rank, 0, extent.size - 1))
+    return DynamicExtent(xnp.take(value.data, source, axis=axis), value.axes)
+
+
+def diff(value, n=1, axis=-1, prepend=None, append=None):
+    """``np.diff`` of a dynamic value: differences of consecutive elements (along a dynamic axis, of
+    consecutive ranks: ``v[1:] - v[:-1]``)."""
+    if prepend is not None or append is not None:
+        return _unsupported("np.diff with prepend= or append=")
+    axis = normalize_axis(axis, value.ndim, "diff")
+    before, after = [slice(None)] * value.ndim, [slice(None)] * value.ndim
+    before[axis], after[axis] = slice(None, -1), slice(1, None)
+    for _ in range(n):
+        value = value[tuple(after)] - value[tuple(before)] if value.dtype != np.bool_ else \
+            value[tuple(after)] != value[tuple(before)]
+    return value
+
+
+def _unsupported(what: str):
+    raise UnsupportedError(located(f"{what} of a value whose length is known only when the program runs"))
+
+
+# ---------------------------------------------------------------- joined
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    """``np.concatenate`` where some operands are dynamic: along a dynamic axis, a selection of each
+    operand's elements in turn; the other axes must hold the same positions in every operand."""
+    if out is not None:
+        raise UnsupportedError(located("np.concatenate of values whose length is known only when the program runs "
+                                       "with out="))
+    if axis is None:
+        arrays, axis = [ravel(a) if isinstance(a, DynamicExtent) else xnp.ravel(a) for a in arrays], 0
+    parts = [_parts(a) for a in arrays]
+    ndim = parts[0][0].ndim
+    if any(data.ndim != ndim for data, _ in parts):
+        raise ValueError(located("all the input array dimensions except for the concatenation axis must match "
+                                 "exactly, but the operands have different numbers of dimensions"))
+    axis = normalize_axis(axis, ndim, "concatenate")
+    extents = []
+    for a in range(ndim):
+        if a == axis:
+            joined = [e if e is not None else _whole(data.shape[a]) for data, axes in parts for e in (axes[a],)]
+            extents.append(_joined(joined) if any(axes[a] is not None for _, axes in parts) else None)
+            continue
+        keys = {None if axes[a] is None else axes[a].key for _, axes in parts}
+        if len(keys) > 1:
+            raise DynamicShapeError(located(
+                f"np.concatenate: along axis {a} the operands hold different positions (slices with different "
+                "bounds, selections by different masks, or a static axis against a dynamic one); slice them alike"))
+        extents.append(next((axes[a] for _, axes in parts if axes[a] is not None), None))
+    data = xnp.concatenate([d for d, _ in parts], axis=axis, dtype=dtype, casting=casting)
+    return _value(data, extents)
+
+
+def _whole(size: int) -> AxisExtent:
+    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), ops.constant(0, INDEX),
+                      ("whole", size))
+
+
+def _joined(extents: list) -> AxisExtent:
+    """The extent of an axis joined from axes of ``extents``: each one's elements in turn."""
+    count = extents[0].count
+    for extent in extents[1:]:
+        count = ops.add(count, extent.count)
+    valid = ops.concatenate([e.valid for e in extents], 0)
+    return AxisExtent(valid, count, None, ("joined",) + tuple(e.key for e in extents))
+
+
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    ndim = max(ndim_of(a) for a in arrays) + 1
+    axis = normalize_axis(axis, ndim, "stack")
+    expanded = [expand_dims(a, axis) if isinstance(a, DynamicExtent) else xnp.expand_dims(a, axis) for a in arrays]
+    return concatenate(expanded, axis, out, dtype, casting)
+
+
+def hstack(tup, dtype=None, casting="same_kind"):
+    arrays = [a if ndim_of(a) else xnp.atleast_1d(a) for a in tup]
+    return concatenate(arrays, 0 if ndim_of(arrays[0]) == 1 else 1, dtype=dtype, casting=casting)
+
+
+def column_stack(tup):
+    return concatenate([expand_dims(a, 1) if isinstance(a, DynamicExtent) and a.ndim == 1 else
+                        a if ndim_of(a) > 1 else xnp.expand_dims(a, 1) for a in tup], 1)
+
+
+def atleast(ndim: int):
+    """``np.atleast_1d`` (``ndim`` 1), ``atleast_2d``, ``atleast_3d`` of dynamic values, as NumPy adds axes."""
+    def run(*arrays):
+        out = []
+        for a in arrays:
+            if not isinstance(a, DynamicExtent):
+                out.append(getattr(xnp, f"atleast_{ndim}d")(a))
+            elif a.ndim >= ndim:
+                out.append(a)
+            elif ndim == 2:
+                out.append(expand_dims(a, 0))
+            else:               # atleast_3d: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)
+                out.append(expand_dims(a, (0, 2)) if a.ndim == 1 else expand_dims(a, 2))
+        return out[0] if len(out) == 1 else tuple(out)
+    return run
+
+
+def vstack(tup, dtype=None, casting="same_kind"):
+    arrays = [expand_dims(a, 0) if isinstance(a, DynamicExtent) and a.ndim == 1 else
+              a if isinstance(a, DynamicExtent) else xnp.atleast_2d(a) for a in tup]
+    return concatenate(arrays, 0, dtype=dtype, casting=casting)
+
+
+# ---------------------------------------------------------------- reshaped
+
+
+def _groups(old: tuple, new: tuple) -> list[tuple[list[int], list[int]]]:
+    """The axes of ``old`` and of ``new`` (shapes of one size, none 0) that hold the same elements: runs
+    whose products agree, NumPy's reshape within each run."""
+    groups, i, j = [], 0, 0
+    while i < len(old) and j < len(new):
+        olds, news, p, q = [i], [j], old[i], new[j]
+        while p != q:
+            if p < q:
+                i += 1
+                olds.append(i)
+                p *= old[i]
+            else:
+                j += 1
+                news.append(j)
+                q *= new[j]
+        groups.append((olds, news))
+        i, j = i + 1, j + 1
+    groups.extend(([a], []) for a in range(i, len(old)))          # trailing axes of length 1
+    groups.extend(([], [b]) for b in range(j, len(new)))
+    return groups
+
+
+def _resolved(shape, sizes: tuple) -> tuple[tuple, int | None]:
+    """``shape`` with its -1 worked out against the data's ``sizes``, and where that -1 was."""
+    shape = tuple(operator.index(n) for n in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    unknown = [k for k, n in enumerate(shape) if n == -1]
+    if len(unknown) > 1:
+        raise ValueError(located("can only specify one unknown dimension"))
+    if not unknown:
+        return shape, None
+    known = math.prod(n for n in shape if n != -1)
+    total = math.prod(sizes)
+    if known == 0 or total % known:
+        raise ValueError(located(f"cannot reshape a value whose length is known only when the program runs into "
+                                 f"shape {shape}"))
+    return tuple(total // known if n == -1 else n for n in shape), unknown[0]
+
+
+def reshape(value, shape, order="C", **kwargs):
+    """``np.reshape`` of a dynamic value: static axes split or merged as NumPy does; a dynamic axis kept
+    where it is, or merged with its neighbours (its elements in NumPy's order), never split. A length
+    given (not -1) for a dynamic axis is checked after the call."""
+    shape = kwargs.pop("newshape", kwargs.pop("shape", shape))
+    if order != "C" or kwargs:
+        raise UnsupportedError(located("reshape of a value whose length is known only when the program runs: "
+                                       "order='C' only"))
+    old = value.data.shape
+    new, unknown_at = _resolved(shape, old)
+    if 0 in old or math.prod(new) != math.prod(old):
+        raise ValueError(located(f"cannot reshape a value whose length is known only when the program runs into "
+                                 f"shape {new}: give the length of its dynamic axis as -1"))
+    extents = [None] * len(new)
+    for olds, news in _groups(old, new):
+        dynamic = [a for a in olds if value.axes[a] is not None]
+        if not dynamic:
+            continue
+        long_axes = [b for b in news if new[b] != 1]
+        if len(long_axes) != 1 or any(old[a] == 1 for a in dynamic):
+            raise value.shape_error(f"reshape into {new} (it would split an axis whose length is known only "
+                                     "when the program runs)")
+        (to,) = long_axes
+        others = [a for a in olds if a not in dynamic and old[a] != 1]
+        extents[to] = value.axes[dynamic[0]] if len(dynamic) == 1 and not others else _merged(value, olds)
+        if to != unknown_at:
+            elements = _elements(value, olds)
+            require(elements == new[to], elements, ValueError,
+                    f"cannot reshape an axis of {{value}} elements into one of length {new[to]}")
+    return _value(xnp.reshape(value.data, new), extents, value.is_view)
+
+
+def _elements(value: DynamicExtent, axes: list) -> object:
+    """How many elements ``value`` has over ``axes`` together (int64)."""
+    count = ops.constant(math.prod(value.data.shape[a] for a in axes if value.axes[a] is None), INDEX)
+    for a in axes:
+        if value.axes[a] is not None:
+            count = ops.mul(count, value.axes[a].count)
+    return count
+
+
+def _merged(value: DynamicExtent, axes: list) -> AxisExtent:
+    """The extent of one axis merged from ``axes`` (consecutive): their elements in NumPy's order."""
+    shape = tuple(value.data.shape[a] for a in axes)
+    block = DynamicExtent(ops.full(shape, 0, INDEX), [value.axes[a] for a in axes])
+    valid = ops.reshape(valid_mask(block), (math.prod(shape),))
+    key = ("merged",) + tuple(("whole", value.data.shape[a]) if value.axes[a] is None else value.axes[a].key
+                              for a in axes)
+    return AxisExtent(valid, _elements(value, axes), None, key)
+
+
+def ravel(value, order="C"):
+    return reshape(value, -1, order) if value.ndim != 1 else value
+
+
+FUNCTIONS = {
+    "transpose": transpose, "moveaxis": moveaxis, "swapaxes": swapaxes, "expand_dims": expand_dims,
+    "squeeze": squeeze, "flip": flip, "fliplr": lambda m: flip(m, 1), "flipud": lambda m: flip(m, 0),
+    "repeat": repeat, "concatenate": concatenate, "stack": stack, "hstack": hstack, "vstack": vstack,
+    "reshape": reshape, "ravel": ravel, "roll": roll, "diff": diff, "column_stack": column_stack,
+    "atleast_1d": atleast(1), "atleast_2d": atleast(2), "atleast_3d": atleast(3),
+}
