@@ -19,6 +19,7 @@ import time
 import types
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -27,7 +28,6 @@ from xlac.array import Array
 from xlac.callables import callable_name
 from xlac.captures import Captures
 from xlac.convert import converted
-from xlac.captures import finish as finish_captures
 from xlac.errors import located
 from xlac.config import config
 from xlac.inspection import Signature, recompile_cause, record_compile
@@ -40,7 +40,7 @@ from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
-from xlac.rebinding import Rebindings, StateWatch
+from xlac.outside_state import OutsideBindings, OutsideState
 from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
 from xlac.shared_arguments import ArgumentsShareMemory, SharedVariant
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
@@ -66,16 +66,14 @@ class Traced:
     in_paths: list[str]
     out_tree: pytree.TreeDef
     device: object
-    captures: Captures | None = None     # arrays read from outside the arguments: the last inputs
+    # What the program reads and writes outside its arguments at each call (see xlac.outside_state): the
+    # implicit arguments are its last inputs, the rebound places' values outputs after the results.
+    outside: OutsideBindings = field(default_factory=OutsideBindings)
     # Seconds per stage: "trace", each pass, "lower", "xla_compile" (or "cache_load": a persistent-cache hit).
     timings: dict = field(default_factory=dict)
-    rebound: Rebindings | None = None    # places outside the arguments the function rebinds: assigned per call
     # What the program checks after the call (traced indices in bounds): its output after the results and
     # the rebound values holds the status and the payload (see xlac.trace.checks).
     checks: list = field(default_factory=list)
-    # (array, contents when traced) for each outside NumPy array NumPy code read while tracing: a call
-    # finding one changed traces again.
-    read_while_tracing: list = field(default_factory=list)
     # How each converted Python loop ran (xlac.convert.loops.LoopDecision): rolled or unrolled, and why.
     loop_decisions: list = field(default_factory=list)
     # How the program is split over a mesh of devices (None: it runs on one device).
@@ -83,6 +81,11 @@ class Traced:
     # Result position -> argument leaf, for each result that is an argument's new value (``x[0] = 1; return
     # x``): the call returns that argument itself (as NumPy does), and the program has no output for it.
     returned_arguments: dict = field(default_factory=dict)
+
+    @property
+    def captures(self) -> Captures | None:
+        """The arrays read from outside the arguments: the program's last inputs."""
+        return self.outside.captures
 
     @property
     def graph(self) -> Graph:
@@ -146,9 +149,10 @@ class Compiled:
         self.lowered = lowered
         self.executable = executable
         traced = lowered.traced
-        self.captures = traced.captures
-        self.rebound = traced.rebound
-        self.read_while_tracing = traced.read_while_tracing
+        self.outside = traced.outside
+        # (for the call path: a program with none of these runs without looking outside)
+        self.captures, self.rebound = self.outside.captures, self.outside.rebound
+        self.read_while_tracing = self.outside.read_while_tracing
         graph = traced.ir("final")
         out_types = [v.type for v in graph.outputs]
         if traced.sharding is None:
@@ -184,111 +188,103 @@ class Compiled:
         if tree != traced.in_tree:
             raise TypeError(f"{traced.name}: compiled for arguments structured as {traced.in_tree}, "
                             f"got {tree}")
-        if self.captures is not None:
-            outside = self.captures.gather(())
-            if outside is None:
-                raise TypeError(f"{traced.name}: an array it reads from outside its arguments ("
-                                f"{', '.join(self.captures.names)}) changed shape or dtype, or is gone; "
-                                "call the xlac.compile'd function to trace it again")
-            leaves = leaves + outside
-        if self._read_while_tracing_changed():
-            raise TypeError(f"{traced.name}: an array it read from outside while tracing changed; call the "
-                            "xlac.compile'd function to trace it again")
-        if self.rebound is not None and not self.rebound.fits(()):
-            raise TypeError(f"{traced.name}: a place it rebinds outside its arguments ("
-                            f"{', '.join(self.rebound.names)}) is gone or holds another kind of value; "
-                            "call the xlac.compile'd function to trace it again")
+        try:
+            leaves = leaves + self.outside.implicit_arguments(())
+        except OutsideArrayChanged as changed:
+            raise TypeError(f"{traced.name}: {changed}; call the xlac.compile'd function to trace it again") from None
         for leaf, spec, path in zip(leaves, traced.in_specs, traced.in_paths):
             check_leaf(leaf, spec, path)
         return self._run_and_write_back(leaves, ())
 
     def run(self, leaves, statics=()):
         """Execute with argument leaves already known to fit (the cached call path). Raises
-        ``OutsideArrayChanged`` when an array read from outside the arguments no longer fits, or a place
-        the function rebinds no longer does (see ``Rebindings.fits``)."""
-        if self.captures is not None:
-            outside = self.captures.gather(statics)
-            if outside is None:
-                raise OutsideArrayChanged
-            leaves = list(leaves) + outside
-        if self._read_while_tracing_changed():
-            raise OutsideArrayChanged
-        if self.rebound is None:
+        ``OutsideArrayChanged`` when what the program reads or rebinds outside its arguments no longer fits
+        (see ``OutsideBindings.implicit_arguments``)."""
+        if self.outside.empty:
             return self._run(leaves)
-        if not self.rebound.fits(statics):
-            raise OutsideArrayChanged
-        return self._run_and_write_back(leaves, statics)
-
-    def _read_while_tracing_changed(self) -> bool:
-        return any(not np.array_equal(array, contents) for array, contents in self.read_while_tracing)
+        return self._run_and_write_back(list(leaves) + self.outside.implicit_arguments(statics), statics)
 
     def _run_and_write_back(self, leaves, statics):
         """Run; then assign each place the function rebinds outside its arguments its new value."""
-        if self.rebound is None:
+        if self.outside.rebound is None:
             return self._run(leaves)
         result, rebound_values = self._run(leaves)
-        self.rebound.write_back(rebound_values, leaves, statics)
+        self.outside.write_back(rebound_values, leaves, statics)
         return result
 
 
 # ---------------------------------------------------------------- tracing
 
 
-def trace_function(fn, name: str, leaves_tree: pytree.TreeDef, specs, paths, rebuild, device,
-                   mutabilities=None, *, statics=None, static_names=None, check_bounds: bool = True,
-                   convert: bool = False, loops: str = "auto", in_shardings=None, out_shardings=None) -> Traced:
-    """Trace ``fn`` on abstract arguments of ``specs``; ``rebuild(leaves)`` gives ``(args, kwargs)``.
-    ``mutabilities`` says per argument whether the function may write to it (see ``leaf_mutability``).
-    With ``statics`` (the static arguments, ``(key, value)`` pairs named by ``static_names``), arrays the
-    function reads from outside its arguments become implicit arguments (see ``xlac.captures``);
-    without, constants. ``convert``: trace the function's converted source (see ``xlac.convert``), its
-    loops rolled per ``loops``. ``in_shardings``: a NamedSharding or None per argument leaf;
-    ``out_shardings``: a prefix of the results' pytree (see ``xlac.sharding``)."""
-    mutabilities = mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
+@dataclass(frozen=True)
+class TraceInputs:
+    """The abstract arguments a function is traced on."""
+
+    tree: pytree.TreeDef            # the structure of the argument leaves
+    specs: tuple                    # per leaf, (shape, dtype, weak)
+    paths: list                     # per leaf, its name in errors and in the IR: "x", "params['w']"
+    rebuild: Callable               # traced leaves -> (args, kwargs) to call the function with
+    # Per leaf, whether the function may write to it (see ``leaf_mutability``); None: the scalars may not.
+    mutabilities: list | None = None
+    shardings: list | None = None   # per leaf, a NamedSharding or None
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    """How :func:`trace_function` traces. With ``statics`` (the static arguments as ``(key, value)`` pairs,
+    named by ``static_names``), the state the function reaches outside its arguments is the program's
+    (implicit arguments, rebound places: see ``xlac.outside_state``); without, outside arrays are constants.
+    ``convert``: trace the function's converted source (see ``xlac.convert``), its loops rolled per
+    ``loops``. ``out_shardings``: a prefix of the results' pytree (see ``xlac.sharding``)."""
+
+    statics: tuple | None = None
+    static_names: dict = field(default_factory=dict)
+    check_bounds: bool = True
+    convert: bool = False
+    loops: str = "auto"
+    out_shardings: object = None
+
+
+def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOptions = TraceOptions()) -> Traced:
+    """Trace ``fn`` on abstract arguments (``inputs``) into the stages of a program for ``device``."""
+    specs, paths = list(inputs.specs), list(inputs.paths)
+    mutabilities = inputs.mutabilities or ["value" if weak else "mutable" for _, _, weak in specs]
+    statics = options.statics
     start = time.perf_counter()
-    with Trace(capture_outside_arrays=statics is not None, check_bounds=check_bounds, convert=convert,
-               loops=loops, kernels=runtime.linalg_kernels(device)) as trace:
+    with Trace(check_bounds=options.check_bounds, convert=options.convert, loops=options.loops,
+               kernels=runtime.linalg_kernels(device)) as trace:
         if statics is not None:
-            trace.watch = StateWatch(trace, f"xlac.compile'd {name}").add_function(fn, statics, static_names)
+            trace.outside = OutsideState(trace, f"xlac.compile'd {name}", implicit_arguments=True)
+            trace.outside.watch_function(fn, statics, options.static_names)
         tracers = [trace.add_input(TensorType(shape, dtype), weak=weak, name=path, mutability=mutability)
                    for (shape, dtype, weak), path, mutability in zip(specs, paths, mutabilities)]
         try:
-            trace.graph.outputs, out_tree = _run_traced(converted(fn) if convert else fn, name, trace,
-                                                        rebuild(tracers))
-            wanted = result_shardings(out_shardings, out_tree, trace.graph.outputs, name)
+            trace.graph.outputs, out_tree = _run_traced(converted(fn) if options.convert else fn, name, trace,
+                                                        inputs.rebuild(tracers))
+            wanted = result_shardings(options.out_shardings, out_tree, trace.graph.outputs, name)
             check_outputs = [trace.checks.output().value] if trace.checks.sources else []
         except BaseException:
-            if trace.watch is not None:
-                trace.watch.finish(write_back=False, failed=True)    # no Tracer stays in a user's object
+            if trace.outside is not None:
+                trace.outside.abandon()           # no Tracer stays in a user's object
             raise
-    rebound = trace.watch.finish(write_back=True) if trace.watch is not None else []
-    captures = None
-    captured_values = {}              # id of each outside array read -> its input (ids: no references)
-    if trace.captured is not None:
-        captured_values = {id(array): tracer.value for array, tracer in trace.captured.values()}
-        captures = finish_captures(trace, fn, statics, static_names or {})
-    rebindings = None
-    if rebound:
-        read_per_call = _read_through_rebound_places(trace.graph, captures, rebound, captured_values, len(specs))
-        rebindings, out_tree = _add_rebound_outputs(trace.graph, out_tree, rebound, read_per_call)
+    outside = OutsideBindings()
+    if trace.outside is not None:
+        outside, out_tree = trace.outside.finish(fn, statics, options.static_names, out_tree, len(specs))
     trace.graph.outputs.extend(check_outputs)
-    if captures is not None:
-        specs = list(specs) + [leaf_spec(c.resolve(dict(statics)), c.name) for c in captures.items]
-        paths = list(paths) + captures.names
+    input_shardings = list(inputs.shardings or [None] * len(specs))
+    if outside.captures is not None:
+        implicit = [c.resolve(dict(statics)) for c in outside.captures.items]
+        specs += [leaf_spec(array, c.name) for array, c in zip(implicit, outside.captures.items)]
+        paths += outside.captures.names
+        input_shardings += [sharding_of(array) for array in implicit]
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
-    input_shardings = list(in_shardings or [None] * len(specs))
-    if captures is not None:
-        input_shardings += [sharding_of(c.resolve(dict(statics))) for c in captures.items]
     final, returned, wanted = _return_updated_arguments(stages[-1][1], wanted, input_shardings)
     stages[-1] = (stages[-1][0], final)
     sharding = program_sharding(final, input_shardings, wanted, name, specs, paths)
-    return Traced(name, stages, leaves_tree, tuple(specs), list(paths), out_tree, device, captures, timings,
-                  rebound=rebindings, checks=trace.checks.all_checks(),
-                  read_while_tracing=[entry for key, entry in (trace.read_while_tracing or {}).items()
-                                      if key not in captured_values],
-                  loop_decisions=list(dict.fromkeys(trace.loop_decisions)), sharding=sharding,
-                  returned_arguments=returned)
+    return Traced(name, stages, inputs.tree, tuple(specs), paths, out_tree, device, outside, timings,
+                  checks=trace.checks.all_checks(), loop_decisions=list(dict.fromkeys(trace.loop_decisions)),
+                  sharding=sharding, returned_arguments=returned)
 
 
 def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardings: list):
@@ -309,40 +305,6 @@ def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardi
     graph = dataclasses.replace(graph, outputs=[graph.outputs[k] for k in kept],
                                 input_updates=[(i, position[j]) for i, j in graph.input_updates])
     return graph, returned, [s for k, s in enumerate(result_shardings) if k not in returned]
-
-
-def _add_rebound_outputs(graph: Graph, out_tree, rebound: list, read_per_call: list[bool]):
-    """Make the places the function rebound to traced arrays (see ``xlac.rebinding``) extra results of
-    the program: the results become ``(results, (rebound values...))``. A place assigned an input itself
-    (``self.last = x``) takes the object passed for it at each call instead of an output."""
-    by_input = {value.id: i for i, value in enumerate(graph.inputs)}
-    sources = []
-    for place in rebound:
-        source = by_input.get(place.tracer.value.id)
-        sources.append(source)
-        if source is None:
-            graph.outputs.append(place.tracer.value)
-    n_outputs = sources.count(None)
-    out_tree = pytree.TreeDef("tuple", (out_tree, pytree.TreeDef("tuple", (pytree.LEAF,) * n_outputs)))
-    return Rebindings(rebound, sources, read_per_call), out_tree
-
-
-def _read_through_rebound_places(graph: Graph, captures: Captures | None, rebound: list, captured_values: dict,
-                                 n_args: int) -> list[bool]:
-    """An outside array that a rebound place held when traced is read through that place from then on
-    (whatever other path reaches it too): after each call the place holds the new value, which the next
-    call must read. Per place, whether its array is read per call (an input, not a constant)."""
-    read_per_call = []
-    for place in rebound:
-        value = captured_values.get(id(place.original))
-        read = captures is not None and value is not None and value in graph.inputs   # else a constant, or unread
-        read_per_call.append(read)
-        if read:
-            index = graph.inputs.index(value)
-            capture = captures.items[index - n_args]
-            capture.name = graph.input_names[index] = place.path
-            capture.resolve, capture.guard = place.current, None
-    return read_per_call
 
 
 def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
@@ -535,10 +497,10 @@ class CompiledFunction:
             inputs = shared.variant_inputs(len(leaves), specs, mutabilities, rebuild, in_shardings)
             specs, paths, mutabilities, rebuild = inputs.specs, inputs.paths, inputs.mutabilities, inputs.rebuild
             in_shardings = [None] * len(specs)
-        return trace_function(self._fn, self.__name__, tree, specs, paths, rebuild, self._device, mutabilities,
-                              statics=_unwrap_all(statics), static_names=self._static_names(statics),
-                              check_bounds=self._check_bounds, convert=self._convert, loops=self._loops,
-                              in_shardings=in_shardings, out_shardings=self._out_shardings)
+        inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings)
+        options = TraceOptions(_unwrap_all(statics), self._static_names(statics), self._check_bounds, self._convert,
+                               self._loops, self._out_shardings)
+        return trace_function(self._fn, self.__name__, inputs, self._device, options)
 
     def _leaf_shardings(self, tree, leaves) -> list:
         """Per argument leaf, its sharding: from ``in_shardings`` (a prefix of the positional arguments),
@@ -571,8 +533,9 @@ class CompiledFunction:
         if trace is not None:
             # Called while tracing (inside another compiled function or a transform): inline the function,
             # and watch the state it reaches too (see xlac.rebinding).
-            if trace.watch is not None:
-                trace.watch.add_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
+            owner = trace.outside_state()
+            if owner is not None:
+                owner.watch_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
         if shared is not None and fast_key in self._by_flat_key:
             try:

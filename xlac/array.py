@@ -103,7 +103,7 @@ class Array:
         for this array, and lands in it when the call returns."""
         trace = getattr(new, "_trace", None)       # a traced value: this Array is read from outside
         if trace is not None:
-            trace.capture(self)._store(new)
+            trace.capture(self, write=True)._store(new)
             return
         self._buffer, self._device = new._buffer, new._device
 

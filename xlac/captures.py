@@ -15,8 +15,9 @@ each outside array a traced function reads becomes an *implicit argument* of the
 
 An outside array that cannot be located (reached through code xlac does not look into) is passed as
 the same object at every call: its contents are read per call, but rebinding the name that held it
-goes unseen. Temporary arrays made with NumPy inside the function (nothing refers to them once the
-trace ends) become constants.
+goes unseen. Arrays the call makes are not outside state (see :mod:`xlac.outside_state`); one it made
+unseen (``t = b * 2``: no NumPy call noted it) that becomes an implicit argument while tracing is a
+constant when nothing refers to it once the trace ends.
 
 >>> import numpy as np, xlac, xlac.numpy as xnp
 >>> class Counter:
@@ -199,14 +200,12 @@ def _children(obj, names, resolve):
 # ---------------------------------------------------------------- after tracing
 
 
-def finish(trace, fn, statics: tuple, static_names: dict) -> Captures | None:
-    """Turn what ``trace`` captured into implicit arguments: temporaries become constants, the rest get
-    the name and the call-time resolver :func:`locate` finds for them. Updates the graph's inputs."""
-    entries = list(trace.captured.values())
-    trace.captured = None
+def finish(graph, entries: list, fn, statics: tuple, static_names: dict) -> Captures | None:
+    """Turn the outside arrays a trace captured (``(array, Tracer)`` entries) into implicit arguments:
+    temporaries become constants, the rest get the name and the call-time resolver :func:`locate` finds for
+    them. Updates the graph's inputs."""
     if not entries:
         return None
-    graph = trace.graph
     kept = []
     for entry in entries:
         if is_temporary(entry):

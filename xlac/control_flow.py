@@ -37,7 +37,7 @@ from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Value
 from xlac.ir.types import TensorType
 from xlac.numpy._core import asarray
-from xlac.rebinding import StateWatch
+from xlac.outside_state import OutsideState
 from xlac.function_graph import pure_graph
 from xlac.trace import ops, pytree
 from xlac.trace.checks import Check, INDEX_DTYPE
@@ -100,9 +100,9 @@ def _trace_region(fn, operands: list[Tracer], what: str, *, status_carry: bool =
 def _trace_region_once(fn, operands, what, status_carry, location, watched, guard_by_status: bool) -> Region:
     with Trace() as trace:
         trace.writes_enclosing = True
-        trace.watch = StateWatch(trace, f"{what}")
+        trace.outside = OutsideState(trace, f"{what}", implicit_arguments=False)
         for watched_fn in watched:
-            trace.watch.add_function(watched_fn, fixed=True)
+            trace.outside.watch_function(watched_fn, fixed=True)
         inputs = [trace.add_input(x.value.type, weak=x.weak, name=f"operand{i}") for i, x in enumerate(operands)]
         status_in = trace.add_input(STATUS_TYPE, name="status") if status_carry else None
         if guard_by_status:
@@ -110,9 +110,9 @@ def _trace_region_once(fn, operands, what, status_carry, location, watched, guar
         try:
             out_leaves, out_tree = pytree.flatten(fn(*inputs))
         except BaseException:
-            trace.watch.finish(write_back=False, failed=True)
+            trace.outside.abandon()
             raise
-        trace.watch.finish(write_back=False)
+        trace.outside.finish_watch()
         outputs = [here(asarray(leaf)) for leaf in out_leaves]
         out_weak = [x.weak for x in outputs]
         checks = trace.checks.all_checks()

@@ -18,7 +18,7 @@ from collections import OrderedDict
 import numpy as np
 
 from xlac import runtime
-from xlac.api import trace_function
+from xlac.api import TraceInputs, trace_function
 from xlac.argument_specs import refuse_array_subclass
 from xlac.array import Array
 from xlac.ir import dtypes
@@ -164,7 +164,7 @@ def _compile_eager(fn, tree, leaves, dynamic_positions, specs, device):
     shardings = [sharding_of(leaves[i]) for i in dynamic_positions]
     if type(device) is NamedSharding:
         device = device.mesh.device_list[0]
-    traced = trace_function(fn, fn.__name__, tree, specs, paths, rebuild, device, in_shardings=shardings)
+    traced = trace_function(fn, fn.__name__, TraceInputs(tree, specs, paths, rebuild, shardings=shardings), device)
     return traced.lower().compile()
 
 

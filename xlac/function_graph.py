@@ -38,7 +38,7 @@ from xlac.errors import UnsupportedError, located
 from xlac.argument_specs import leaf_spec
 from xlac.numpy._core import asarray
 from xlac.passes.pipeline import PASSES
-from xlac.rebinding import StateWatch
+from xlac.outside_state import OutsideState
 
 
 @dataclass
@@ -71,9 +71,10 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
     """Trace ``fn(*args, **kwargs)`` on abstract values of the argument leaves' types."""
     leaves, in_tree = pytree.flatten((tuple(args), dict(kwargs or {})))
     with Trace() as trace:
-        # A transformed function must leave outside state as it found it: see xlac.rebinding.
-        trace.watch = StateWatch(trace, f"{getattr(fn, '__name__', 'the function')}, under a transform,")
-        trace.watch.add_function(fn, fixed=True)
+        # A transformed function must leave outside state as it found it: see xlac.outside_state.
+        trace.outside = OutsideState(trace, f"{getattr(fn, '__name__', 'the function')}, under a transform,",
+                                     implicit_arguments=False)
+        trace.outside.watch_function(fn, fixed=True)
         inputs = []
         for i, leaf in enumerate(leaves):
             type_, weak = leaf_type(leaf)
@@ -83,9 +84,9 @@ def trace_subgraph(fn, args: tuple, kwargs: dict | None = None) -> SubGraph:
             run = converted(fn) if trace.convert else fn
             out_leaves, out_tree = pytree.flatten(run(*call_args, **call_kwargs))
         except BaseException:
-            trace.watch.finish(write_back=False, failed=True)
+            trace.outside.abandon()
             raise
-        trace.watch.finish(write_back=False)
+        trace.outside.finish_watch()
         outputs = [asarray(leaf).value for leaf in out_leaves]
         if trace.checks.sources:
             outputs.append(trace.checks.output().value)

@@ -231,9 +231,12 @@ class StateWatch:
     (['box.k'], 'ndarray')
     """
 
-    def __init__(self, trace, who: str):
+    def __init__(self, trace, who: str, current=None):
         self.trace = trace
         self.who = who                      # for errors: "xlac.compile'd step", "loss, under a transform,"
+        # value -> what the program holds for it: a local NumPy array a traced value was written into is
+        # that traced value (see xlac.outside_state), so a place rebound to it is rebound to a traced array
+        self.current = current or (lambda value: value)
         self.containers: dict[int, _Container] = {}     # by the id of the object noted
         self._called: set[tuple[int, int]] = set()      # functions noted by add_called
 
@@ -300,6 +303,7 @@ class StateWatch:
         rebound, refusals = [], []
         for container in self.containers.values():
             for key, value in container.changed():
+                value = self.current(value)
                 leaked = _leaked_tracer(value, self.trace)
                 if leaked is None:
                     if not failed and _computed_by_numpy(container.before.get(key, _ABSENT), value):
@@ -314,7 +318,7 @@ class StateWatch:
                                            container.before.get(key, _ABSENT), value))
                 else:
                     refusals.append(self._refusal(container, key, *leaked, write_back=write_back))
-        self.containers, self.trace.watch = {}, None      # done: nothing noted stays referenced
+        self.containers = {}      # done: nothing noted stays referenced
         if refusals:
             raise RebindingError(refusals[0])
         return rebound

@@ -24,6 +24,11 @@ behaviour for concrete values and routes traced ones into xlac:
   outside ``xlac.Array``s; subscripts as ``runtime.getitem`` / ``setitem`` / ``aug_setitem``, which do
   the same for any NumPy array indexed or written with a traced value, and for a floating-point array
   taken from a container (``caches[0]``, ``params["w"]``).
+- an operator's result bound by an assignment (``t = b * 2``) as ``runtime.operator_result(...)``, which notes
+  a NumPy array there as one the call made.
+- reads of the function's own names as ``runtime.current(...)`` (``b += v`` reads ``b`` so first): a NumPy
+  array the call made that a traced value was written into, in whichever function, is read as that traced
+  value (see :mod:`xlac.outside_state`).
 
 An ``if`` that cannot become a conditional (it breaks, continues, returns from one branch only, declares
 names global) stays a Python ``if`` whose test goes through ``runtime.concrete_test``, which explains why
@@ -33,7 +38,7 @@ when the test is traced. Generated nodes carry the line of the code they replace
 >>> import ast
 >>> tree = ast.parse("def f(x):\\n    y = 1 if x > 0 else 2\\n    return y")
 >>> print(ast.unparse(convert_function(tree.body[0])).splitlines()[1])
-    y = __xlac_runtime__.if_expr(x > 0, lambda: 1, lambda: 2)
+    y = __xlac_runtime__.if_expr(__xlac_runtime__.current(x) > 0, lambda: 1, lambda: 2)
 """
 from __future__ import annotations
 
@@ -48,7 +53,8 @@ RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
 # Calls left as they are: they read the caller's frame or scope.
 _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
-_WRITING_METHODS = {"fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+WRITING_METHODS = {   # NumPy array methods that write into the array
+    "fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
 ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 
 
@@ -100,7 +106,7 @@ def _written_places(fn: ast.AST) -> set[str]:
             if place is not None:
                 places.add(place)
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in _WRITING_METHODS:
+            if isinstance(node.func, ast.Attribute) and node.func.attr in WRITING_METHODS:
                 place = _place(node.func.value)
                 if place is not None:
                     places.add(place)
@@ -506,9 +512,10 @@ class _Converter(ast.NodeTransformer):
         return placed_at(ast.Call(_runtime("call"), [func, *node.args], node.keywords), node)
 
     def visit_Name(self, node: ast.Name):
-        if isinstance(node.ctx, ast.Load) and node.id not in self.bound_names and not node.id.startswith("__xlac"):
-            return placed_at(_runtime_call("outside", [node]), node)
-        return node
+        if not isinstance(node.ctx, ast.Load) or node.id.startswith("__xlac"):
+            return node
+        read = "current" if node.id in self.bound_names else "outside"
+        return placed_at(_runtime_call(read, [node]), node)
 
     def visit_Attribute(self, node: ast.Attribute):
         node = self.generic_visit(node)
@@ -525,6 +532,10 @@ class _Converter(ast.NodeTransformer):
     def visit_AugAssign(self, node: ast.AugAssign):
         node = self.generic_visit(node)
         target = node.target
+        if isinstance(target, ast.Name) and target.id in self.bound_names:
+            # `b += v` reads b as Python does, unseen: read it as any other read of a local name first
+            read = ast.Assign([ast.Name(target.id, ast.Store())], _runtime_call("current", [ast.Name(target.id, ast.Load())]))
+            return [placed_at(read, node), node]
         if not isinstance(target, ast.Subscript):
             return node
         symbol = _AUGMENTED_SYMBOLS[type(node.op)]
@@ -538,6 +549,9 @@ class _Converter(ast.NodeTransformer):
             return placed_at(ast.Expr(_runtime_call("setitem", [target.value, _index_expression(target.slice),
                                                                node.value])), node)
         value = node.value
+        if isinstance(value, (ast.BinOp, ast.UnaryOp)):      # `t = b * 2`: NumPy's operators make new arrays
+            node.value = placed_at(_runtime_call("operator_result", [value]), value)
+            return node
         writes_into = any(_place(t) in self.written_places for t in node.targets)
         if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \

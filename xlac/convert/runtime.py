@@ -17,6 +17,7 @@ import xlac.numpy as xnp
 from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
+from xlac.convert.rewrite import WRITING_METHODS
 from xlac.convert.substitutes import substitute
 from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
@@ -26,9 +27,9 @@ from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
 __all__ = ["UNDEFINED", "and_", "assert_", "call", "call_allocation", "compare_chain", "concrete_test",
-           "current_values", "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "getitem", "setitem",
-           "aug_setitem", "index_slice", "setitem_either", "while_stmt", "for_range", "for_each", "loop_enumerate",
-           "loop_zip"]
+           "current_values", "if_expr", "if_return", "if_stmt", "not_", "or_", "outside", "current", "operator_result",
+           "getitem", "setitem", "aug_setitem", "index_slice", "setitem_either", "while_stmt", "for_range",
+           "for_each", "loop_enumerate", "loop_zip"]
 
 
 def _traced(x) -> bool:
@@ -241,17 +242,27 @@ def _assertion_message(message, test_source: str, message_source: str | None) ->
 
 
 def outside(value):
-    """A value read from outside the function (a global, a closed-over name, an attribute): a floating-point
-    NumPy array there (weights, caches, running statistics), while tracing, is the implicit argument that
-    stands for it (``xlac.captures``): read at every call, written back after it, never a constant of the
-    trace. Integer and boolean arrays (index tables, masks, sizes) stay NumPy's until a traced value
-    indexes them or is written into them (from then on, every read is the implicit argument's); the
-    contents NumPy read while tracing are part of the program, which is traced again when they change."""
-    trace = current_trace()
-    if isinstance(value, np.ndarray) and trace is not None and value.dtype in SUPPORTED:
-        if value.dtype.kind in "fc" or trace.has_captured(value):
-            return xnp.asarray(value)
-        trace.note_read_while_tracing(value)
+    """A value read from outside the function (a global, a closed-over name, an attribute): a NumPy array
+    there, while tracing, is read as ``xlac.outside_state.OutsideState.read`` says (a floating-point one is
+    the implicit argument standing for it: read at every call, written back after it)."""
+    if type(value) is np.ndarray and value.dtype in SUPPORTED:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            return owner.read(value)
+    return value
+
+
+def current(value):
+    """A local name's value: for a NumPy array whose program value is a traced one (an array the call made
+    that a traced value was written into, in whichever function; an implicit argument), that traced value,
+    so that every read sees the write."""
+    if type(value) is np.ndarray:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            known = owner.current(value)
+            return known if not isinstance(known, Tracer) or known._trace is trace else trace.lift(known)
     return value
 
 
@@ -332,8 +343,10 @@ def aug_setitem(target, index, op: str, value) -> None:
 
 def call(fn, *args, **kwargs):
     """``fn(*args, **kwargs)``, with ``fn`` converted when it is the user's code, and builtins and NumPy
-    creation functions that cannot take traced values routed to xlac. The state a user function reaches
-    is watched as the traced function's own (see ``xlac.rebinding``): no traced value stays there."""
+    creation functions that cannot take traced values routed to xlac, as is a NumPy array's method given
+    traced values (to its traced value's). The state a user function reaches is watched as the traced
+    function's own (see ``xlac.rebinding``): no traced value stays there. The arrays a NumPy function or
+    method returns are noted as the call's own where they are new (see ``xlac.outside_state``)."""
     trace = current_trace()
     if trace is None:
         return fn(*args, **kwargs)
@@ -341,14 +354,23 @@ def call(fn, *args, **kwargs):
     if replacement is not None:
         return replacement(*args, **kwargs)
     run = converted(fn)
-    if run is not fn and trace.watch is not None:
-        trace.watch.add_called(fn)
-    try:
-        return run(*args, **kwargs)
-    except RecursionError:
-        if run is fn:
-            raise
-        raise UnsupportedError(_endless_recursion(fn)) from None
+    owner = trace.outside_state()
+    if run is not fn:
+        if owner is not None:
+            owner.watch_called(fn)
+        try:
+            return run(*args, **kwargs)
+        except RecursionError:
+            raise UnsupportedError(_endless_recursion(fn)) from None
+    array = getattr(fn, "__self__", None)
+    if type(array) is np.ndarray and array.dtype in SUPPORTED and \
+            any(isinstance(a, Tracer) for a in (*args, *kwargs.values())):
+        # a NumPy array's method given traced values (`b.fill(t)`, `b.dot(t)`): its traced value's method
+        return getattr(trace.capture(array, write=fn.__name__ in WRITING_METHODS), fn.__name__)(*args, **kwargs)
+    result = fn(*args, **kwargs)
+    if owner is not None and _is_numpys(fn):
+        owner.note_made(fn, args, kwargs, result)
+    return result
 
 
 def _endless_recursion(fn) -> str:
@@ -360,6 +382,24 @@ def _endless_recursion(fn) -> str:
         code and SourceLocation(code.co_filename, code.co_firstlineno, code.co_name))
 
 
+def operator_result(value):
+    """The value of an operator (``t = b * 2``) bound by an assignment: a NumPy array there is a new one, the
+    call's own (see ``xlac.outside_state``)."""
+    if type(value) is np.ndarray:
+        trace = current_trace()
+        owner = trace.outside_state() if trace is not None else None
+        if owner is not None:
+            owner.note_made(None, (), {}, value)
+    return value
+
+
+def _is_numpys(fn) -> bool:
+    """Whether ``fn`` is a NumPy function, ufunc or array method (whose new arrays are the call's own)."""
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(getattr(fn, "__self__", None), np.ndarray) or isinstance(fn, np.ufunc) or \
+        module == "numpy" or module.startswith("numpy.")
+
+
 def call_allocation(fn, *args, **kwargs):
     """A call whose result the function writes into later (``out = np.zeros(n)`` then ``out[i] = ...``):
     a NumPy creation function makes an xlac array instead, which traced values can be written into."""
@@ -368,4 +408,4 @@ def call_allocation(fn, *args, **kwargs):
     replacement = substitute(fn, args, kwargs, writable=True)
     if replacement is not None:
         return replacement(*args, **kwargs)
-    return converted(fn)(*args, **kwargs)
+    return call(fn, *args, **kwargs)

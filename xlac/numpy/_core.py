@@ -59,14 +59,15 @@ def asarray(x, dtype=None) -> Tracer:
 
 def writable(dst, op: str) -> Tracer:
     """The traced array an in-place operation (``out=``, ``copyto``, ``put``) writes into: ``dst`` itself
-    when traced, and for an ``xlac.Array`` or NumPy array the compiled function reads from outside, the
-    implicit argument that stands for it (written back after the call).
+    when traced; for a NumPy array the call made, its traced value (see ``xlac.outside_state``); for an
+    ``xlac.Array`` or NumPy array from outside, the implicit argument that stands for it (written back after
+    the call).
     Write with ``writable(dst, op)[...] = value`` or ``._store(value)``."""
     if isinstance(dst, Tracer):
         return dst
     trace = current_trace()
     if trace is not None and (isinstance(dst, np.ndarray) or hasattr(dst, "__xlac_array__")):
-        return trace.capture(dst)
+        return trace.capture(dst, write=True)
     raise TypeError(located(f"{op}: the destination must be an array (NumPy, xlac.Array or traced), got "
                             f"{type(dst).__name__}"))
 

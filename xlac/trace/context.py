@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.argument_specs import leaf_mutability, leaf_spec
 from xlac.errors import located, TracerConversionError, user_location
 from xlac.ir.graph import NO_PROVENANCE, Graph, Node, Provenance, Value
 from xlac.ir.primitive import Primitive, ShapeError
@@ -44,8 +43,8 @@ def _provenance(location, origin: str, autocast, call: int) -> Provenance:
 class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
-    def __init__(self, *, capture_outside_arrays: bool = False, check_bounds: bool | None = None,
-                 convert: bool | None = None, loops: str | None = None, kernels: str | None = None):
+    def __init__(self, *, check_bounds: bool | None = None, convert: bool | None = None, loops: str | None = None,
+                 kernels: str | None = None):
         self.graph = Graph(inputs=[])
         enclosing = current_trace()
         # The vendor kernels the compiled program's device runs ("lapack", "cusolver", "hipsolver" or "":
@@ -62,22 +61,16 @@ class Trace:
         self.loop_decisions: list = enclosing.loop_decisions if enclosing is not None else []
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
-        # id -> (array, Tracer) for each array from outside the arguments that the function read or wrote;
-        # None where outside arrays are constants (eager calls).
-        self.captured: dict[int, tuple] | None = {} if capture_outside_arrays else None
-        # id -> (array, its contents when traced) for each outside NumPy array the function's own NumPy code
-        # read while tracing (an index table, a mask): the program holds what it read, so a call finds the
-        # array changed and traces again (see note_read_while_tracing).
-        self.read_while_tracing: dict[int, tuple] | None = {} if capture_outside_arrays else None
+        # The owner of what the traced function reaches outside its arguments and of the arrays its call
+        # makes (an xlac.outside_state.OutsideState, set by whoever runs user code here); None where an
+        # enclosing trace's owner, or none (eager operations), stands for it.
+        self.outside = None
         self.parent: Trace | None = None
         # value id -> (outer Tracer, its stand-in here) for each value of an enclosing trace the function
         # used (a closure over an outer traced value, as in grad(lambda w: loss(w, x)) inside a compile)
         self.lifted: dict[int, tuple[Tracer, Tracer]] = {}
         # value id -> the view made again here of an enclosing view (see lift), once each
         self.remade_views: dict[int, Tracer] = {}
-        # The outside state the traced function reaches, noted before it ran (an xlac.rebinding.StateWatch):
-        # None where no one watches it (eager operations).
-        self.watch = None
         # Whether the function may write into arrays of the enclosing traces (a loop body, a branch: the
         # written arrays become the region's extra results); transforms may not.
         self.writes_enclosing = False
@@ -152,38 +145,26 @@ class Trace:
         self.graph.input_names.append(name)
         return Tracer(value, self, weak, mutability)
 
-    def capture(self, array) -> Tracer:
-        """The traced value standing for ``array``, an xlac.Array or NumPy array the function reaches from
-        outside its arguments: an implicit argument of the program (see ``xlac.captures``), the same one
-        each time the array is met. In traces without implicit arguments it is a read-only constant."""
-        if self.captured is None and self.parent is not None:
-            # A transform's or a loop body's trace: the array is an implicit argument of the enclosing one.
-            return self.lift(self.parent.capture(array))
-        if self.captured is None:
+    def outside_state(self):
+        """The owner of the outside state this trace reaches (an ``xlac.outside_state.OutsideState``): its
+        own, or the nearest enclosing trace's; None in eager operations."""
+        trace = self
+        while trace is not None and trace.outside is None:
+            trace = trace.parent
+        return trace.outside if trace is not None else None
+
+    def capture(self, array, *, write: bool = False) -> Tracer:
+        """The traced value standing for ``array``, an xlac.Array or NumPy array the function meets that is
+        not a traced value: an array its call made, or an implicit argument for one from outside (see
+        ``xlac.outside_state``); a read-only constant in eager operations. ``write``: a traced value is
+        being written into it."""
+        owner = self.outside_state()
+        if owner is None:
             constant = ops.constant(np.asarray(array))
             constant.mutability = "readonly"
             return constant
-        entry = self.captured.get(id(array))
-        if entry is None:
-            name = f"<outside array {len(self.captured)}>"
-            shape, dtype, _ = leaf_spec(array, name)
-            tracer = self.add_input(TensorType(shape, dtype), name=name, mutability=leaf_mutability(array))
-            entry = self.captured[id(array)] = (array, tracer)
-        return entry[1]
-
-    def has_captured(self, array) -> bool:
-        """Whether ``array`` is already an implicit argument of the enclosing compiled function."""
-        if self.captured is None:
-            return self.parent is not None and self.parent.has_captured(array)
-        return id(array) in self.captured
-
-    def note_read_while_tracing(self, array: np.ndarray) -> None:
-        """``array``, from outside the function, is read by NumPy while tracing: its contents are part of
-        the program. The compiled function traces again when they change (as for a static argument)."""
-        if self.read_while_tracing is None and self.parent is not None:
-            self.parent.note_read_while_tracing(array)
-        elif self.read_while_tracing is not None and id(array) not in self.read_while_tracing:
-            self.read_while_tracing[id(array)] = (array, array.copy())
+        traced = owner.traced_value(array, write=write)
+        return traced if traced._trace is self else self.lift(traced)
 
     def _own(self, x, primitive: Primitive) -> Tracer:
         if isinstance(x, Tracer):
