@@ -3,9 +3,11 @@
 Run: python benchmarks/fuzz.py --programs 2000 --seed 0 [--include-known]
      python benchmarks/fuzz.py --loops --programs 300 --seed 0
 Prints the pass rate per mode (over the programs xlac supports in that mode, and over all), then the failures
-grouped by mode and kind, each group with its count and a minimal reproducer (statements removed while it
-still fails the same way). ``--include-known`` also generates the statement families listed in
-``tests/fuzz/program.py``'s BEING_FIXED and OPEN.
+grouped by mode, kind and (for issue 31's forms) the family at fault, each group with its count and a minimal
+reproducer (statements removed while it still fails the same way). ``--include-known`` also generates the
+statement families listed in ``tests/fuzz/program.py``'s BEING_FIXED and OPEN, and prints how the compiled
+runs of the programs of each of issue 31's families (``tests/fuzz/as_written.py``) went (with ``--loops``:
+loop bodies hold their statements too).
 
 ``--loops`` runs programs with ``for i in range(n)`` loops and ``if``s on traced tests instead
 (``loop_programs``), compiled with ``loops="roll"``, ``loops="unroll"`` and with each loop written as
@@ -22,12 +24,14 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# The repository root without "..": xlac tells its own frames from the user's by their path.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 
 from tests.fuzz import compare  # noqa: E402
 from tests.fuzz.compare import LOOP_MODES, MODES, _kind, check_program, shrink  # noqa: E402
+from tests.fuzz.as_written import FAMILIES  # noqa: E402
 from tests.fuzz.program import BEING_FIXED, OPEN, loop_programs, programs  # noqa: E402
 
 
@@ -50,6 +54,7 @@ def main() -> None:
     counts = collections.Counter()
     groups = collections.defaultdict(list)
     unsupported_reasons = collections.Counter()
+    families = collections.Counter()
     started = time.perf_counter()
 
     @seed(options.seed)
@@ -61,12 +66,15 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             outcomes = check_program(program)
+        for family in program.tags & set(FAMILIES):
+            families[family, "programs"] += 1
+            families[family, outcomes[0].status] += 1
         for outcome in outcomes:
             counts[outcome.mode, outcome.status] += 1
             if outcome.status == "unsupported":
                 unsupported_reasons[outcome.mode, re.sub(r"\w+\[[\d,]*\]", "T", outcome.reason)[:90]] += 1
             if outcome.status == "fail":
-                groups[outcome.mode, _kind(outcome.reason)].append((program, outcome))
+                groups[outcome.mode, _kind(outcome.reason), outcome.families].append((program, outcome))
 
     run()
     print(f"{counts['programs']} programs, {_run_description(options, started)}")
@@ -75,16 +83,22 @@ def main() -> None:
         supported = passed + failed
         print(f"  {mode:9s} pass {passed}/{supported} supported = {100 * passed / max(supported, 1):.1f}%"
               f"  (unsupported {unsupported}, of all {100 * passed / max(supported + unsupported, 1):.1f}%)")
+    if any(families.values()):
+        print("\nissue 31's families (tests/fuzz/as_written.py), compiled:")
+        for family in FAMILIES:
+            print(f"  {family:25s} {families[family, 'programs']:5d} programs: pass {families[family, 'pass']}, "
+                  f"fail {families[family, 'fail']}, unsupported {families[family, 'unsupported']}")
     print("\nmost frequent unsupported reasons:")
     for (mode, reason), count in unsupported_reasons.most_common(12):
         print(f"  {mode:9s} {count:5d}  {reason}")
-    for (mode, kind), cases in sorted(groups.items(), key=lambda item: -len(item[1])):
-        print(f"\n== {mode}: {kind} ({len(cases)} programs)")
+    for (mode, kind, families_at_fault), cases in sorted(groups.items(), key=lambda item: -len(item[1])):
+        print(f"\n== {mode}: {kind} ({len(cases)} programs)" + (f", {families_at_fault}" if families_at_fault else ""))
         for program, outcome in sorted(cases, key=lambda c: len(c[0].statements))[:options.reproducers]:
             small = shrink(program, mode, outcome.reason)
             small_outcome = check_program(small, (mode,))[0]
             print(f"-- {small_outcome.reason or outcome.reason}\n# inputs: seed {small.seed}, "
-                  f"args {[(n, s, d) for n, s, d in small.args]}\n{small.source()}")
+                  f"args {[(n, s, d) for n, s, d in small.args]}, called as {small.call_source()}\n"
+                  f"{small.source()}")
 
 
 def _run_description(options, started: float) -> str:
@@ -145,7 +159,8 @@ def run_loops(options) -> None:
         print(f"  {mode:7s} {count:5d}  {reason}")
     for mode, cases in failures.items():
         for program, outcome in sorted(cases, key=lambda c: len(c[0].source()))[:options.reproducers]:
-            print(f"\n== {mode}: {outcome.reason}\n# inputs: seed {program.seed}, args {list(program.args)}\n"
+            families = f" ({outcome.families})" if outcome.families else ""
+            print(f"\n== {mode}: {outcome.reason}{families}\n# inputs: seed {program.seed}, args {list(program.args)}\n"
                   f"{program.source(fori=mode == 'fori')}\n{outcome.detail}")
 
 

@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import re
 import traceback
 from dataclasses import dataclass
 
@@ -14,7 +15,8 @@ import numpy as np
 
 import xlac
 import xlac.numpy as xnp
-from tests.fuzz.program import Program, run_numpy
+from tests.fuzz.as_written import FAMILIES
+from tests.fuzz.program import Program, Raised, numpy_result, run_numpy
 
 MODES = ("compiled", "eager", "xnp")
 # Modes for programs with loops (tests/fuzz/program.py: loop_programs): compiled with every loop rolled into
@@ -32,6 +34,11 @@ DOCUMENTED_DEVIATIONS: dict[str, str] = {}
 # length is known only when the program runs) cannot be carried from one iteration to the next.
 ROLL_REFUSALS = {"a rolled loop carries arrays and numbers": "a rolled loop carries arrays and numbers, not a "
                                                              "value of traced length (x[i:j] with traced i, j)"}
+# Refusals that stay refusals in statements of issue 31's families (as_written.FAMILIES): what issue 31 does
+# not ask for, each a fragment of the error's message -> why.
+REFUSALS_OUTSIDE_ISSUE_31 = {"a result of the compiled function": "returning an array whose length depends on the "
+                                                                   "data (issue 31 §7 asks for indexing, reductions, "
+                                                                   "math and writes)"}
 ULPS_PER_STATEMENT = 4
 
 
@@ -42,22 +49,25 @@ class Outcome:
     status: str
     reason: str = ""
     detail: str = ""
+    families: str = ""      # of a failure: the as_written families it concerns ("+"-joined), where any
 
 
 def run_mode(program: Program, mode: str):
     """``(outputs, arguments after the call)`` as NumPy arrays, running ``program`` in ``mode``."""
     arguments = program.inputs()
-    if mode == "compiled":
-        outputs = xlac.compile(program.function(np))(*arguments)
-    elif mode == "eager":
+    if mode == "eager":
         arguments = [xlac.asarray(a) for a in arguments]
-        outputs = program.function(np)(*arguments)
+    call = program.call_arguments(arguments)
+    if mode == "compiled":
+        outputs = xlac.compile(program.function(np))(*call)
+    elif mode == "eager":
+        outputs = program.function(np)(*call)
     elif mode == "xnp":
-        outputs = program.function(xnp)(*arguments)
+        outputs = program.function(xnp)(*call)
     elif mode in ("roll", "unroll"):
-        outputs = xlac.compile(program.function(np), loops=mode)(*arguments)
+        outputs = xlac.compile(program.function(np), loops=mode)(*call)
     elif mode == "fori":
-        outputs = xlac.compile(program.function(np, fori=True))(*arguments)
+        outputs = xlac.compile(program.function(np, fori=True))(*call)
     else:
         raise ValueError(f"unknown mode {mode!r}; modes: {MODES + LOOP_MODES}")
     return [np.asarray(o) for o in outputs], [np.asarray(a) for a in arguments]
@@ -95,54 +105,102 @@ def mismatch(got, expected, statements: int) -> str | None:
 
 
 def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]:
-    """Each mode's outcome against NumPy's run of ``program``."""
-    expected_outputs, expected_arguments = expected or run_numpy(program)
-    statements = program.steps()
-    outcomes = []
+    """Each mode's outcome against NumPy's run of ``program`` (its values, or the error it raises)."""
+    expected = expected or numpy_result(program)
     deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
+    outcomes = []
     for mode in modes:
         if mode == "xnp" and program.tags & {"ufunc_method", "ufunc_at"}:
             outcomes.append(Outcome(mode, "unsupported", "xnp's ufuncs are functions, without .reduce/.at"))
-            continue
-        if mode == "fori" and not program.has_fori_form():
+        elif mode == "fori" and not program.has_fori_form():
             outcomes.append(Outcome(mode, "unsupported", "a loop has no fori_loop form (a carry changes type)"))
-            continue
-        try:
-            outputs, arguments = run_mode(program, mode)
-        except UNSUPPORTED_ERRORS as e:
-            outcomes.append(Outcome(mode, "unsupported", f"{type(e).__name__}: {str(e).splitlines()[0]}"))
-            continue
-        except Exception as e:      # noqa: BLE001  (any other error is a failure to report)
-            limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(e)),
-                         deviations[0] if deviations else None)
-            if mode == "roll" and isinstance(e, TypeError) and "DynamicExtent(" in str(e):
-                limit = next((text for fragment, text in ROLL_REFUSALS.items() if fragment in str(e)), limit)
-            if limit:
-                outcomes.append(Outcome(mode, "unsupported", f"documented: {limit}"))
-                continue
-            outcomes.append(Outcome(mode, "fail", f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}",
-                                    traceback.format_exc(limit=-3)))
-            continue
-        reason = None
-        for i, (got, want) in enumerate(zip(outputs, expected_outputs)):
-            why = mismatch(got, want, statements)
-            if why:
-                reason, detail = f"output {program.outputs[i]}: {why}", f"got {got!r}\nNumPy {np.asarray(want)!r}"
-                break
-        for (name, _, _), got, want in zip(program.args, arguments, expected_arguments):
-            why = reason is None and mismatch(got, want, statements)
-            if why:
-                reason, detail = f"argument {name} after the call: {why}", f"got {got!r}\nNumPy {want!r}"
-                break
-        if reason is not None and deviations:
-            outcomes.append(Outcome(mode, "unsupported", f"documented: {deviations[0]}"))
-            continue
-        if reason is not None and mode != "compiled" and _depends_on_views(program, expected_outputs,
-                                                                             expected_arguments):
-            outcomes.append(Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view"))
-            continue
-        outcomes.append(Outcome(mode, "pass") if reason is None else Outcome(mode, "fail", reason, detail))
+        elif mode == "eager" and program.calls_with_views():
+            outcomes.append(Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view "
+                                                         "(the program is called with views)"))
+        elif isinstance(expected, Raised):
+            outcomes.append(_check_raises(program, mode, expected, deviations))
+        else:
+            outcomes.append(_check_values(program, mode, expected, deviations))
     return outcomes
+
+
+def _check_values(program: Program, mode: str, expected: tuple, deviations: list) -> Outcome:
+    """``mode``'s outcome where NumPy returns ``expected`` = (outputs, arguments after the call)."""
+    expected_outputs, expected_arguments = expected
+    statements = program.steps()
+    try:
+        outputs, arguments = run_mode(program, mode)
+    except Exception as e:      # noqa: BLE001  (any error is a refusal or a failure to report)
+        refusal = _refusal(program, mode, e, deviations)
+        if refusal:
+            return Outcome(mode, "unsupported", refusal)
+        return Outcome(mode, "fail", f"raises {type(e).__name__}: {str(e).splitlines()[0][:120]}",
+                       traceback.format_exc(limit=-3), _families_at_fault(program, e, mode))
+    reason = None
+    for i, (got, want) in enumerate(zip(outputs, expected_outputs)):
+        why = mismatch(got, want, statements)
+        if why:
+            reason, detail = f"output {program.outputs[i]}: {why}", f"got {got!r}\nNumPy {np.asarray(want)!r}"
+            break
+    for (name, _, _), got, want in zip(program.args, arguments, expected_arguments):
+        why = reason is None and mismatch(got, want, statements)
+        if why:
+            reason, detail = f"argument {name} after the call: {why}", f"got {got!r}\nNumPy {want!r}"
+            break
+    if reason is not None and deviations:
+        return Outcome(mode, "unsupported", f"documented: {deviations[0]}")
+    if reason is not None and mode != "compiled" and _depends_on_views(program, expected_outputs,
+                                                                         expected_arguments):
+        return Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view")
+    if reason is None:
+        return Outcome(mode, "pass")
+    return Outcome(mode, "fail", reason, detail, _families_at_fault(program))
+
+
+def _check_raises(program: Program, mode: str, expected: Raised, deviations: list) -> Outcome:
+    """``mode``'s outcome where NumPy raises ``expected``: the same class, with NumPy's message in its own."""
+    wanted = f"{expected.error.__name__}: {expected.message}"
+    try:
+        run_mode(program, mode)
+    except Exception as e:      # noqa: BLE001  (the error to compare)
+        if isinstance(e, expected.error) and expected.message in str(e):
+            return Outcome(mode, "pass")
+        refusal = None if isinstance(e, expected.error) else _refusal(program, mode, e, deviations)
+        if refusal:
+            return Outcome(mode, "unsupported", refusal)
+        raised = f"raises {type(e).__name__}: {str(e).splitlines()[0][:80]}"
+        return Outcome(mode, "fail", f"{raised} where NumPy raises {wanted}", traceback.format_exc(limit=-3),
+                       _families_at_fault(program, e, mode))
+    return Outcome(mode, "fail", f"returns where NumPy raises {wanted}", "", _families_at_fault(program))
+
+
+def _refusal(program: Program, mode: str, error: Exception, deviations: list) -> str | None:
+    """Why ``error`` is a refusal ("unsupported": a clear error for what xlac does not do, or a documented
+    limit), or None where it is a failure. Refusing a form of issue 31 (``as_written.FAMILIES``), which xlac
+    must run as NumPy does, is a failure: where the statement on the line ``error`` names has one, or it names no
+    statement in a program that does."""
+    if isinstance(error, UNSUPPORTED_ERRORS):
+        reason = f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    else:
+        limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(error)),
+                     deviations[0] if deviations else None)
+        if mode == "roll" and isinstance(error, TypeError) and "DynamicExtent(" in str(error):
+            limit = next((text for fragment, text in ROLL_REFUSALS.items() if fragment in str(error)), limit)
+        if not limit:
+            return None
+        reason = f"documented: {limit}"
+    if any(fragment in str(error) for fragment in REFUSALS_OUTSIDE_ISSUE_31):
+        return reason
+    return None if _families_at_fault(program, error, mode) else reason
+
+
+def _families_at_fault(program: Program, error: Exception | None = None, mode: str = "compiled") -> str:
+    """The ``as_written`` families of the statements on the lines ``error`` names (in the source ``mode`` runs),
+    or where it names none, the program's: "+"-joined, "" for none."""
+    lines = re.findall(r"<fuzz program \w+>:(\d+)", str(error or ""))
+    statements = [s for s in (program.statement_at(int(line), mode == "fori") for line in lines) if s is not None]
+    tags = set().union(*(s.tags for s in statements)) if statements else program.tags
+    return "+".join(family for family in FAMILIES if family in tags)
 
 
 def _depends_on_views(program: Program, expected_outputs, expected_arguments) -> bool:

@@ -18,7 +18,7 @@ import math
 import re
 import warnings
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from hypothesis import strategies as st
@@ -29,6 +29,22 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 # Families of generated statements whose xlac bugs other work is fixing: name -> what is wrong.
 # The generator leaves out statements tagged with these names; the merger deletes an entry once its fix is in.
 BEING_FIXED = {
+    "helper_fills_temporary": "issue 31 §1: a helper writes into an array the program allocated "
+                              "(fill(b, x) on b = np.zeros(...)): today the write is lost (silent wrong result)",
+    "helper_returns_allocated": "issue 31 §1: a helper allocates an array, writes it and returns it",
+    "argument_passed_twice": "issue 31 §2: the program called with one array for two arguments, one written: "
+                             "today 'arguments ... share memory'",
+    "argument_views_overlap": "issue 31 §2: the program called with two views of one array (a[1:], a[:-1]), "
+                              "one written: today 'arguments ... share memory'",
+    "assert_traced": "issue 31 §4: a passing `assert` on traced values: today 'Python control flow on a traced value'",
+    "assert_fails": "issue 31 §4: a failing `assert` on traced values must raise AssertionError after the call",
+    "math_scalar": "issue 31 §5: math.*, float(), int(), round(), abs(), divmod() of traced scalars: today "
+                   "'float() needs a concrete value'",
+    "math_domain_error": "issue 31 §5: math.sqrt/log/acos outside their domain must raise Python's ValueError",
+    "nonzero_index": "issue 31 §7: nonzero/where(m)/flatnonzero/argwhere results and x[mask] used as indices, "
+                     "indexed and reduced: today refused (size depends on the data)",
+    "predicated_check": "issue 31 §3: and/or, ternaries, ifs and while tests whose side Python does not evaluate "
+                        "would index out of bounds: the bounds check must be predicated",
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
 OPEN: dict[str, str] = {}
@@ -63,26 +79,72 @@ class Statement:
     copied_code: str | None = None
     steps: int = 1                      # statements it runs (a loop's: its trip count times its body's)
     fori_code: str | None = None        # a loop written with ``xlac.fori_loop`` (see ``loop_programs``)
+    helper: str | None = None           # a module-level function the statement calls, defined before the program
+
+    def written(self, copied_views: bool = False, fori: bool = False) -> str:
+        """Its code as ``Program.source`` writes it (with ``copied_views`` or ``fori``, see there)."""
+        return (copied_views and self.copied_code) or (fori and self.fori_code) or self.code
 
 
 @dataclass(frozen=True)
 class Program:
-    """A function of named array arguments: ``args`` are (name, shape, dtype); inputs come from ``seed``."""
+    """A function of named array arguments: ``args`` are (name, shape, dtype); inputs come from ``seed``.
+
+    ``call``, when given, is how the program is called: (parameter, expression over ``args``) pairs, as
+    ``(("p0", "a0"), ("p1", "a0"))`` for ``program(a0, a0)`` or ``(("p0", "a0[1:]"), ("p1", "a0[:-1]"))``
+    for two overlapping views; ``args`` are then the arrays behind the parameters.
+    """
     args: tuple
     statements: tuple
     outputs: tuple
     seed: int
     tags: frozenset = field(default_factory=frozenset)
+    call: tuple = ()
+
+    def parameters(self) -> list:
+        return [name for name, _ in self.call] or [name for name, _, _ in self.args]
+
+    def call_source(self) -> str:
+        """How the program is called, as source: ``program(a0[1:], a0[:-1])``."""
+        return f"program({', '.join(e for _, e in self.call) or ', '.join(self.parameters())})"
+
+    def call_arguments(self, inputs) -> list:
+        """The values the program is called with, given its ``inputs`` (NumPy arrays or ``xlac.Array``)."""
+        if not self.call:
+            return list(inputs)
+        named = dict(zip((name for name, _, _ in self.args), inputs))
+        return [eval(expression, {}, named) for _, expression in self.call]
+
+    def calls_with_views(self) -> bool:
+        """Whether a parameter is a view of an argument (``a0[1:]``) rather than the argument itself."""
+        return any(not expression.isidentifier() for _, expression in self.call)
 
     def source(self, copied_views: bool = False, fori: bool = False) -> str:
-        """The program as the source of ``def program(<args>)``; with ``copied_views``, index reads copy;
-        with ``fori``, its ``for`` loops are ``xlac.fori_loop`` calls (where a loop has that form)."""
-        lines = [f"def program({', '.join(name for name, _, _ in self.args)}):"]
+        """The program as the source of ``def program(<args>)`` after its statements' helpers; with
+        ``copied_views``, index reads copy; with ``fori``, its ``for`` loops are ``xlac.fori_loop`` calls (where
+        a loop has that form)."""
+        lines = [line for statement in self.statements if statement.helper for line in statement.helper.split("\n")]
+        lines.append(f"def program({', '.join(self.parameters())}):")
         for statement in self.statements:
-            code = (copied_views and statement.copied_code) or (fori and statement.fori_code) or statement.code
-            lines += ["    " + line for line in code.split("\n")]
+            lines += ["    " + line for line in statement.written(copied_views, fori).split("\n")]
         lines.append(f"    return ({''.join(name + ', ' for name in self.outputs).rstrip()})")
         return "\n".join(lines)
+
+    def statement_at(self, line: int, fori: bool = False) -> Statement | None:
+        """The statement whose code (or helper) is on ``line`` (1-based) of ``source(fori=fori)``."""
+        position = 1
+        for statement in self.statements:
+            if statement.helper:
+                if position <= line < position + statement.helper.count("\n") + 1:
+                    return statement
+                position += statement.helper.count("\n") + 1
+        position += 1                   # def program(...):
+        for statement in self.statements:
+            length = statement.written(fori=fori).count("\n") + 1
+            if position <= line < position + length:
+                return statement
+            position += length
+        return None
 
     def function(self, np_module, copied_views: bool = False, fori: bool = False):
         """The program as a Python function whose ``np`` is ``np_module`` (with ``fori``, see ``source``)."""
@@ -113,7 +175,17 @@ class Program:
     def with_statements(self, statements) -> "Program":
         names = {name for name, _, _ in self.args} | {target_of(s) for s in statements}
         return Program(self.args, tuple(statements), tuple(o for o in self.outputs if o in names), self.seed,
-                       frozenset(t for s in statements for t in s.tags))
+                       frozenset(t for s in statements for t in s.tags) | call_tags(self.call), self.call)
+
+
+def call_tags(call: tuple) -> frozenset:
+    """The family of a program's ``call``: one array for two parameters, or views of one array."""
+    expressions = [expression for _, expression in call]
+    if any(not expression.isidentifier() for expression in expressions):
+        return frozenset({"argument_views_overlap"})
+    if len(set(expressions)) < len(expressions):
+        return frozenset({"argument_passed_twice"})
+    return frozenset()
 
 
 def target_of(statement: Statement) -> str | None:
@@ -137,22 +209,48 @@ def random_array(rng, shape, dtype):
     return np.asarray(values).astype(dtype)
 
 
+# Families whose last statement raises on purpose -> the error NumPy (or Python) raises there.
+RAISING = {"assert_fails": AssertionError, "math_domain_error": ValueError}
+
+
+@dataclass(frozen=True)
+class Raised:
+    """NumPy's run of a program ended with the error its raising statement (see ``RAISING``) raises: the result
+    the other runs must give too."""
+    error: type
+    message: str
+
+
 def run_numpy(program: Program, copied_views: bool = False):
     """``(outputs, arguments after the call)`` under NumPy with every floating-point warning an error."""
     arguments = program.inputs()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with np.errstate(all="raise"):
-            outputs = program.function(np, copied_views)(*arguments)
+            outputs = program.function(np, copied_views)(*program.call_arguments(arguments))
     return outputs, arguments
 
 
-def numpy_accepts(program: Program) -> tuple | None:
-    """NumPy's ``(outputs, arguments)`` when it runs the program cleanly with finite results, else None."""
+def numpy_result(program: Program, copied_views: bool = False) -> tuple | Raised:
+    """``run_numpy``'s result, or ``Raised`` where the program raises its raising family's error."""
     try:
-        outputs, arguments = run_numpy(program)
+        return run_numpy(program, copied_views)
+    except Exception as e:
+        if any(isinstance(e, RAISING[tag]) for tag in program.tags & set(RAISING)):
+            return Raised(type(e), str(e))
+        raise
+
+
+def numpy_accepts(program: Program) -> tuple | Raised | None:
+    """NumPy's ``(outputs, arguments)`` when it runs the program cleanly with finite results, ``Raised`` when it
+    raises the error its raising statement means to raise (see ``RAISING``), else None."""
+    try:
+        result = numpy_result(program)
     except Exception:
         return None
+    if isinstance(result, Raised):
+        return result
+    outputs, arguments = result
     for value in list(outputs) + arguments:
         value = np.asarray(value)
         if value.dtype == object or (value.dtype.kind in "fc" and not np.all(np.isfinite(value))):
@@ -358,21 +456,38 @@ def _is_complex(env, *names) -> bool:
 def programs(draw, exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_statements: int = 6):
     """Programs NumPy runs cleanly, built statement by statement; statements tagged in ``exclude`` are left out.
 
+    Where issue 31's families (``tests/fuzz/as_written.py``) are not all excluded, a third of the statements
+    come from them, a third of the programs are called with one array as two parameters or as overlapping
+    views (their first statement writes one from the other), and a sixth end with a statement that raises
+    (NumPy's error is then the expected result: ``Raised``). With them all excluded, the programs drawn are
+    those drawn before the families existed (the CI test's).
+
     >>> from hypothesis import given
     >>> @given(programs())
     ... def check(program):
     ...     assert numpy_accepts(program) is not None
     """
+    from tests.fuzz import as_written      # here: as_written builds on this module's Statement and Program
+    families = frozenset(as_written.FAMILIES) - set(exclude)
     args = tuple((f"a{i}", draw(st.sampled_from(SHAPES)), draw(st.sampled_from(DTYPES)))
                  for i in range(draw(st.integers(1, 3))))
-    program = Program(args, (), (), draw(st.integers(0, 2**16)))
-    env = dict(zip((name for name, _, _ in args), program.inputs()))
+    call: tuple = ()
+    if families & as_written.CALL_FAMILIES and draw(st.integers(0, 2)) == 0:
+        args, call = as_written.shared_call(draw, families)
+    program = Program(args, (), (), draw(st.integers(0, 2**16)), call_tags(call), call)
+    env = _run_body(program)
     statements: list[Statement] = []
     for step in range(draw(st.integers(1, max_statements))):
         for _attempt in range(4):
-            statement = _statement(draw, env, f"t{len(statements)}")
+            temp = f"t{len(statements)}"
+            if call and not statements:
+                statement = as_written.shared_write(draw, env, call)
+            elif families - as_written.CALL_FAMILIES and draw(st.integers(0, 2)) == 0:
+                statement = as_written.statement(draw, env, temp, families)
+            else:
+                statement = _statement(draw, env, temp)
             if set(statement.tags) & WRITES and any("element_read" in s.tags for s in statements):
-                statement = Statement(statement.code, statement.tags + ("element_view",), statement.copied_code)
+                statement = replace(statement, tags=statement.tags + ("element_view",))
             if set(statement.tags) & set(exclude):
                 continue
             candidate = program.with_statements(statements + [statement])
@@ -382,22 +497,26 @@ def programs(draw, exclude=frozenset(BEING_FIXED) | frozenset(OPEN), max_stateme
                 env = {k: v for k, v in namespace.items() if isinstance(v, np.ndarray) and k != "_"}
                 break
     temps = [target_of(s) for s in statements if target_of(s)]
-    outputs = tuple(dict.fromkeys(temps[-3:]))
-    final = Program(args, tuple(statements), outputs, program.seed, frozenset(t for s in statements for t in s.tags))
+    final = replace(program.with_statements(statements), outputs=tuple(dict.fromkeys(temps[-3:])))
     if numpy_accepts(final) is None:      # a later write may have made an earlier output non-finite
-        final = Program(args, tuple(statements), (), program.seed, final.tags)
+        final = replace(final, outputs=())
+    if families & set(RAISING) and draw(st.integers(0, 5)) == 0:
+        final = as_written.with_raising_statement(draw, final, env, families)
     return final
 
 
 def _run_body(program: Program) -> dict | None:
     """The variables after running ``program``'s statements in NumPy, or None when NumPy rejects them."""
+    helpers = "\n".join(s.helper for s in program.statements if s.helper)
     body = "\n".join(s.code for s in program.statements)
-    namespace = dict(zip((name for name, _, _ in program.args), program.inputs()))
+    namespace = dict(zip(program.parameters(), program.call_arguments(program.inputs())))
+    module = {"np": np, "math": math}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             with np.errstate(all="raise"):
-                exec(compile(body, "<fuzz program>", "exec"), {"np": np}, namespace)
+                exec(compile(helpers, "<fuzz helpers>", "exec"), module)
+                exec(compile(body, "<fuzz program>", "exec"), module, namespace)
     except Exception:
         return None
     for value in namespace.values():
@@ -482,6 +601,9 @@ class _Names:
         self.function: set = set()
         self.count = 0
         self.exclude = exclude          # tags of statements left out
+        from tests.fuzz.as_written import LOOP_BODY_FAMILIES
+        self.families = LOOP_BODY_FAMILIES - exclude           # issue 31's families that loop bodies may hold
+        self.body_kinds = BODY_KINDS + (("as_written", "as_written") if self.families else ())
 
     def _fresh(self, prefix: str) -> str:
         self.count += 1
@@ -596,6 +718,14 @@ def _body_statement(draw, env: dict, var: str | None, n: int, names: _Names, loc
     if kind == "existing":
         statement = _statement(draw, env, names.local())
         return statement.code, statement.tags
+    if kind == "as_written":
+        from tests.fuzz import as_written
+        target, read = _loop_target(draw, env, var, n), _loop_target(draw, env, var, n)
+        if var and target and read and "math_scalar" in names.families and draw(st.booleans()):
+            code = as_written.scalar_write(draw, f"{target[0]}[{target[1]}]", f"np.sum({read[0]}[{read[1]}])")
+            return code, ("math_scalar", "setitem") + target[2] + read[2]
+        statement = as_written.statement(draw, env, names.local(), names.families)
+        return statement.code, statement.tags
     target = _loop_target(draw, env, var, n)
     if target is None:
         return "pass", ()
@@ -675,7 +805,8 @@ def _loop_block(draw, program: Program, statements: list, env: dict, names: _Nam
                     continue
                 code, code_tags = branch.code, branch.tags
             else:
-                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators)
+                code, code_tags = _body_statement(draw, visible, var, n, names, local, accumulators,
+                                                  names.body_kinds)
             if _augments_a_name(code):
                 code_tags = tuple(code_tags) + ("name_augmented_in_loop",)
             if set(code_tags) & names.exclude:

@@ -6,10 +6,12 @@ import warnings
 import numpy as np
 from hypothesis import Phase, given, settings
 
+from tests.fuzz import as_written
 from tests.fuzz import program as program_module
 import xlac
-from tests.fuzz.compare import LOOP_MODES, check_program, mismatch, tolerance
-from tests.fuzz.program import BEING_FIXED, OPEN, Program, Statement, loop_programs, numpy_accepts, programs
+from tests.fuzz.compare import LOOP_MODES, _refusal, check_program, mismatch, tolerance
+from tests.fuzz.program import (BEING_FIXED, OPEN, Program, Raised, Statement, loop_programs, numpy_accepts,
+                                programs)
 
 
 @settings(max_examples=40, deadline=None)
@@ -31,7 +33,7 @@ def test_known_bug_lists_name_generated_statement_tags():
     """Each name is a tag some statement of the generator carries (its key plus at least one use)."""
     assert set(BEING_FIXED).isdisjoint(OPEN)
     assert all(isinstance(text, str) and text for text in list(BEING_FIXED.values()) + list(OPEN.values()))
-    source = inspect.getsource(program_module)
+    source = inspect.getsource(program_module) + inspect.getsource(as_written)
     never_tagged = [name for name in list(BEING_FIXED) + list(OPEN) if source.count(f'"{name}') < 2]
     assert not never_tagged, f"{never_tagged}: names no generated statement carries"
 
@@ -62,6 +64,80 @@ def test_a_wrong_mutated_argument_is_a_failure():
     expected_arguments[0][0] = 6.0
     outcome, = check_program(program, ("compiled",), (expected_outputs, expected_arguments))
     assert outcome.status == "fail" and "argument a0" in outcome.reason
+
+
+# ---------------------------------------------------------------- NumPy as written (issue 31)
+
+
+def _raising(code: str, tag: str) -> Program:
+    return Program((("a0", (3,), "float64"),), (Statement(code, (tag,)),), (), seed=0, tags=frozenset({tag}))
+
+
+def test_numpy_raising_a_raising_familys_error_is_the_expected_result():
+    failing = _raising('assert np.abs(a0).sum() > 1e6, "a0 out of range"', "assert_fails")
+    assert numpy_accepts(failing) == Raised(AssertionError, "a0 out of range")
+    domain = _raising("_ = math.sqrt(-1.0 - float(np.abs(a0).sum()))", "math_domain_error")
+    assert numpy_accepts(domain) == Raised(ValueError, "math domain error")
+    assert numpy_accepts(_raising("_ = math.sqrt(-1.0)", "assert_fails")) is None      # not the family's error
+    assert numpy_accepts(_raising('assert a0.sum() > 1e6', "assert_traced")) is None    # not a raising family
+
+
+def test_errors_compare_by_class_and_numpys_message():
+    failing = _raising('assert np.abs(a0).sum() > 1e6, "a0 out of range"', "assert_fails")
+    assert [o.status for o in check_program(failing, ("eager", "xnp"))] == ["pass", "pass"]
+    holding = _raising('assert np.abs(a0).sum() < 1e6, "a0 out of range"', "assert_fails")
+    returns, = check_program(holding, ("eager",), Raised(AssertionError, "a0 out of range"))
+    assert returns.status == "fail" and returns.reason == "returns where NumPy raises AssertionError: a0 out of range"
+    other, = check_program(failing, ("eager",), Raised(ValueError, "math domain error"))
+    assert other.status == "fail" and other.reason.startswith("raises AssertionError: a0 out of range where NumPy")
+    message, = check_program(failing, ("eager",), Raised(AssertionError, "another message"))
+    assert message.status == "fail"
+
+
+def test_a_program_called_with_views_of_one_array_writes_through_them():
+    stencil = Statement("p1[1:-1] = 0.5 * (p0[:-2] + p0[2:])", ("setitem", "shared_write"))
+    program = Program((("a0", (5,), "float64"),), (stencil,), (), seed=0, call=(("p0", "a0[1:]"), ("p1", "a0[:-1]")))
+    program = program.with_statements([stencil])
+    assert program.tags == {"setitem", "shared_write", "argument_views_overlap"}
+    assert program.source().startswith("def program(p0, p1):") and program.call_source() == "program(a0[1:], a0[:-1])"
+    a0 = program.inputs()[0]
+    expected = a0.copy()
+    expected[1:-2] = 0.5 * (a0[1:-2] + a0[3:])
+    _, (after,) = numpy_accepts(program)
+    np.testing.assert_array_equal(after, expected)
+    eager, xnp = check_program(program, ("eager", "xnp"))
+    assert (eager.status, xnp.status) == ("unsupported", "pass") and "called with views" in eager.reason
+    twice = Program(program.args, (), (), 0, call=(("p0", "a0"), ("p1", "a0"))).with_statements([stencil])
+    assert "argument_passed_twice" in twice.tags and not twice.calls_with_views()
+
+
+def test_statements_are_found_by_line_after_their_helpers():
+    fill = Statement("t0 = np.zeros(3)\nfill0(t0, a0)", ("helper_fills_temporary",),
+                     helper="def fill0(b, x):\n    b[...] = x")
+    program = Program((("a0", (3,), "float64"),), (Statement("t1 = a0 * 2"), fill), ("t0",), seed=0)
+    lines = program.source().splitlines()
+    assert lines[:3] == ["def fill0(b, x):", "    b[...] = x", "def program(a0):"]
+    assert [program.statement_at(line) for line in range(1, 8)] == [fill, fill, None, program.statements[0], fill,
+                                                                     fill, None]
+    assert numpy_accepts(program)[0][0].tolist() == program.inputs()[0].tolist()
+    loop = Statement("for i in range(2):\n    a0[i] += 1", ("for_loop",), fori_code="def _body1(i, carry):\n"
+                     "    a0[i] += 1\n    return carry\nxlac.fori_loop(0, 2, _body1, 0)")
+    last = Statement("t1 = a0 * 2", ("math_scalar",))
+    looped = Program((("a0", (3,), "float64"),), (loop, last), ("t1",), seed=0)
+    assert looped.statement_at(4) is last and looped.statement_at(6, fori=True) is last
+
+
+def test_a_refusal_of_a_statement_of_an_issue_31_family_is_a_failure():
+    program = Program((("a0", (3,), "float64"),), (Statement("t0 = a0 * 2"), Statement(
+        "t1 = float(a0.sum())", ("math_scalar",))), ("t1",), seed=0, tags=frozenset({"math_scalar"}))
+    error = xlac.TracerConversionError("float() needs a concrete value\n  at <fuzz program 0abc>:{} (in program)")
+    assert _refusal(program, "compiled", type(error)(str(error).format(3)), []) is None
+    assert _refusal(program, "compiled", type(error)(str(error).format(2)), []).startswith("TracerConversionError")
+    assert _refusal(program, "compiled", ValueError("share memory"), []) is None
+    returned = xlac.UnsupportedError("cannot take an array (np.asarray, or a result of the compiled function) of a "
+                                     "value whose length is known only when the program runs\n"
+                                     "  at <fuzz program 0abc>:3 (in program)")
+    assert _refusal(program, "compiled", returned, []).startswith("UnsupportedError")
 
 
 # ---------------------------------------------------------------- loops and branches
