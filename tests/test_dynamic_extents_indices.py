@@ -327,3 +327,25 @@ def test_gradients_and_vmap_of_a_selections_elements_match_jax(x64):
     batched = xlac.vmap(f, in_axes=(0, None))(np.stack([x, 2 * x]), m)
     np.testing.assert_allclose(np.asarray(batched), [f(x, m), f(2 * x, m)], rtol=1e-13)
 
+
+
+def take_selected(a, shift):
+    flat = np.take(a, np.flatnonzero(a > 0) + shift).sum()
+    along = np.take(a, np.flatnonzero(a[0] > 0), axis=-1)
+    return flat, along.sum(axis=1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=6, max_size=6), st.sampled_from([0, 0, 1, 6]))
+def test_take_with_selected_indices_is_numpys(values, shift):
+    a = np.array(values, np.int32).reshape(2, 3)
+    assert_as_numpy(take_selected, a, shift, compiled=xlac.compile(take_selected))
+
+
+def test_eager_indices_from_where_index_numpy_arrays_as_arrays():
+    a = np.array([[-3, 1, -2]], np.int8)
+    got = a[xnp.where(a > 0)]          # NumPy takes an xlac.Array of shape (1,) as an array, not an integer
+    np.testing.assert_array_equal(got, a[np.where(a > 0)])
+    assert got.shape == (1,)
+    with pytest.raises(TypeError, match="scalar index"):
+        [0, 1][xnp.asarray(np.array([1]))]

@@ -143,8 +143,8 @@ class Array:
         return self._scalar(complex)
 
     def __index__(self) -> int:
-        if not dtypes.is_int(self.dtype):
-            raise TypeError(f"only integer arrays can be used as an index, this one is {self.dtype}")
+        if not dtypes.is_int(self.dtype) or self.shape:      # NumPy: only 0-d integer arrays are an index
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return self._scalar(int)
 
     def __len__(self) -> int:

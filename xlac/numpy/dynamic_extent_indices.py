@@ -449,6 +449,21 @@ def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
     return DynamicExtent(value.data, [narrowed] + value.axes[1:])
 
 
+def take(a, indices, axis=None, out=None, mode=None):
+    """``np.take(a, indices, axis)`` where ``indices`` is a dynamic value: ``a`` (flattened when ``axis`` is
+    None) indexed along ``axis``, as NumPy's default ``mode='raise'`` (bounds checked after the call)."""
+    if out is not None or mode not in (None, "raise"):
+        raise UnsupportedError(located("np.take with out= or mode= and indices whose length is known only when "
+                                       "the program runs: index the array instead (a[..., indices])"))
+    if isinstance(a, DynamicExtent):
+        raise UnsupportedError(located("np.take from a value whose length is known only when the program runs"))
+    x = xnp.asarray(a)
+    if axis is None:
+        return getitem(xnp.ravel(x), indices)
+    axis = axis + x.ndim if axis < 0 else axis
+    return getitem(x, (slice(None),) * axis + (indices,))
+
+
 def _ufunc_at(mode: str, negate: bool = False):
     """``np.<ufunc>.at(x, index, values)``'s new ``x`` where ``index`` holds dynamic values."""
     def updated(x, index, values):
@@ -457,7 +472,7 @@ def _ufunc_at(mode: str, negate: bool = False):
 
 
 FUNCTIONS = {"nonzero": nonzero, "flatnonzero": flatnonzero, "argwhere": argwhere, "where": where,
-             "getitem": getitem, "setitem": setitem, "index_update": index_update,
+             "getitem": getitem, "setitem": setitem, "index_update": index_update, "take": take,
              "add.at": _ufunc_at("add"), "subtract.at": _ufunc_at("add", negate=True),
              "multiply.at": _ufunc_at("multiply"), "minimum.at": _ufunc_at("minimum"),
              "maximum.at": _ufunc_at("maximum")}
