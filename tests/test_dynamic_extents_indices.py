@@ -349,3 +349,17 @@ def test_eager_indices_from_where_index_numpy_arrays_as_arrays():
     assert got.shape == (1,)
     with pytest.raises(TypeError, match="scalar index"):
         [0, 1][xnp.asarray(np.array([1]))]
+
+
+def sizes_of_selections(a, k):
+    picked = a[a > 0]
+    last_positive = k < picked.size and picked.ravel()[k] > 1     # Python reads picked[k] only when it exists
+    return picked.size, a[1:][a[1:] > 1].size * 2.5, last_positive, np.arange(4)[: picked.size].sum()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(-3, 3, allow_subnormal=False), min_size=6, max_size=6),     # XLA:CPU flushes them
+       st.integers(0, 7))
+def test_the_size_of_a_selection_is_its_count_as_numpy(values, k):
+    a = np.array(values)
+    assert_as_numpy(sizes_of_selections, a, k, compiled=xlac.compile(sizes_of_selections))

@@ -43,6 +43,7 @@ an int, so a traced length would need the converter to rewrite each ``len`` call
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 from dataclasses import dataclass
 
@@ -120,8 +121,14 @@ class DynamicExtent:
         raise self.shape_error("the shape")
 
     @property
-    def size(self):
-        raise self.shape_error("the size")
+    def size(self) -> Tracer:
+        """The number of elements, known only when the program runs: a weak int64 (NumPy's ``size`` is a
+        Python int), which arithmetic, comparisons and traced loop bounds take."""
+        size = ops.constant(math.prod(n for n, axis in zip(self.data.shape, self.axes) if axis is None), INDEX)
+        for axis in self.axes:
+            if axis is not None:
+                size = ops.mul(size, ops.convert(axis.count, INDEX))
+        return ops.convert(size, INDEX, weak=True)
 
     def __len__(self):
         raise self.shape_error("len()")
