@@ -38,8 +38,8 @@ _skipped_files: dict[str, bool] = {}      # file name -> whether user_frame skip
 def _is_skipped(filename: str) -> bool:
     skipped = _skipped_files.get(filename)
     if skipped is None:
-        skipped = _skipped_files[filename] = filename.startswith(_SKIPPED_PREFIXES) and \
-            filename not in _USER_FILES_IN_PACKAGE
+        path = filename if filename.startswith("<") else os.path.abspath(filename)   # xlac imported as a/../xlac
+        skipped = _skipped_files[filename] = path.startswith(_SKIPPED_PREFIXES) and path not in _USER_FILES_IN_PACKAGE
     return skipped
 
 

@@ -28,23 +28,7 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 
 # Families of generated statements whose xlac bugs other work is fixing: name -> what is wrong.
 # The generator leaves out statements tagged with these names; the merger deletes an entry once its fix is in.
-BEING_FIXED = {
-    "helper_fills_temporary": "issue 31 §1: a helper writes into an array the program allocated "
-                              "(fill(b, x) on b = np.zeros(...)): today the write is lost (silent wrong result)",
-    "helper_returns_allocated": "issue 31 §1: a helper allocates an array, writes it and returns it",
-    "argument_passed_twice": "issue 31 §2: the program called with one array for two arguments, one written: "
-                             "today 'arguments ... share memory'",
-    "argument_views_overlap": "issue 31 §2: the program called with two views of one array (a[1:], a[:-1]), "
-                              "one written: today 'arguments ... share memory'",
-    "assert_traced": "issue 31 §4: a passing `assert` on traced values: today 'Python control flow on a traced value'",
-    "assert_fails": "issue 31 §4: a failing `assert` on traced values must raise AssertionError after the call",
-    "math_scalar": "issue 31 §5: math.*, float(), int(), round(), abs(), divmod() of traced scalars: today "
-                   "'float() needs a concrete value'",
-    "math_domain_error": "issue 31 §5: math.sqrt/log/acos outside their domain must raise Python's ValueError",
-    "nonzero_index": "issue 31 §7: nonzero/where(m)/flatnonzero/argwhere results and x[mask] used as indices, "
-                     "indexed and reduced: today refused (size depends on the data)",
-    "predicated_check": "issue 31 §3: and/or, ternaries, ifs and while tests whose side Python does not evaluate "
-                        "would index out of bounds: the bounds check must be predicated",
+BEING_FIXED: dict[str, str] = {
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
 OPEN: dict[str, str] = {}
