@@ -84,13 +84,14 @@ class FunctionFacts:
 def effects(node: ast.AST) -> Effects:
     """The :class:`Effects` of ``node``, a statement with everything inside it, or an expression.
 
-    >>> effects(ast.parse("y = [x * k for x in xs]").body[0])
-    Effects(reads=frozenset({'k', 'xs'}), writes=frozenset({'y'}), stores=frozenset())
+    >>> found = effects(ast.parse("y = [x * k for x in xs]").body[0])
+    >>> sorted(found.reads), sorted(found.writes)
+    (['k', 'xs'], ['y'])
     """
     reads, writes, stores = set(), set(), set()
     if isinstance(node, _SCOPES):           # a nested scope as a whole: the statement or expression defining it
         node = ast.Module([node], []) if isinstance(node, ast.stmt) else ast.Expr(node)
-    for child in _own_scope([node]):
+    for child in own_scope([node]):
         if isinstance(child, ast.Name):
             (reads if isinstance(child.ctx, ast.Load) else writes).add(child.id)
             if isinstance(child.ctx, ast.Del):
@@ -166,7 +167,7 @@ def _stored_places(node: ast.AST) -> list[str]:
     return places
 
 
-def _own_scope(nodes):
+def own_scope(nodes):
     """The nodes of ``nodes`` and below, not entering nested scopes (yielded themselves, with the parts of
     them evaluated in this scope: decorators, defaults, a comprehension's first iterable)."""
     stack = list(nodes)
@@ -217,9 +218,9 @@ def _free_names(scope: ast.AST) -> Effects:
 
 def _bound_by(statement: ast.stmt) -> set[str]:
     """The names a simple statement surely binds when it completes (not ``:=`` inside it, which may not run)."""
-    walrus = {n.target.id for n in _own_scope([statement]) if isinstance(n, ast.NamedExpr)}
+    walrus = {n.target.id for n in own_scope([statement]) if isinstance(n, ast.NamedExpr)}
     written = effects(statement).writes - walrus
-    return written - {n.id for n in _own_scope([statement]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+    return written - {n.id for n in own_scope([statement]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
 
 
 # ---------------------------------------------------------------- liveness
@@ -242,11 +243,11 @@ class _Liveness:
         self.facts = FunctionFacts()
         everything = effects(ast.Module(fn.body, []))
         reads_frame = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _FRAME_READERS
-                          for n in _own_scope(fn.body))
-        declared = {name for n in _own_scope(fn.body) if isinstance(n, (ast.Global, ast.Nonlocal))
+                          for n in own_scope(fn.body))
+        declared = {name for n in own_scope(fn.body) if isinstance(n, (ast.Global, ast.Nonlocal))
                     for name in n.names}
         reached_inside = set()                  # names nested scopes read or write (nonlocal)
-        for node in _own_scope(fn.body):
+        for node in own_scope(fn.body):
             if isinstance(node, _SCOPES):
                 inner = _free_names(node)
                 reached_inside |= inner.reads | inner.writes
@@ -273,9 +274,9 @@ class _Liveness:
         if isinstance(node, (ast.Return, ast.Raise)):
             return effects(node).reads | exits.at_return
         if isinstance(node, (ast.With, ast.AsyncWith)):   # a context manager may swallow an exception
-            header = frozenset().union(*(effects(item).reads for item in node.items))
-            inner = _bound_by(ast.Module([ast.Assign([i.optional_vars], ast.Constant(None))
-                                          for i in node.items if i.optional_vars is not None], []))
+            header = frozenset().union(*(effects(item.context_expr).reads for item in node.items))
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+            inner = _bound_by(ast.Assign(targets, ast.Constant(None))) if targets else set()
             return header | (self.block(node.body, out, _raising(exits, out)) - inner)
         if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             return self.try_(node, out, exits)
@@ -286,14 +287,13 @@ class _Liveness:
         return (out - _bound_by(node)) | effects(node).reads
 
     def try_(self, node, out: frozenset, exits: _Exits) -> frozenset:
-        after_finally = self.block(node.finalbody, out, exits)
-        # an exception may leave the finally block anywhere: every name it reads stays live through `try`
-        finally_reads = self.block(node.finalbody, exits.at_return | exits.on_raise, exits)
-        handlers = frozenset().union(*(self.block(h.body, after_finally, _raising(exits, finally_reads))
+        # the finally block runs after the try's body, a handler, or an exception: its reads stay live through both
+        after_finally = self.block(node.finalbody, out | exits.at_return | exits.on_raise, exits)
+        handlers = frozenset().union(*(self.block(h.body, after_finally, _raising(exits, after_finally))
                                        | (effects(h.type).reads if h.type else frozenset())
                                        for h in node.handlers))
-        after_body = self.block(node.orelse, after_finally, _raising(exits, finally_reads))
-        return self.block(node.body, after_body, _raising(exits, handlers | finally_reads))
+        after_body = self.block(node.orelse, after_finally, _raising(exits, after_finally))
+        return self.block(node.body, after_body, _raising(exits, handlers | after_finally))
 
     def loop(self, node, out: frozenset, exits: _Exits) -> frozenset:
         is_for = not isinstance(node, ast.While)
@@ -312,8 +312,8 @@ class _Liveness:
         iteration = target | effects(ast.Module(node.body, []))
         if not is_for:
             iteration |= effects(node.test)
-        written = tuple(dict.fromkeys(_in_order(node.target) if is_for else ()) ) + tuple(
-            sorted(iteration.writes - set(_in_order(node.target) if is_for else ())))
+        target_names = _in_order(node.target) if is_for else []
+        written = tuple(dict.fromkeys(target_names + sorted(iteration.writes - set(target_names))))
         self.facts.loops[node] = LoopFacts(written, tuple(n for n in written if n in head), out, iteration)
         return head | header
 

@@ -46,7 +46,7 @@ import ast
 import itertools
 import sys
 
-from xlac.convert.analysis import FunctionFacts, analyze, place_of, written_places
+from xlac.convert.analysis import FunctionFacts, analyze, own_scope, place_of, written_places
 from xlac.convert.loop_exits import lower_loop_exits
 from xlac.convert.syntax import placed_at
 
@@ -89,25 +89,10 @@ def _bound_names(fn: ast.FunctionDef) -> set[str]:
     return bound - declared
 
 
-def _own_scope(nodes):
-    """The nodes of ``nodes`` and below, not entering nested functions, lambdas, classes or comprehensions."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
-                                      ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                stack.append(child)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.extend(child.decorator_list)           # evaluated in this scope; the name is bound here
-                yield child
-
-
 def _assigned_names(statements) -> list[str]:
     """The variables ``statements`` bind, in first-binding order."""
     names = {}
-    for node in _own_scope(statements):
+    for node in own_scope(statements):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.setdefault(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -124,7 +109,7 @@ def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str 
     """Why these branch statements (a loop's body with ``loop``) cannot become a function, or None.
     ``returns``: the branch must end in a return on every path, and return nowhere else."""
     tail = _tail_returns(statements) if returns else set()
-    for node in _own_scope(statements):
+    for node in own_scope(statements):
         if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
             return "its loop body uses break or continue" if loop else "it leaves a loop with break or continue"
         if isinstance(node, ast.Return) and id(node) not in tail:
@@ -143,7 +128,7 @@ def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str 
 
 def _inside_loop(node: ast.AST, statements) -> bool:
     """Whether a break/continue binds to a loop inside ``statements`` (then it stays inside the branch)."""
-    for loop in _own_scope(statements):
+    for loop in own_scope(statements):
         if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
             return True
     return False
@@ -176,7 +161,7 @@ def _always_returns(statements) -> bool:
 
 
 def _returns_inside(statements) -> bool:
-    return any(isinstance(n, ast.Return) for n in _own_scope(statements))
+    return any(isinstance(n, ast.Return) for n in own_scope(statements))
 
 
 def _tail_returns(statements) -> set[int]:
