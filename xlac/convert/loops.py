@@ -54,12 +54,15 @@ class Loop:
 
     ``body(item, *values)`` runs one iteration on the values of the variables ``names`` it binds and
     returns their new values (a ``while`` ignores ``item``); ``live``: the names read after the loop;
-    ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...); ``until``:
+    ``carried``: the names an iteration may read from the one before or that are read after the loop (the
+    others are local to each iteration: a rolled loop does not carry them, see
+    :mod:`xlac.convert.analysis`); ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...); ``until``:
     the position in the values of the loop's break flag, if it has one (it stops when that is set)."""
 
     body: Callable
     names: tuple
     live: tuple
+    carried: tuple
     kind: str = "for"
     pure: bool = True
     until: int | None = None
@@ -376,6 +379,7 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
                 raise TypeError(located(
                     f"variable '{name}' is first bound inside a `{kind}` loop whose trip count is traced, and read "
                     "after it: bind it before the loop"))
+        if value is UNDEFINED or name not in loop.carried:
             statics.append(UNDEFINED)
             continue
         leaves, tree = pytree.flatten(value)

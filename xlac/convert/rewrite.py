@@ -46,6 +46,7 @@ import ast
 import itertools
 import sys
 
+from xlac.convert.analysis import FunctionFacts, analyze, own_scope, place_of, written_places
 from xlac.convert.loop_exits import lower_loop_exits
 from xlac.convert.syntax import placed_at
 
@@ -53,8 +54,6 @@ RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
 # Calls left as they are: they read the caller's frame or scope.
 _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
-WRITING_METHODS = {   # NumPy array methods that write into the array
-    "fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
 ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 
 
@@ -62,61 +61,11 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` (a ``def`` without decorators) converted, nested functions included."""
     lower_loop_exits(fn)
     _normalize_returns(fn)
-    converted = _Converter(_written_places(fn), _bound_names(fn)).visit(fn)
+    converted = _Converter(written_places(fn), _bound_names(fn)).visit(fn)
     return ast.fix_missing_locations(converted)
 
 
 # ---------------------------------------------------------------- analysis
-
-
-def _place(node: ast.expr) -> str | None:
-    """A name or attribute chain (``out``, ``self.cache``) as text; None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _place(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-def _written_places(fn: ast.AST) -> set[str]:
-    """The names and attribute chains the function writes into in place: ``out[i] = v``, ``out += v``,
-    ``out[i] += v``, ``out.fill(v)``, ``f(..., out=out)``."""
-    places = set()
-    for node in ast.walk(fn):
-        targets = []
-        if isinstance(node, ast.Assign):
-            targets = node.targets
-        elif isinstance(node, ast.AugAssign):
-            targets = [node.target]
-            place = _place(node.target)
-            if place is not None:
-                places.add(place)
-        for target in targets:
-            for element in ast.walk(target):
-                if isinstance(element, ast.Subscript) and isinstance(element.ctx, ast.Store):
-                    base = element.value
-                    while isinstance(base, ast.Subscript):
-                        base = base.value
-                    place = _place(base)
-                    if place is not None:
-                        places.add(place)
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
-            place = _place(node.target.value)
-            if place is not None:
-                places.add(place)
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in WRITING_METHODS:
-                place = _place(node.func.value)
-                if place is not None:
-                    places.add(place)
-            for keyword in node.keywords:
-                if keyword.arg == "out":
-                    for element in ast.walk(keyword.value):
-                        place = _place(element) if isinstance(element, (ast.Name, ast.Attribute)) else None
-                        if place is not None:
-                            places.add(place)
-    return places
 
 
 def _bound_names(fn: ast.FunctionDef) -> set[str]:
@@ -140,25 +89,10 @@ def _bound_names(fn: ast.FunctionDef) -> set[str]:
     return bound - declared
 
 
-def _own_scope(nodes):
-    """The nodes of ``nodes`` and below, not entering nested functions, lambdas, classes or comprehensions."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
-                                      ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                stack.append(child)
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.extend(child.decorator_list)           # evaluated in this scope; the name is bound here
-                yield child
-
-
 def _assigned_names(statements) -> list[str]:
     """The variables ``statements`` bind, in first-binding order."""
     names = {}
-    for node in _own_scope(statements):
+    for node in own_scope(statements):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.setdefault(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -175,7 +109,7 @@ def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str 
     """Why these branch statements (a loop's body with ``loop``) cannot become a function, or None.
     ``returns``: the branch must end in a return on every path, and return nowhere else."""
     tail = _tail_returns(statements) if returns else set()
-    for node in _own_scope(statements):
+    for node in own_scope(statements):
         if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
             return "its loop body uses break or continue" if loop else "it leaves a loop with break or continue"
         if isinstance(node, ast.Return) and id(node) not in tail:
@@ -194,7 +128,7 @@ def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str 
 
 def _inside_loop(node: ast.AST, statements) -> bool:
     """Whether a break/continue binds to a loop inside ``statements`` (then it stays inside the branch)."""
-    for loop in _own_scope(statements):
+    for loop in own_scope(statements):
         if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
             return True
     return False
@@ -227,7 +161,7 @@ def _always_returns(statements) -> bool:
 
 
 def _returns_inside(statements) -> bool:
-    return any(isinstance(n, ast.Return) for n in _own_scope(statements))
+    return any(isinstance(n, ast.Return) for n in own_scope(statements))
 
 
 def _tail_returns(statements) -> set[int]:
@@ -238,14 +172,6 @@ def _tail_returns(statements) -> set[int]:
     if isinstance(last, ast.Return):
         return {id(last)}
     return _tail_returns(last.body) | _tail_returns(last.orelse)
-
-
-def _loaded_names(node: ast.AST) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
 
 
 # ---------------------------------------------------------------- building nodes
@@ -340,6 +266,7 @@ class _Converter(ast.NodeTransformer):
         self.bound_names = bound_names
         self.counter = itertools.count()
         self.function_stack: list[ast.AST] = []
+        self.facts: dict[ast.AST, FunctionFacts] = {}     # per function, analysed before it is rewritten
 
     # ---- scopes
 
@@ -347,6 +274,7 @@ class _Converter(ast.NodeTransformer):
         if _contains(node, (ast.Yield, ast.YieldFrom)) and not self.function_stack:
             return node                                  # a generator: traced as written
         self.function_stack.append(node)
+        self.facts[node] = analyze(node)
         node = self.generic_visit(node)
         self.function_stack.pop()
         return node
@@ -396,12 +324,17 @@ class _Converter(ast.NodeTransformer):
         out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
         return [placed_at(s, node) for s in out]
 
-    def _live_after(self, node: ast.If, names: list[str]) -> list[str]:
-        """The names of ``names`` read anywhere in the enclosing function outside this ``if``: a variable
-        bound in one branch only is an error only where it may be read later."""
-        function = self.function_stack[-1] if self.function_stack else node
-        everywhere, inside = _loaded_names(function), _loaded_names(node)
-        return [n for n in names if everywhere.get(n, 0) > inside.get(n, 0)]
+    def _live_after(self, node: ast.stmt, names: list[str]) -> list[str]:
+        """The names of ``names`` live after ``node`` (some path from there reads them before binding them):
+        a variable bound in one branch only is an error only where it may be read later."""
+        live = self.facts[self.function_stack[-1]].live_after.get(node)
+        return list(names) if live is None else [n for n in names if n in live]
+
+    def _carried(self, node: ast.stmt, names: list[str], also: str | None = None) -> list[str]:
+        """The names of ``names`` the loop ``node`` carries from one iteration to the next (see
+        :class:`xlac.convert.analysis.LoopFacts`); its break flag ``also``, which the loop's test reads."""
+        facts = self.facts[self.function_stack[-1]].loops.get(node)
+        return list(names) if facts is None else [n for n in names if n in facts.carried or n == also]
 
     # ---- loops
 
@@ -420,7 +353,8 @@ class _Converter(ast.NodeTransformer):
         body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names))
         call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
                                             _current(names)],
-                             {"names": _strings(names), "live": _strings(self._live_after(node, names))})
+                             {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+                              "carried": _strings(self._carried(node, names))})
         return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
 
     def visit_For(self, node: ast.For):
@@ -434,8 +368,10 @@ class _Converter(ast.NodeTransformer):
         bind_target = placed_at(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
         body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
                                    _current(names))
+        until = getattr(node, "xlac_break", None)
         keywords = {"names": _strings(names), "live": _strings(self._live_after(node, names)),
-                    "pure": ast.Constant(pure), "until": ast.Constant(getattr(node, "xlac_break", None))}
+                    "carried": _strings(self._carried(node, names, until)),
+                    "pure": ast.Constant(pure), "until": ast.Constant(until)}
         runner, iterated = self._iteration(node.iter)
         call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names)], keywords)
         return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call)]]
@@ -552,7 +488,7 @@ class _Converter(ast.NodeTransformer):
         if isinstance(value, (ast.BinOp, ast.UnaryOp)):      # `t = b * 2`: NumPy's operators make new arrays
             node.value = placed_at(_runtime_call("operator_result", [value]), value)
             return node
-        writes_into = any(_place(t) in self.written_places for t in node.targets)
+        writes_into = any(place_of(t) in self.written_places for t in node.targets)
         if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id == RUNTIME:

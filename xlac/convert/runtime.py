@@ -17,7 +17,7 @@ import xlac.numpy as xnp
 from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
-from xlac.convert.rewrite import WRITING_METHODS
+from xlac.convert.analysis import WRITING_METHODS
 from xlac.convert.substitutes import substitute
 from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
@@ -84,24 +84,27 @@ def concrete_test(test, *, reason: str, what: str = "if"):
 # ---------------------------------------------------------------- loops
 
 
-def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
-    """A ``while`` loop: the new values of the variables ``names`` its body binds."""
-    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, kind="while")
+def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple) -> tuple:
+    """A ``while`` loop: the new values of the variables ``names`` its body binds; ``carried``: those it
+    carries from one iteration to the next."""
+    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while")
     return loops.while_stmt(test_fn, body, values)
 
 
-def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
-              until: str | None) -> tuple:
+def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
+              pure: bool, until: str | None) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
     ``pure``: its body calls nothing that acts on Python state; ``until``: its break flag's name, if any."""
-    return loops.for_range(bounds, loops.Loop(body_fn, names, live, "for", pure, _position(names, until)), values)
+    loop = loops.Loop(body_fn, names, live, carried, "for", pure, _position(names, until))
+    return loops.for_range(bounds, loop, values)
 
 
-def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, pure: bool,
-             until: str | None) -> tuple:
+def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
+             pure: bool, until: str | None) -> tuple:
     """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
     or a Python iterable."""
-    return loops.for_each(iterable, loops.Loop(body_fn, names, live, "for", pure, _position(names, until)), values)
+    loop = loops.Loop(body_fn, names, live, carried, "for", pure, _position(names, until))
+    return loops.for_each(iterable, loop, values)
 
 
 def _position(names: tuple, name: str | None) -> int | None:

@@ -1,0 +1,326 @@
+"""Static analysis of a function's syntax tree: what each statement reads and writes, which variables are
+live where, and what a loop must carry from one iteration to the next.
+
+- :func:`effects`: the names a statement (or expression) reads and binds, and the places it writes into in
+  place (``a[i] = v``, ``a += v``, ``a.fill(v)``, ``f(x, out=a)``: the base ``a``), in its own scope: a
+  nested function, lambda, class or comprehension contributes the names it reads from outside.
+- :func:`analyze`: liveness over a function (a variable is live at a point if some path from there reads it
+  before binding it), and per loop a :class:`LoopFacts`: the names one iteration binds, the ones the loop must
+  carry (read in an iteration before that iteration binds them, read by the loop's test, or live after the
+  loop), and the iteration's :class:`Effects` (does one iteration read what another writes?).
+
+Names that code may reach other than by reading them in the function (read by a nested scope, declared
+``global``/``nonlocal``, or every name when the function calls ``locals``, ``vars``, ``eval``, ``exec`` or
+``dir``) are live everywhere.
+
+>>> import ast
+>>> fn = ast.parse('''
+... def binned(data, labels, nb):
+...     res = np.zeros(nb)
+...     for i in range(nb):
+...         vals = data[labels == i]
+...         res[i] = vals.mean()
+...     return res
+... ''').body[0]
+>>> facts = analyze(fn).loops[fn.body[1]]
+>>> facts.written, facts.carried, sorted(facts.iteration.stores)
+(('i', 'vals'), (), ['res'])
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+WRITING_METHODS = {   # NumPy array methods that write into the array
+    "fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+_FRAME_READERS = {"locals", "vars", "eval", "exec", "dir"}
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What running some code does to names: ``reads`` and ``writes`` (binds, or unbinds with ``del``), and
+    ``stores``: the places (a name or attribute chain, ``out``, ``self.cache``) it writes into in place.
+
+    >>> found = effects(ast.parse("a[i] += b * c").body[0])
+    >>> sorted(found.reads), sorted(found.writes), sorted(found.stores)
+    (['a', 'b', 'c', 'i'], [], ['a'])
+    """
+
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
+    stores: frozenset = frozenset()
+
+    def __or__(self, other: Effects) -> Effects:
+        return Effects(self.reads | other.reads, self.writes | other.writes, self.stores | other.stores)
+
+
+@dataclass(frozen=True)
+class LoopFacts:
+    """One loop: ``written``, the names an iteration may bind (the target of a ``for`` first); ``carried``,
+    those the loop must carry (read before bound in an iteration, by the test, or after the loop);
+    ``live_after``: the names live after the loop; ``iteration``: the effects of one iteration (test, target
+    and body). A name in ``written`` but not in ``carried`` is local to each iteration."""
+
+    written: tuple
+    carried: tuple
+    live_after: frozenset
+    iteration: Effects
+
+
+@dataclass
+class FunctionFacts:
+    """A function's analysis: ``live_after[statement]``, the names live after it; ``loops[loop]``, a
+    :class:`LoopFacts` per ``for``/``while`` of the function's own scope; ``always_live``, names live
+    everywhere."""
+
+    live_after: dict = field(default_factory=dict)
+    loops: dict = field(default_factory=dict)
+    always_live: frozenset = frozenset()
+
+
+def effects(node: ast.AST) -> Effects:
+    """The :class:`Effects` of ``node``, a statement with everything inside it, or an expression.
+
+    >>> found = effects(ast.parse("y = [x * k for x in xs]").body[0])
+    >>> sorted(found.reads), sorted(found.writes)
+    (['k', 'xs'], ['y'])
+    """
+    reads, writes, stores = set(), set(), set()
+    if isinstance(node, _SCOPES):           # a nested scope as a whole: the statement or expression defining it
+        node = ast.Module([node], []) if isinstance(node, ast.stmt) else ast.Expr(node)
+    for child in own_scope([node]):
+        if isinstance(child, ast.Name):
+            (reads if isinstance(child.ctx, ast.Load) else writes).add(child.id)
+            if isinstance(child.ctx, ast.Del):
+                reads.add(child.id)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            writes.add(child.name)
+        elif isinstance(child, (ast.Import, ast.ImportFrom)):
+            writes.update((a.asname or a.name).split(".")[0] for a in child.names if a.name != "*")
+        elif isinstance(child, ast.ExceptHandler) and child.name:
+            writes.add(child.name)
+        elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+            reads.add(child.target.id)                   # `t += 1` reads `t` first
+        stores.update(_stored_places(child))
+        if isinstance(child, _SCOPES):
+            inner = _free_names(child)
+            reads.update(inner.reads)
+            writes.update(inner.writes)
+    return Effects(frozenset(reads), frozenset(writes), frozenset(stores))
+
+
+def written_places(fn: ast.AST) -> set[str]:
+    """Every place ``fn`` or a scope inside it writes into in place.
+
+    >>> sorted(written_places(ast.parse("def f(a, s):\\n    a[0] = 1\\n    s.buf.fill(0)").body[0]))
+    ['a', 's.buf']
+    """
+    return {place for node in ast.walk(fn) for place in _stored_places(node)}
+
+
+def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionFacts:
+    """Liveness and loop facts over the statements of ``fn``'s own scope (see :class:`FunctionFacts`).
+
+    >>> fn = ast.parse("def f(n):\\n    t = 0\\n    for i in range(n):\\n        t = t + i\\n    return 1").body[0]
+    >>> analyze(fn).loops[fn.body[1]].carried
+    ('t',)
+    """
+    return _Liveness(fn).facts
+
+
+# ---------------------------------------------------------------- names and places
+
+
+def place_of(node: ast.expr) -> str | None:
+    """A name or attribute chain (``out``, ``self.cache``) as text; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = place_of(node.value)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _stored_places(node: ast.AST) -> list[str]:
+    """The places ``node`` itself writes into in place (not looking inside its children)."""
+    bases = []
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        bases.append(node.value)
+    elif isinstance(node, ast.AugAssign):
+        target = node.target
+        bases.append(target.value if isinstance(target, ast.Subscript) else target)
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in WRITING_METHODS:
+            bases.append(node.func.value)
+        bases.extend(element for keyword in node.keywords if keyword.arg == "out"
+                     for element in ast.walk(keyword.value) if isinstance(element, (ast.Name, ast.Attribute)))
+    places = []
+    for base in bases:
+        while isinstance(base, ast.Subscript):
+            base = base.value
+        place = place_of(base)
+        if place is not None:
+            places.append(place)
+    return places
+
+
+def own_scope(nodes):
+    """The nodes of ``nodes`` and below, not entering nested scopes (yielded themselves, with the parts of
+    them evaluated in this scope: decorators, defaults, a comprehension's first iterable)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, _SCOPES):
+                stack.append(child)
+                continue
+            yield child
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.extend(child.args.defaults + [d for d in child.args.kw_defaults if d is not None])
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stack.extend(child.decorator_list)
+            if isinstance(child, ast.ClassDef):
+                stack.extend(child.bases + [k.value for k in child.keywords])
+            if isinstance(child, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                stack.append(child.generators[0].iter)
+
+
+def _free_names(scope: ast.AST) -> Effects:
+    """A nested scope's effects on the enclosing one: the names it reads but does not bind, and the names it
+    declares ``nonlocal`` (or binds with ``:=`` in a comprehension) as written."""
+    bound, declared, loaded, outer_writes = set(), set(), set(), set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        arguments = scope.args
+        bound.update(a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs)
+        bound.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    if isinstance(scope, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        parts = [child for child in ast.iter_child_nodes(scope) if child is not scope.generators[0].iter]
+    else:
+        parts = scope.body if isinstance(scope.body, list) else [scope.body]
+    for node in ast.walk(ast.Module(parts, [])):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+            if isinstance(node, ast.Nonlocal):
+                outer_writes.update(node.names)
+        elif isinstance(node, ast.NamedExpr) and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                         ast.Lambda, ast.ClassDef)):
+            outer_writes.add(node.target.id)
+    return Effects(frozenset(loaded - (bound - declared)), frozenset(outer_writes))
+
+
+def _bound_by(statement: ast.stmt) -> set[str]:
+    """The names a simple statement surely binds when it completes (not ``:=`` inside it, which may not run)."""
+    walrus = {n.target.id for n in own_scope([statement]) if isinstance(n, ast.NamedExpr)}
+    written = effects(statement).writes - walrus
+    return written - {n.id for n in own_scope([statement]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+
+
+# ---------------------------------------------------------------- liveness
+
+
+@dataclass(frozen=True)
+class _Exits:
+    """The names live where a ``break``, ``continue`` or ``return`` goes, and live anywhere an exception may go."""
+
+    at_break: frozenset = frozenset()
+    at_continue: frozenset = frozenset()
+    at_return: frozenset = frozenset()
+    on_raise: frozenset = frozenset()
+
+
+class _Liveness:
+    """Backward liveness over structured statements; a loop iterates to its fixed point."""
+
+    def __init__(self, fn):
+        self.facts = FunctionFacts()
+        everything = effects(ast.Module(fn.body, []))
+        reads_frame = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _FRAME_READERS
+                          for n in own_scope(fn.body))
+        declared = {name for n in own_scope(fn.body) if isinstance(n, (ast.Global, ast.Nonlocal))
+                    for name in n.names}
+        reached_inside = set()                  # names nested scopes read or write (nonlocal)
+        for node in own_scope(fn.body):
+            if isinstance(node, _SCOPES):
+                inner = _free_names(node)
+                reached_inside |= inner.reads | inner.writes
+        always = declared | reached_inside | (everything.writes | everything.reads if reads_frame else set())
+        self.facts.always_live = frozenset(always)
+        self.block(fn.body, frozenset(always), _Exits(at_return=frozenset(always)))
+
+    def block(self, statements: list, out: frozenset, exits: _Exits) -> frozenset:
+        live = out
+        for statement in reversed(statements):
+            self.facts.live_after[statement] = live | exits.on_raise
+            live = self.statement(statement, live, exits) | exits.on_raise
+        return live
+
+    def statement(self, node: ast.stmt, out: frozenset, exits: _Exits) -> frozenset:
+        if isinstance(node, ast.If):
+            return effects(node.test).reads | self.block(node.body, out, exits) | self.block(node.orelse, out, exits)
+        if isinstance(node, _LOOPS):
+            return self.loop(node, out, exits)
+        if isinstance(node, ast.Break):
+            return exits.at_break
+        if isinstance(node, ast.Continue):
+            return exits.at_continue
+        if isinstance(node, (ast.Return, ast.Raise)):
+            return effects(node).reads | exits.at_return
+        if isinstance(node, (ast.With, ast.AsyncWith)):   # a context manager may swallow an exception
+            header = frozenset().union(*(effects(item.context_expr).reads for item in node.items))
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+            inner = _bound_by(ast.Assign(targets, ast.Constant(None))) if targets else set()
+            return header | (self.block(node.body, out, _raising(exits, out)) - inner)
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return self.try_(node, out, exits)
+        if isinstance(node, ast.Match):
+            cases = frozenset().union(*(effects(c.pattern).reads | (effects(c.guard).reads if c.guard else set())
+                                        | self.block(c.body, out, exits) for c in node.cases))
+            return effects(node.subject).reads | cases | out
+        return (out - _bound_by(node)) | effects(node).reads
+
+    def try_(self, node, out: frozenset, exits: _Exits) -> frozenset:
+        # the finally block runs after the try's body, a handler, or an exception: its reads stay live through both
+        after_finally = self.block(node.finalbody, out | exits.at_return | exits.on_raise, exits)
+        handlers = frozenset().union(*(self.block(h.body, after_finally, _raising(exits, after_finally))
+                                       | (effects(h.type).reads if h.type else frozenset())
+                                       for h in node.handlers))
+        after_body = self.block(node.orelse, after_finally, _raising(exits, after_finally))
+        return self.block(node.body, after_body, _raising(exits, handlers | after_finally))
+
+    def loop(self, node, out: frozenset, exits: _Exits) -> frozenset:
+        is_for = not isinstance(node, ast.While)
+        header = effects(node.iter if is_for else node.test).reads
+        target = effects(ast.Assign([node.target], ast.Constant(None))) if is_for else Effects()
+        head = frozenset()
+        while True:
+            inner = _Exits(out, head, exits.at_return, exits.on_raise)
+            body = self.block(node.body, head, inner)
+            new = self.block(node.orelse, out, exits) | (body - target.writes if is_for else body) | target.reads
+            if not is_for:
+                new |= header
+            if new == head:
+                break
+            head = new
+        iteration = target | effects(ast.Module(node.body, []))
+        if not is_for:
+            iteration |= effects(node.test)
+        target_names = _in_order(node.target) if is_for else []
+        written = tuple(dict.fromkeys(target_names + sorted(iteration.writes - set(target_names))))
+        self.facts.loops[node] = LoopFacts(written, tuple(n for n in written if n in head), out, iteration)
+        return head | header
+
+
+def _raising(exits: _Exits, live: frozenset) -> _Exits:
+    return _Exits(exits.at_break, exits.at_continue, exits.at_return, exits.on_raise | live)
+
+
+def _in_order(target: ast.expr) -> list[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
