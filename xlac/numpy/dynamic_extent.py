@@ -119,7 +119,7 @@ class DynamicExtent:
             "traced bounds, or "
             "x[mask] with a traced mask): it can be combined elementwise, reduced (sum, max, mean, ...), "
             "contracted (dot, @) or written into an array, not asked for its shape. Outside a loop, select with "
-            "ufuncs.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
+            "xnp.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
 
     @property
     def shape(self):
@@ -534,7 +534,7 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
             if target.start is None:
                 raise DynamicShapeError(located(
                     f"{message}: a value placed into the positions of a selection by a traced mask; combine "
-                    "them elementwise first, or select with ufuncs.where(mask, x, 0)"))
+                    "them elementwise first, or select with xnp.where(mask, x, 0)"))
             require(ufuncs.logical_or(extent.count == target.count, extent.count == 1), extent.count, ValueError,
                     f"{message}: a value of length {{value}} against one of another length (slices with traced "
                     "bounds, or selections by traced masks)")

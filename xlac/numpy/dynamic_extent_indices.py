@@ -324,7 +324,7 @@ _IDENTITIES = {"add": lambda dtype: 0, "multiply": lambda dtype: 1,
 
 
 def index_update(x, index, values, mode="set"):
-    """``index_write.index_update`` (``np.add.at``, ...) where ``index`` holds dynamic values: positions without an
+    """``xnp.index_update`` (``np.add.at``, ...) where ``index`` holds dynamic values: positions without an
     element combine the operation's identity into position 0."""
     if mode == "set":
         return setitem(creation.asarray(x), index, values)
