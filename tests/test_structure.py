@@ -148,11 +148,7 @@ def _package_of_cycle(cycle: list[str]) -> str:
 
 # Packages that still hold an import cycle, each to be removed by the issue named (an entry whose cycle is
 # gone fails test_no_import_cycle_inside_a_package: take it out).
-CYCLES_ALLOWED = {
-    # operators, protocols, dynamic_extent, dynamic_extent_math and array_api import the xlac.numpy package
-    # itself, which imports them (15 modules): issue 32, section 3.
-    "xlac.numpy",
-}
+CYCLES_ALLOWED: set[str] = set()
 
 
 def test_no_import_cycle_inside_a_package():

@@ -13,6 +13,16 @@ import ml_dtypes
 import numpy as np
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
+# The dtypes xlac's modules name most, defined here once.
+BOOL = np.dtype("bool")
+UINT8 = np.dtype("uint8")
+INT32 = np.dtype("int32")
+INT64 = np.dtype("int64")
+FLOAT16 = np.dtype("float16")
+FLOAT32 = np.dtype("float32")
+FLOAT64 = np.dtype("float64")
+COMPLEX64 = np.dtype("complex64")
+COMPLEX128 = np.dtype("complex128")
 
 SUPPORTED = tuple(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -16,12 +16,11 @@ import math
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.ir import dtypes
 from xlac.ir.autocast_classes import FLOAT32, KEEP, LOWER_PRECISION, PROMOTE
 from xlac.ir.primitive import ShapeError, declare
 from xlac.ir.types import TensorType
-
-BOOL = np.dtype("bool")
 
 
 def _check(cond: bool, message: str) -> None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.ir.primitive import CATALOG
 from xlac.ir.types import TensorType, scalar_type
 from xlac.lowering.module import FunctionWriter, dims, int_list
-
-BOOL = np.dtype("bool")
 
 
 def _types(node):

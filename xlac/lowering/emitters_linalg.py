@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.errors import UnsupportedError
 from xlac.ir import primitives as P
 from xlac.ir.primitives_linalg import real_dtype
@@ -26,7 +27,6 @@ from xlac.lowering.emitters import emit_compare, emit_constant, emit_full, emit_
 from xlac.lowering.module import FunctionWriter, dims
 from xlac.lowering.solver_calls import INT32, gpu_hybrid, gpu_solver, lapack, library, nan_where_failed
 
-BOOL = np.dtype("bool")
 
 # Jacobi sweeps stop when the off-diagonal part's Frobenius norm is below tol times the whole matrix's.
 EIGH_MAX_SWEEPS = 100

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, INT32
 from xlac.ir.types import TensorType
 from xlac.lowering.emitters import emit_compare, emit_full, emit_zeros
 from xlac.lowering.module import FunctionWriter, dims
 
 LAPACK_PREFIX = {"float32": "s", "float64": "d", "complex64": "c", "complex128": "z"}
 GPU_PREFIX = {"cusolver": "cu", "hipsolver": "hip"}
-INT32 = np.dtype("int32")
-BOOL = np.dtype("bool")
 
 
 def library(w: FunctionWriter, t: TensorType) -> str:

@@ -1,4 +1,11 @@
-"""How a public ``xlac.numpy`` function runs: traced inside a compiled function, eagerly outside.
+"""How a public ``xlac.numpy`` function runs. Every call takes one of three routes (:func:`numpy_function`):
+
+1. Outside a trace, the eager runner (registered by :mod:`xlac.eager`, which compiles and so sits above this
+   package) compiles the function once per signature and runs it on the device, returning an ``xlac.Array``.
+2. Inside a trace, when an argument (or an item of a list or tuple argument) has a dynamic extent
+   (``x[i:j]`` with traced bounds, ``x[mask]`` with a traced mask), the dynamic-extent dispatch (registered by
+   :mod:`xlac.numpy.dynamic_extent_math`) runs that function's rule for such values, or raises.
+3. Otherwise the function itself runs on tracers, recording its nodes with its name as their origin.
 
 >>> import xlac.numpy as xnp
 >>> xnp.add.__name__

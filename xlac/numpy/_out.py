@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar, writable
@@ -26,7 +27,6 @@ from xlac.trace.tracer import Tracer
 from xlac.trace.views import Itself
 
 CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-BOOL = np.dtype("bool")
 
 
 def shape_text(shape) -> str:

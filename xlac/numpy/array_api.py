@@ -26,7 +26,6 @@ from xlac.trace import ops
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 from xlac.array import Array, asarray as device_array
-import xlac.numpy
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "bool", "concat", "permute_dims",
            "matrix_transpose", "unstack", "astype", "from_dlpack"]
@@ -130,6 +129,7 @@ def namespace_for(api_version):
         raise ValueError(located(f"__array_namespace__: unsupported Array API version {api_version!r}; "
                                  f"xlac.numpy implements {SUPPORTED_VERSIONS[-1]} (and accepts "
                                  f"{', '.join(SUPPORTED_VERSIONS)})"))
+    import xlac.numpy     # the package imports this module: the namespace is whole only once it has run
     return xlac.numpy
 
 

@@ -22,6 +22,7 @@ import string
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy import _out
@@ -35,7 +36,6 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["matmul", "dot", "vdot", "inner", "outer", "tensordot", "einsum", "vecdot", "einsum_path"]
 
-BOOL = np.dtype("bool")
 MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
 

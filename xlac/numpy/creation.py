@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from xlac.ir.dtypes import FLOAT64, INT64
 from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _core, reductions, shapes, ufuncs
@@ -30,9 +31,6 @@ from xlac.array import Array, asarray as device_array
 __all__ = ["zeros", "ones", "full", "empty", "zeros_like", "ones_like", "full_like", "empty_like", "arange",
            "linspace", "eye", "identity", "tri", "triu", "tril", "array", "asarray", "asanyarray", "ascontiguousarray",
            "asfortranarray", "asarray_chkfinite", "require", "logspace", "geomspace"]
-
-FLOAT64 = np.dtype("float64")
-INT64 = np.dtype("int64")
 
 
 def _dtype_or(dtype, default) -> np.dtype:
@@ -226,8 +224,6 @@ def _arange(start, stop, step, dtype):
     scaled = ops.mul(index, ops.full((length,), delta, compute))
     values = ops.add(scaled, ops.full((length,), first, compute))
     return ops.convert(values, dtype)
-
-
 
 
 @numpy_function_with_static("num", "axis")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from xlac.ir.dtypes import FLOAT16
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes as _dtypes
 from xlac.numpy._core import asarray
@@ -37,7 +38,6 @@ newaxis = None
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 
 BF16 = _dtypes.bfloat16
-FLOAT16 = np.dtype("float16")
 PYTHON_NUMBERS = (bool, int, float, complex)
 
 

@@ -49,7 +49,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import xlac.numpy as xnp
+from xlac.numpy import array_api
+from xlac.numpy import creation
+from xlac.numpy import indexing
+from xlac.numpy import reductions
+from xlac.numpy import shapes
+from xlac.numpy import sorting
+from xlac.numpy import ufuncs
 from xlac.numpy._dispatch import dynamic_call
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
@@ -180,7 +186,7 @@ class DynamicExtent:
         return dynamic_call(func.__name__, args, kwargs)
 
     def astype(self, dtype, *args, **kwargs):
-        return DynamicExtent(xnp.astype(self.data, dtype), self.axes)
+        return DynamicExtent(array_api.astype(self.data, dtype), self.axes)
 
     def copy(self):
         return self
@@ -211,22 +217,23 @@ def _method(name: str):
 for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot", "cumsum",
               "cumprod", "ravel", "squeeze", "swapaxes", "repeat", "nonzero"):
     setattr(DynamicExtent, _name, _method(_name))
-_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-              "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
-              "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}
-_COMPARISONS = {"lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal", "eq": "equal",
-                "ne": "not_equal"}
+_OPERATORS = {"add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply, "truediv": ufuncs.true_divide,
+              "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder, "pow": ufuncs.power,
+              "and": ufuncs.bitwise_and, "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
+              "lshift": ufuncs.left_shift, "rshift": ufuncs.right_shift}
+_COMPARISONS = {"lt": ufuncs.less, "le": ufuncs.less_equal, "gt": ufuncs.greater, "ge": ufuncs.greater_equal,
+                "eq": ufuncs.equal, "ne": ufuncs.not_equal}
+_UNARY = {"neg": ufuncs.negative, "pos": ufuncs.positive, "abs": ufuncs.absolute, "invert": ufuncs.invert}
 
 
-def _binary(name: str, reflected: bool = False):
-    fn = getattr(xnp, name)
+def _binary(fn, reflected: bool = False):
     if reflected:
         return lambda self, other: elementwise(fn, (other, self))
     return lambda self, other: elementwise(fn, (self, other))
 
 
-def _in_place(name: str):
-    fn = getattr(xnp, name)
+def _in_place(fn):
+    name = fn.__name__
 
     def apply(self, other):
         result = elementwise(fn, (self, other))
@@ -237,19 +244,19 @@ def _in_place(name: str):
         if not self.is_view:
             return result                  # a selection by a mask is a copy, as in NumPy: the name is rebound
         new = aligned(result, self.ndim, self.axes, list(self.data.shape), "non-broadcastable output operand")
-        self.data[...] = xnp.where(valid_mask(self), new, self.data)   # through the view, into the array
+        self.data[...] = ufuncs.where(valid_mask(self), new, self.data)   # through the view, into the array
         return self
     return apply
 
 
-for _op, _name in _OPERATORS.items():
-    setattr(DynamicExtent, f"__{_op}__", _binary(_name))
-    setattr(DynamicExtent, f"__r{_op}__", _binary(_name, reflected=True))
-    setattr(DynamicExtent, f"__i{_op}__", _in_place(_name))
-for _op, _name in _COMPARISONS.items():
-    setattr(DynamicExtent, f"__{_op}__", _binary(_name))
-for _op, _name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
-    setattr(DynamicExtent, f"__{_op}__", lambda self, _fn=getattr(xnp, _name): elementwise(_fn, (self,)))
+for _op, _fn in _OPERATORS.items():
+    setattr(DynamicExtent, f"__{_op}__", _binary(_fn))
+    setattr(DynamicExtent, f"__r{_op}__", _binary(_fn, reflected=True))
+    setattr(DynamicExtent, f"__i{_op}__", _in_place(_fn))
+for _op, _fn in _COMPARISONS.items():
+    setattr(DynamicExtent, f"__{_op}__", _binary(_fn))
+for _op, _fn in _UNARY.items():
+    setattr(DynamicExtent, f"__{_op}__", lambda self, _fn=_fn: elementwise(_fn, (self,)))
 
 
 # ---------------------------------------------------------------- reading and writing
@@ -262,7 +269,7 @@ def has_traced_slice(index) -> bool:
                for e in entries)
 
 
-def _is_traced_mask(x, index) -> bool:
+def is_traced_mask(x, index) -> bool:
     return isinstance(index, Tracer) and index.dtype == np.bool_ and index.ndim >= 1 and \
         index.shape == x.shape[:index.ndim]
 
@@ -270,16 +277,16 @@ def _is_traced_mask(x, index) -> bool:
 def read(x: Tracer, index, error: Exception):
     """``x[index]`` for an index with a traced slice bound or a traced boolean mask over ``x``'s leading
     axes, as a :class:`DynamicExtent`; else raise ``error``."""
-    if _is_traced_mask(x, index):
+    if is_traced_mask(x, index):
         return selected(x, mask_extent(index, ("mask", index.value.id)), index.ndim)
     if not has_traced_slice(index):
         raise error
-    view_index, dynamic = _static_view_index(x.ndim, index)
+    view_index, dynamic = static_view_index(x.ndim, index)
     view = x[view_index]
     axes = [None] * view.ndim
     for view_axis, (source_axis, bounds) in dynamic.items():
         if bounds[2] == 1:
-            axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
+            axes[view_axis] = slice_extent(bounds, x.shape[source_axis])
         else:
             view, axes[view_axis] = _stepped(view, view_axis, bounds)
     return DynamicExtent(view, axes, is_view=view.base is not None or view is x)
@@ -290,40 +297,12 @@ def handles_write(x: Tracer, index, value) -> bool:
     traced mask taking one value per selected element (a scalar or one row is xlac.numpy's select)."""
     if isinstance(value, DynamicExtent) or has_traced_slice(index) or holds_dynamic_index(index):
         return True
-    return _is_traced_mask(x, index) and ndim_of(value) == x.ndim - index.ndim + 1 and np.shape(value)[0] != 1
+    return is_traced_mask(x, index) and ndim_of(value) == x.ndim - index.ndim + 1 and np.shape(value)[0] != 1
 
 
 def holds_dynamic_index(index) -> bool:
     """Whether ``index`` holds a value with a dynamic extent (``x[np.nonzero(m)]``, ``x[idx]``)."""
     return any(isinstance(e, DynamicExtent) for e in (index if isinstance(index, tuple) else (index,)))
-
-
-def write(x: Tracer, index, value) -> Tracer:
-    """``x`` after ``x[index] = value``, for an index :func:`read` takes or one holding dynamic values."""
-    if holds_dynamic_index(index):
-        return dynamic_call("setitem", (x, index, value), {})
-    if _is_traced_mask(x, index):
-        rows = x.shape[:index.ndim]
-        flat = xnp.reshape(x, (index.size,) + x.shape[index.ndim:])
-        return xnp.reshape(write_selected(flat, mask_extent(index, ("mask", index.value.id)), value),
-                           rows + x.shape[index.ndim:])
-    view_index, dynamic = _static_view_index(x.ndim, index)
-    region = x[view_index]
-    axes, sizes, stepped = [None] * region.ndim, list(region.shape), {}
-    for view_axis, (source_axis, bounds) in dynamic.items():
-        if bounds[2] == 1:
-            axes[view_axis] = _slice_extent(bounds, x.shape[source_axis])
-        else:               # the value is aligned as the slice reads: its elements from the front
-            first, step, axes[view_axis] = _stepped_extent(bounds, region.shape[view_axis])
-            stepped[view_axis] = (first, step)
-            sizes[view_axis] = axes[view_axis].size
-    new = aligned(value, region.ndim, axes, sizes, "could not broadcast input array into the region")
-    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), tuple(sizes))
-    inside = valid_mask(DynamicExtent(region, [None if a in stepped else e for a, e in enumerate(axes)]))
-    for axis, (first, step) in stepped.items():
-        new, placed = _from_front(new, axis, first, step, region.shape[axis], axes[axis].count)
-        inside = ops.and_(inside, ops.broadcast_in_dim(placed, region.shape, (axis,)))
-    return xnp.index_update(x, view_index, xnp.where(inside, new, region))
 
 
 def mask_extent(mask: Tracer, key: tuple) -> AxisExtent:
@@ -335,29 +314,14 @@ def mask_extent(mask: Tracer, key: tuple) -> AxisExtent:
 def selected(x: Tracer, extent: AxisExtent, mask_ndim: int) -> DynamicExtent:
     """``x[mask]``: ``x``'s leading ``mask_ndim`` axes (those of the mask of ``extent``) flattened into one."""
     rest = x.shape[mask_ndim:]
-    return DynamicExtent(xnp.reshape(x, (extent.size,) + rest), [extent] + [None] * len(rest))
-
-
-def write_selected(x: Tracer, extent: AxisExtent, value) -> Tracer:
-    """``x`` (its first axis that of ``extent``, a selection by a mask) after ``x[mask] = value``: a value of
-    the same selection in place, else one element (row) per selected one in order, each selected position
-    taking that of its rank (lengths checked after the call), or one broadcast to all."""
-    rest = x.shape[1:]
-    if isinstance(value, DynamicExtent) and value.axes[0] is not None and value.axes[0].key == extent.key and \
-            value.data.shape == x.shape and not any(value.axes[1:]):
-        new = value.data
-    else:
-        new = placed(value, x.ndim, [extent] + [None] * len(rest), list(x.shape),
-                     "shape mismatch: value array could not be broadcast to the indexing result")
-    new = xnp.broadcast_to(_cast_for_write(new, x.dtype), x.shape)
-    return xnp.where(ops.broadcast_in_dim(extent.valid, x.shape, (0,)), new, x)
+    return DynamicExtent(shapes.reshape(x, (extent.size,) + rest), [extent] + [None] * len(rest))
 
 
 def ranks(extent: AxisExtent) -> Tracer:
     """Per position of ``extent``'s axis, its rank among the elements (int64; meaningless elsewhere)."""
     if extent.start is not None:
         return ops.iota((extent.size,), INDEX, 0) - extent.start
-    return xnp.cumsum(ops.convert(extent.valid, INDEX)) - 1
+    return reductions.cumsum(ops.convert(extent.valid, INDEX)) - 1
 
 
 def placed(value, ndim: int, targets: list, sizes: list, message: str):
@@ -374,12 +338,8 @@ def placed(value, ndim: int, targets: list, sizes: list, message: str):
     data = aligned(value, ndim, fronts, sizes, message)
     for axis in by_rank:
         if data.shape[axis] != 1:
-            data = xnp.take(data, xnp.clip(ranks(targets[axis]), 0, data.shape[axis] - 1), axis=axis)
+            data = indexing.take(data, ufuncs.clip(ranks(targets[axis]), 0, data.shape[axis] - 1), axis=axis)
     return data
-
-
-def _cast_for_write(values, dtype):
-    return xnp.index_write.update_values(xnp.asarray(values), dtype)
 
 
 def _as_static(value, what: str):
@@ -388,7 +348,7 @@ def _as_static(value, what: str):
     return value
 
 
-def _static_view_index(ndim: int, index) -> tuple[tuple, dict]:
+def static_view_index(ndim: int, index) -> tuple[tuple, dict]:
     """``index`` with each traced slice replaced by ``:``, and for each such slice: the axis of the view it
     becomes, the axis of ``x`` it slices, and its bounds."""
     entries = index if isinstance(index, tuple) else (index,)
@@ -434,43 +394,43 @@ def _bound(value, size: int, default: int) -> Tracer:
         return ops.constant(default, INDEX)
     if isinstance(value, Tracer) and (value.ndim != 0 or value.dtype.kind not in "iub"):
         raise TypeError(located("slice indices must be integers or None or have an __index__ method"))
-    value = xnp.astype(xnp.asarray(value), INDEX)
-    value = xnp.where(value < 0, value + size, value)
-    return xnp.clip(value, 0, size)
+    value = array_api.astype(creation.asarray(value), INDEX)
+    value = ufuncs.where(value < 0, value + size, value)
+    return ufuncs.clip(value, 0, size)
 
 
 def _stepped(view, axis: int, bounds) -> tuple:
     """``view[start:stop:step]`` along ``axis`` (a static step other than 1, negative too): its elements
     gathered to the front of an axis of ``ceil(size / |step|)``, in slice order, and that axis's extent."""
     size = view.shape[axis]
-    first, step, extent = _stepped_extent(bounds, size)
+    first, step, extent = stepped_extent(bounds, size)
     positions = first + step * ops.iota((extent.size,), INDEX, 0)
-    return xnp.take(view, xnp.clip(positions, 0, size - 1), axis=axis), extent
+    return indexing.take(view, ufuncs.clip(positions, 0, size - 1), axis=axis), extent
 
 
-def _stepped_extent(bounds, size: int) -> tuple:
+def stepped_extent(bounds, size: int) -> tuple:
     """A stepped slice of an axis of ``size``: its first position, its step, and the extent of its elements
     gathered to the front of an axis of ``ceil(size / |step|)``."""
     start, stop, step = bounds
     if step > 0:
         first, end = _bound(start, size, 0), _bound(stop, size, size)
-        count = xnp.maximum((end - first + step - 1) // step, 0)
+        count = ufuncs.maximum((end - first + step - 1) // step, 0)
     else:
         first, end = _reversed_bound(start, size, size - 1), _reversed_bound(stop, size, -1)
-        count = xnp.maximum((first - end - step - 1) // -step, 0)
+        count = ufuncs.maximum((first - end - step - 1) // -step, 0)
     length = -(-size // abs(step))
     valid = ops.iota((length,), INDEX, 0) < count
     key = ("stepped", size, step, bound_key(start, 0), bound_key(stop, size))
     return first, step, AxisExtent(valid, count, ops.constant(0, INDEX), key)
 
 
-def _from_front(data, axis: int, first, step: int, size: int, count) -> tuple:
+def from_front(data, axis: int, first, step: int, size: int, count) -> tuple:
     """The inverse of gathering a stepped slice to the front: ``data`` (its elements from position 0 along
     ``axis``) placed back at ``first, first + step, ...`` of an axis of ``size``; and where those are."""
     offset = ops.iota((size,), INDEX, 0) - first
     rank = offset // step
-    inside = xnp.logical_and(xnp.logical_and(offset % step == 0, rank >= 0), rank < count)
-    return xnp.take(data, xnp.clip(rank, 0, data.shape[axis] - 1), axis=axis), inside
+    inside = ufuncs.logical_and(ufuncs.logical_and(offset % step == 0, rank >= 0), rank < count)
+    return indexing.take(data, ufuncs.clip(rank, 0, data.shape[axis] - 1), axis=axis), inside
 
 
 def _reversed_bound(value, size: int, default: int) -> Tracer:
@@ -478,9 +438,9 @@ def _reversed_bound(value, size: int, default: int) -> Tracer:
     clipped to [-1, size - 1]."""
     if value is None:
         return ops.constant(default, INDEX)
-    value = xnp.astype(xnp.asarray(value), INDEX)
-    value = xnp.where(value < 0, value + size, value)
-    return xnp.clip(value, -1, size - 1)
+    value = array_api.astype(creation.asarray(value), INDEX)
+    value = ufuncs.where(value < 0, value + size, value)
+    return ufuncs.clip(value, -1, size - 1)
 
 
 def bound_key(value, default: int):
@@ -492,11 +452,11 @@ def bound_key(value, default: int):
     return ("traced",) + (value.offset_of if value.offset_of is not None else (value.value.id, 0))
 
 
-def _slice_extent(bounds, size: int) -> AxisExtent:
+def slice_extent(bounds, size: int) -> AxisExtent:
     start, stop = _bound(bounds[0], size, 0), _bound(bounds[1], size, size)
-    count = xnp.maximum(stop - start, 0)
+    count = ufuncs.maximum(stop - start, 0)
     positions = ops.iota((size,), INDEX, 0)
-    valid = xnp.logical_and(positions >= start, positions < start + count)
+    valid = ufuncs.logical_and(positions >= start, positions < start + count)
     return AxisExtent(valid, count, start, ("slice", size, bound_key(bounds[0], 0), bound_key(bounds[1], size)))
 
 
@@ -527,7 +487,7 @@ def _shifted(data, axis: int, by, size: int):
     low[axis] = high[axis] = size
     padded = ops.pad(data, ops.constant(0, data.dtype), low, high)
     starts = [ops.constant(0, INDEX)] * data.ndim
-    starts[axis] = xnp.astype(size - by, INDEX)
+    starts[axis] = array_api.astype(size - by, INDEX)
     sizes = list(data.shape)
     sizes[axis] = size
     result = ops.dynamic_slice(padded, starts, sizes)
@@ -544,7 +504,7 @@ def _first_along(data, axis: int, start, size: int):
     first = ops.dynamic_slice(data, starts, sizes)
     shape = list(data.shape)
     shape[axis] = size
-    return xnp.broadcast_to(first, tuple(shape))
+    return shapes.broadcast_to(first, tuple(shape))
 
 
 def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
@@ -553,21 +513,21 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     if isinstance(operand, DynamicExtent):
         data, axes = operand.data, operand.axes
     else:
-        data = xnp.asarray(operand)
+        data = creation.asarray(operand)
         axes = [None] * data.ndim
     while data.ndim > ndim and (axes[0] is not None or data.shape[0] == 1):   # NumPy drops leading length-1 axes
         extent = axes[0]
         if extent is not None:              # of a length known when the program runs: it must be 1
             require(extent.count == 1, extent.count, ValueError,
                     f"{message}: a leading axis of length {{value}} where the region has none")
-            first = extent.start if extent.start is not None else xnp.argmax(extent.valid)
+            first = extent.start if extent.start is not None else reductions.argmax(extent.valid)
             data = _first_along(data, 0, first, 1)
-        data, axes = xnp.reshape(data, tuple(data.shape[1:])), axes[1:]
+        data, axes = shapes.reshape(data, tuple(data.shape[1:])), axes[1:]
     if data.ndim > ndim:
         raise ValueError(located(f"{message}: too many dimensions"))
     lead = ndim - data.ndim
     if lead:
-        data = xnp.reshape(data, (1,) * lead + tuple(data.shape))
+        data = shapes.reshape(data, (1,) * lead + tuple(data.shape))
         axes = [None] * lead + list(axes)
     for axis, target in enumerate(targets):
         extent, length = axes[axis], data.shape[axis]
@@ -582,7 +542,7 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                 raise DynamicShapeError(located(
                     f"{message}: a value placed into the positions of a selection by a traced mask; combine "
                     "them elementwise first, or select with xnp.where(mask, x, 0)"))
-            require(xnp.logical_or(extent.count == target.count, extent.count == 1), extent.count, ValueError,
+            require(ufuncs.logical_or(extent.count == target.count, extent.count == 1), extent.count, ValueError,
                     f"{message}: a value of length {{value}} against one of another length (slices with traced "
                     "bounds, or selections by traced masks)")
             data = _moved(data, axis, extent, target.start, sizes[axis])
@@ -643,13 +603,13 @@ def _common_positions(operands: list, ndim: int) -> list:
         size = max([extent.size for _, _, extent in extents] + static_lengths)
         count = extents[0][2].count
         for _, _, extent in extents[1:]:
-            count = xnp.where(count == 1, extent.count, count)
+            count = ufuncs.where(count == 1, extent.count, count)
         for length in static_lengths:          # one element broadcasts against a static axis too
-            count = xnp.where(count == 1, ops.constant(length, INDEX), count)
+            count = ufuncs.where(count == 1, ops.constant(length, INDEX), count)
         target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, ops.constant(0, INDEX),
                             ("rebased", next(_fresh_keys)))
         for k, own_axis, extent in extents:
-            require(xnp.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
+            require(ufuncs.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
                     "operands could not be broadcast together: a value of length {value} against one of another "
                     "length (slices with traced bounds, or selections by traced masks)")
             operands[k] = _rebased(operands[k], own_axis, extent, target)
@@ -670,12 +630,12 @@ def _moved(data, axis: int, extent: AxisExtent, start, size: int):
     """``data``'s elements along ``axis`` (those of ``extent``) moved to begin at ``start`` of an axis of
     ``size``: a selection by a mask first gathered in order; one element repeated where there is only one."""
     if extent.start is None:
-        data = xnp.take(data, xnp.argsort(xnp.logical_not(extent.valid), kind="stable"), axis=axis)
+        data = indexing.take(data, sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable"), axis=axis)
         first = ops.constant(0, INDEX)
     else:
         first = extent.start
     moved = _shifted(data, axis, start - first, size)
-    return xnp.where(extent.count == 1, _first_along(data, axis, first, size), moved)
+    return ufuncs.where(extent.count == 1, _first_along(data, axis, first, size), moved)
 
 
 def ndim_of(x) -> int:

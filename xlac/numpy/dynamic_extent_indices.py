@@ -22,11 +22,18 @@ import operator
 
 import numpy as np
 
-import xlac.numpy as xnp
+from xlac.numpy import array_api
+from xlac.numpy import creation
+from xlac.numpy import index_write
+from xlac.numpy import indexing
+from xlac.numpy import reductions
+from xlac.numpy import shapes
+from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, bound_key, broadcast_operands, elementwise,
-                                       placed, ranks, require, selected, valid_mask, write_selected)
+                                       placed, ranks, require, selected, valid_mask)
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
+from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
@@ -40,7 +47,7 @@ def _nonzero_extent(x: Tracer) -> AxisExtent:
     """The positions of ``x`` (flattened) that are nonzero: NaN counts, as in NumPy."""
     if x.dtype == np.bool_:
         return _flat_extent(x, ("mask", x.value.id))
-    return _flat_extent(xnp.not_equal(x, 0), ("nonzero", x.value.id))
+    return _flat_extent(ufuncs.not_equal(x, 0), ("nonzero", x.value.id))
 
 
 def _flat_extent(mask: Tracer, key: tuple) -> AxisExtent:
@@ -66,7 +73,7 @@ def nonzero(a, *, size=None, fill_value=None):
     _unsized("nonzero", size, fill_value)
     if isinstance(a, DynamicExtent):
         return (_nonzero_ranks(a),)
-    x = xnp.asarray(a)
+    x = creation.asarray(a)
     if x.ndim == 0:
         raise ValueError(located("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() "
                                  "instead. If the context of this error is of the form `arr[nonzero(cond)]`, just "
@@ -81,7 +88,7 @@ def _nonzero_ranks(value: DynamicExtent) -> DynamicExtent:
         raise UnsupportedError(located("np.nonzero of a value whose length is known only when the program runs: "
                                        "one-dimensional values only"))
     extent = value.axes[0]
-    nonzero_here = ops.and_(extent.valid, xnp.not_equal(value.data, 0))
+    nonzero_here = ops.and_(extent.valid, ufuncs.not_equal(value.data, 0))
     return DynamicExtent(ranks(extent), [_flat_extent(nonzero_here, ("nonzero",) + extent.key)])
 
 
@@ -89,8 +96,8 @@ def flatnonzero(a, *, size=None, fill_value=None):
     """``np.flatnonzero(a)`` inside a trace without ``size=``: each flat position, valid where ``a`` is nonzero."""
     _unsized("flatnonzero", size, fill_value)
     if isinstance(a, DynamicExtent):
-        return _nonzero_ranks(xnp.ravel(a))
-    x = xnp.asarray(a)
+        return _nonzero_ranks(shapes.ravel(a))
+    x = creation.asarray(a)
     return DynamicExtent(_coordinate((x.size,), 0), [_nonzero_extent(x)], coordinates=((x.size,), 0))
 
 
@@ -100,7 +107,7 @@ def argwhere(a, *, size=None, fill_value=None):
     _unsized("argwhere", size, fill_value)
     if isinstance(a, DynamicExtent):
         raise UnsupportedError(located("np.argwhere of a value whose length is known only when the program runs"))
-    x = xnp.asarray(a)
+    x = creation.asarray(a)
     columns = [ops.reshape(_coordinate(x.shape, axis), (x.size, 1)) for axis in range(x.ndim)]
     data = ops.concatenate(columns, 1) if columns else ops.full((1, 0), 0, INDEX)
     return DynamicExtent(data, [_nonzero_extent(x), None])
@@ -112,7 +119,7 @@ def where(condition, x=None, y=None):
         return nonzero(condition)
     if x is None or y is None:
         raise ValueError(located("either both or neither of x and y should be given"))
-    return elementwise(xnp.where, (condition, x, y))
+    return elementwise(ufuncs.where, (condition, x, y))
 
 
 # ---------------------------------------------------------------- indexing with dynamic values
@@ -205,7 +212,7 @@ class _Gather:
 
     def safe_index(self) -> tuple:
         """The index with each array 0 where the index has no element (in bounds: no axis has length 0)."""
-        return self.index([xnp.where(self.valid, data, 0) for data in self.data])
+        return self.index([ufuncs.where(self.valid, data, 0) for data in self.data])
 
     @property
     def batch_axes(self) -> list[int]:
@@ -214,10 +221,10 @@ class _Gather:
 
     def placed_values(self, x: Tracer, values) -> Tracer:
         """``values`` broadcast to the region ``x[index]``, its elements at the index's elements."""
-        region = xnp.getitem(x, self.safe_index())
+        region = indexing.getitem(x, self.safe_index())
         new = placed(values, region.ndim, self.result_axes(region.ndim), list(region.shape),
                      "shape mismatch: value array could not be broadcast to indexing result")
-        return xnp.broadcast_to(new, region.shape)
+        return shapes.broadcast_to(new, region.shape)
 
     def result_axes(self, ndim: int) -> list:
         axes = [None] * ndim
@@ -228,10 +235,10 @@ class _Gather:
         """NumPy's bounds check of the index arrays where they hold elements; the first in NumPy's order."""
         for data, axis in zip(self.data, self.axes):
             size = x.shape[axis]
-            wide = xnp.broadcast_to(xnp.astype(data, INDEX), self.batch_shape)
-            outside = xnp.logical_and(self.valid, xnp.logical_or(wide < -size, wide >= size))
-            first = xnp.argmax(xnp.ravel(outside))
-            require(xnp.logical_not(xnp.any(outside)), xnp.take(xnp.ravel(wide), first), IndexError,
+            wide = shapes.broadcast_to(array_api.astype(data, INDEX), self.batch_shape)
+            outside = ufuncs.logical_and(self.valid, ufuncs.logical_or(wide < -size, wide >= size))
+            first = reductions.argmax(shapes.ravel(outside))
+            require(ufuncs.logical_not(reductions.any(outside)), indexing.take(shapes.ravel(wide), first), IndexError,
                     f"index {{value}} is out of bounds for axis {axis} with size {size}")
 
 
@@ -242,14 +249,14 @@ def getitem(x, index):
     entries = _entries(index)
     by_mask = _by_own_mask(x, entries)
     if by_mask is not None:
-        return selected(xnp.asarray(x), *by_mask)
+        return selected(creation.asarray(x), *by_mask)
     if len(entries) == 1 and isinstance(entries[0], DynamicExtent) and entries[0].ndim == 1 and \
             entries[0].dtype.kind in "iu":
-        return _gather_rows(xnp.asarray(x), entries[0])         # the rows of a loop over a CSR matrix
-    x = xnp.asarray(x)
+        return _gather_rows(creation.asarray(x), entries[0])         # the rows of a loop over a CSR matrix
+    x = creation.asarray(x)
     gather = _Gather(x, entries)
     gather.require_in_bounds(x)
-    result = xnp.getitem(x, gather.safe_index())
+    result = indexing.getitem(x, gather.safe_index())
     return DynamicExtent(result, gather.result_axes(result.ndim))
 
 
@@ -260,10 +267,10 @@ def _gather_rows(x: Tracer, rows: DynamicExtent) -> DynamicExtent:
     size, positions = x.shape[0], rows.data
     if positions.shape[0]:
         first_outside = _first_out_of_range(positions, rows.axes[0], size)
-        require(first_outside == positions.shape[0], xnp.take(positions, first_outside, mode="clip"), IndexError,
+        require(first_outside == positions.shape[0], indexing.take(positions, first_outside, mode="clip"), IndexError,
                 f"index {{value}} is out of bounds for axis 0 with size {size}")
-    wrapped = xnp.where(positions < 0, positions + size, positions)
-    return DynamicExtent(xnp.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
+    wrapped = ufuncs.where(positions < 0, positions + size, positions)
+    return DynamicExtent(indexing.take(x, wrapped, axis=0, mode="clip"), rows.axes + [None] * (x.ndim - 1))
 
 
 def _first_out_of_range(positions, extent: AxisExtent, size: int):
@@ -272,14 +279,14 @@ def _first_out_of_range(positions, extent: AxisExtent, size: int):
     extent is one lookup into a scan of ``positions`` alone: in ``x[cols[ptr[i]:ptr[i + 1]]]`` that scan is
     the same every iteration and XLA computes it once, outside the loop."""
     length = positions.shape[0]
-    out_of_range = xnp.logical_or(positions < -size, positions >= size)
-    where_outside = xnp.where(out_of_range, ops.iota((length,), INDEX, 0), length)
+    out_of_range = ufuncs.logical_or(positions < -size, positions >= size)
+    where_outside = ufuncs.where(out_of_range, ops.iota((length,), INDEX, 0), length)
     if extent.start is None:
-        return xnp.min(xnp.where(extent.valid, where_outside, length))
+        return reductions.min(ufuncs.where(extent.valid, where_outside, length))
     from_here = ops.cumulative(where_outside, "min", 0, reverse=True)
-    first = xnp.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
-    inside = xnp.logical_and(first >= extent.start, first < extent.start + extent.count)
-    return xnp.where(inside, first, length)
+    first = indexing.take(from_here, extent.start, mode="clip")   # start == length: an empty extent at the end
+    inside = ufuncs.logical_and(first >= extent.start, first < extent.start + extent.count)
+    return ufuncs.where(inside, first, length)
 
 
 def setitem(x: Tracer, index, value) -> Tracer:
@@ -289,26 +296,26 @@ def setitem(x: Tracer, index, value) -> Tracer:
     by_mask = _by_own_mask(x, entries)
     if by_mask is not None:
         extent, mask_ndim = by_mask
-        flat = xnp.reshape(x, (extent.size,) + x.shape[mask_ndim:])
-        return xnp.reshape(write_selected(flat, extent, value), x.shape)
+        flat = shapes.reshape(x, (extent.size,) + x.shape[mask_ndim:])
+        return shapes.reshape(write_selected(flat, extent, value), x.shape)
     gather = _Gather(x, entries)
     gather.require_in_bounds(x)
     new = gather.placed_values(x, value)
     # Positions without an element write what the last element writes, where it writes: whatever their order
     # among the elements, that target ends with the last element's value, as NumPy leaves it.
-    flat_valid = xnp.ravel(gather.valid)
-    last = xnp.max(xnp.where(flat_valid, ops.iota((flat_valid.shape[0],), INDEX, 0), 0))
-    arrays = [xnp.where(gather.valid, data, xnp.where(
-        gather.count > 0, xnp.take(xnp.ravel(xnp.broadcast_to(data, gather.batch_shape)), last), 0))
+    flat_valid = shapes.ravel(gather.valid)
+    last = reductions.max(ufuncs.where(flat_valid, ops.iota((flat_valid.shape[0],), INDEX, 0), 0))
+    arrays = [ufuncs.where(gather.valid, data, ufuncs.where(
+        gather.count > 0, indexing.take(shapes.ravel(shapes.broadcast_to(data, gather.batch_shape)), last), 0))
         for data in gather.data]
     batch_axes, batch_rank = gather.batch_axes, len(gather.batch_shape)
-    rows = xnp.moveaxis(new, batch_axes, list(range(batch_rank)))
-    rows = xnp.reshape(rows, (-1,) + rows.shape[batch_rank:])
-    rows = xnp.where(ops.broadcast_in_dim(flat_valid, rows.shape, (0,)), rows,
-                     xnp.broadcast_to(xnp.take(rows, last, axis=0), rows.shape))
-    new = xnp.moveaxis(xnp.reshape(rows, gather.batch_shape + rows.shape[1:]), list(range(batch_rank)), batch_axes)
-    written = xnp.index_update(x, gather.index(arrays), new)
-    return xnp.where(gather.count > 0, written, x)
+    rows = shapes.moveaxis(new, batch_axes, list(range(batch_rank)))
+    rows = shapes.reshape(rows, (-1,) + rows.shape[batch_rank:])
+    rows = ufuncs.where(ops.broadcast_in_dim(flat_valid, rows.shape, (0,)), rows,
+                     shapes.broadcast_to(indexing.take(rows, last, axis=0), rows.shape))
+    new = shapes.moveaxis(shapes.reshape(rows, gather.batch_shape + rows.shape[1:]), list(range(batch_rank)), batch_axes)
+    written = index_write.index_update(x, gather.index(arrays), new)
+    return ufuncs.where(gather.count > 0, written, x)
 
 
 _IDENTITIES = {"add": lambda dtype: 0, "multiply": lambda dtype: 1,
@@ -320,8 +327,8 @@ def index_update(x, index, values, mode="set"):
     """``xnp.index_update`` (``np.add.at``, ...) where ``index`` holds dynamic values: positions without an
     element combine the operation's identity into position 0."""
     if mode == "set":
-        return setitem(xnp.asarray(x), index, values)
-    x = xnp.asarray(x)
+        return setitem(creation.asarray(x), index, values)
+    x = creation.asarray(x)
     if mode not in _IDENTITIES or x.dtype.kind not in "iuf":
         raise UnsupportedError(located(f"np.{mode}.at with an index whose length is known only when the program "
                                        "runs: add, multiply, minimum and maximum of numbers are supported"))
@@ -329,8 +336,8 @@ def index_update(x, index, values, mode="set"):
     gather.require_in_bounds(x)
     new = gather.placed_values(x, values)
     valid = ops.broadcast_in_dim(gather.valid, new.shape, tuple(gather.batch_axes))
-    new = xnp.where(valid, new, xnp.asarray(_IDENTITIES[mode](x.dtype), dtype=new.dtype))
-    return xnp.index_update(x, gather.safe_index(), new, mode)
+    new = ufuncs.where(valid, new, creation.asarray(_IDENTITIES[mode](x.dtype), dtype=new.dtype))
+    return index_write.index_update(x, gather.safe_index(), new, mode)
 
 
 # ---------------------------------------------------------------- a dynamic value's elements
@@ -385,27 +392,27 @@ def _read_elements(value: DynamicExtent, index):
     data = value.data[tuple(static_index)]
     if any(a is not None for a in axes):
         return DynamicExtent(data, axes, is_view=value.is_view)
-    return data if value.is_view or data.ndim == 0 else xnp.copy(data)
+    return data if value.is_view or data.ndim == 0 else shapes.copy(data)
 
 
 def _element_position(extent: AxisExtent, k, axis: int) -> Tracer:
     """Where the element of rank ``k`` (negative from the end) is; IndexError after the call if none is."""
     count = extent.count
     if isinstance(k, Tracer):
-        k = xnp.astype(k, INDEX)
-        require(xnp.logical_and(k >= -count, k < count), k, IndexError,
+        k = array_api.astype(k, INDEX)
+        require(ufuncs.logical_and(k >= -count, k < count), k, IndexError,
                 f"index {{value}} is out of bounds for axis {axis}, whose length is known only when the "
                 "program runs")
     else:
         k = operator.index(k)
         require(count > k if k >= 0 else count >= -k, count, IndexError,
                 f"index {k} is out of bounds for axis {axis} with size {{value}}")
-    rank = xnp.where(k < 0, k + count, k)
+    rank = ufuncs.where(k < 0, k + count, k)
     if extent.start is not None:
         position = extent.start + rank
     else:
-        position = xnp.sum(xnp.astype(xnp.cumsum(ops.convert(extent.valid, INDEX)) <= rank, INDEX))
-    position = xnp.clip(position, 0, extent.size - 1)
+        position = reductions.sum(array_api.astype(reductions.cumsum(ops.convert(extent.valid, INDEX)) <= rank, INDEX))
+    position = ufuncs.clip(position, 0, extent.size - 1)
     position.known_range = (0, extent.size - 1)
     return position
 
@@ -424,18 +431,18 @@ def _sliced(extent: AxisExtent, entry: slice) -> tuple:
     count = extent.count
     low, high = _bound(entry.start, count, 0), _bound(entry.stop, count, count)
     rank = ranks(extent)
-    inside = ops.and_(extent.valid, xnp.logical_and(rank >= low, rank < high))
+    inside = ops.and_(extent.valid, ufuncs.logical_and(rank >= low, rank < high))
     start = extent.start + low if extent.start is not None else None
     key = ("sliced", extent.key, bound_key(entry.start, 0), bound_key(entry.stop, -1))
-    return slice(None), AxisExtent(inside, xnp.maximum(high - low, 0), start, key)
+    return slice(None), AxisExtent(inside, ufuncs.maximum(high - low, 0), start, key)
 
 
 def _bound(value, count, default) -> Tracer:
     """A slice bound among ``count`` elements, as NumPy reads it for step 1."""
     if value is None:
-        return xnp.astype(xnp.asarray(default), INDEX)
-    value = xnp.astype(xnp.asarray(value), INDEX)
-    return xnp.clip(xnp.where(value < 0, value + count, value), 0, count)
+        return array_api.astype(creation.asarray(default), INDEX)
+    value = array_api.astype(creation.asarray(value), INDEX)
+    return ufuncs.clip(ufuncs.where(value < 0, value + count, value), 0, count)
 
 
 def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
@@ -467,7 +474,7 @@ def take(a, indices, axis=None, out=None, mode=None):
 def _ufunc_at(mode: str, negate: bool = False):
     """``np.<ufunc>.at(x, index, values)``'s new ``x`` where ``index`` holds dynamic values."""
     def updated(x, index, values):
-        return index_update(x, index, xnp.negative(values) if negate else values, mode)
+        return index_update(x, index, ufuncs.negative(values) if negate else values, mode)
     return updated
 
 

@@ -15,7 +15,15 @@ import math
 
 import numpy as np
 
-import xlac.numpy as xnp
+from xlac.numpy import array_api
+from xlac.numpy import contractions
+from xlac.numpy import creation
+from xlac.numpy import dtypes as numpy_dtypes
+from xlac.numpy import manipulation
+from xlac.numpy import reductions
+from xlac.numpy import shapes
+from xlac.numpy import sorting
+from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axis
 from xlac.numpy import dynamic_extent_indices, dynamic_extent_shapes
@@ -67,12 +75,18 @@ def _finish(result, value: DynamicExtent, axes, keepdims: bool):
     return DynamicExtent(result, remaining) if any(e is not None for e in remaining) else result
 
 
+# The xlac.numpy function of each kind of reduction.
+_REDUCTIONS = {"sum": reductions.sum, "prod": reductions.prod, "max": reductions.max, "min": reductions.min,
+               "any": reductions.any, "all": reductions.all, "argmax": reductions.argmax,
+               "argmin": reductions.argmin, "cumsum": reductions.cumsum, "cumprod": reductions.cumprod}
+
+
 def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None):
     """``np.sum`` (``kind``: "sum", "prod", "max", "min", "any", "all") of a dynamic value; ``initial`` as
     NumPy's (with it, the maximum of nothing is ``initial``)."""
     kwargs = {"initial": initial} if initial is not None else {}
     if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis, keepdims=keepdims, **kwargs)
+        return _REDUCTIONS[kind](value, axis=axis, keepdims=keepdims, **kwargs)
     axes = _axes(value, axis)
     if kind in ("max", "min") and initial is None:
         name = "maximum" if kind == "max" else "minimum"
@@ -81,58 +95,58 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None
     data = value.data
     if kind in ("any", "all"):
         data = data != 0
-    filled = xnp.where(valid_mask(value), data, _identity(kind, data.dtype))
+    filled = ufuncs.where(valid_mask(value), data, _identity(kind, data.dtype))
     if dtype is not None and kind in ("sum", "prod"):
         kwargs["dtype"] = dtype
-    result = getattr(xnp, kind)(filled, axis=axes, keepdims=keepdims, **kwargs)
+    result = _REDUCTIONS[kind](filled, axis=axes, keepdims=keepdims, **kwargs)
     return _finish(result, value, axes, keepdims)
 
 
 def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
     if not isinstance(value, DynamicExtent):
-        return xnp.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
+        return reductions.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _axes(value, axis)
     dtype = np.dtype(dtype) if dtype is not None else \
         value.dtype if value.dtype.kind in "fc" else np.dtype("float64")
     total = reduce("sum", value.astype(dtype), axes, keepdims)
-    count = xnp.astype(_count(value, axes), dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+    count = array_api.astype(_count(value, axes), dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
 
 
 def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     """``np.var`` of a dynamic value."""
     if not isinstance(value, DynamicExtent):
-        return xnp.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+        return reductions.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     axes = _axes(value, axis)
     centre = mean(value, axes, dtype, keepdims=True)
-    deviation = elementwise(xnp.subtract, (value, centre))
-    squares = elementwise(lambda d: xnp.real(d * xnp.conj(d)), (deviation,))
+    deviation = elementwise(ufuncs.subtract, (value, centre))
+    squares = elementwise(lambda d: numpy_dtypes.real(d * numpy_dtypes.conj(d)), (deviation,))
     total = reduce("sum", squares, axes, keepdims)
-    count = xnp.astype(_count(value, axes) - ddof, total.dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(xnp.divide, (total, count))
+    count = array_api.astype(_count(value, axes) - ddof, total.dtype)
+    return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
 
 
 def _sqrt(value):
-    return elementwise(xnp.sqrt, (value,)) if isinstance(value, DynamicExtent) else xnp.sqrt(value)
+    return elementwise(ufuncs.sqrt, (value,)) if isinstance(value, DynamicExtent) else ufuncs.sqrt(value)
 
 
 def arg_extreme(kind: str, value, axis=None):
     """``np.argmax`` / ``np.argmin`` of a dynamic value: positions among its elements (counted in the
     flattened elements for ``axis=None``, as NumPy counts them)."""
     if not isinstance(value, DynamicExtent):
-        return getattr(xnp, kind)(value, axis=axis)
+        return _REDUCTIONS[kind](value, axis=axis)
     axes = _axes(value, axis)
     require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes), ValueError,
             f"attempt to get {kind} of an empty sequence")
-    filled = xnp.where(valid_mask(value), value.data, _identity("max" if kind == "argmax" else "min", value.dtype))
+    filled = ufuncs.where(valid_mask(value), value.data, _identity("max" if kind == "argmax" else "min", value.dtype))
     if axis is not None:
         (axis,) = axes
-        position = getattr(xnp, kind)(filled, axis=axis)
+        position = _REDUCTIONS[kind](filled, axis=axis)
         return _finish(_rank(value, axis, position), value, axes, False)
-    flat = getattr(xnp, kind)(filled)
+    flat = _REDUCTIONS[kind](filled)
     index = ops.constant(0, INDEX)
-    for axis, coordinate in enumerate(xnp.unravel_index(flat, value.data.shape)):
+    for axis, coordinate in enumerate(manipulation.unravel_index(flat, value.data.shape)):
         extent = value.axes[axis]
         length = extent.count if extent is not None else ops.constant(value.data.shape[axis], INDEX)
         index = index * length + _rank(value, axis, coordinate)
@@ -146,12 +160,12 @@ def _rank(value: DynamicExtent, axis: int, position):
         return position
     if extent.start is not None:
         return position - extent.start
-    before = ops.iota((extent.size,), INDEX, 0) < xnp.expand_dims(position, -1)
-    return xnp.sum(xnp.logical_and(before, extent.valid), axis=-1)
+    before = ops.iota((extent.size,), INDEX, 0) < shapes.expand_dims(position, -1)
+    return reductions.sum(ufuncs.logical_and(before, extent.valid), axis=-1)
 
 
 def count_nonzero(value, axis=None, *, keepdims=False):
-    return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, INDEX), (value,)), axis, keepdims)
+    return reduce("sum", elementwise(lambda d: array_api.astype(d != 0, INDEX), (value,)), axis, keepdims)
 
 
 def norm(value, ord=None, axis=None, keepdims=False):
@@ -163,16 +177,16 @@ def norm(value, ord=None, axis=None, keepdims=False):
     if not vector and (ord not in (None, "fro") or axis is not None and len(axes) != 2):
         raise UnsupportedError(located("np.linalg.norm of a value whose length is known only when the program "
                                        "runs: vector norms and the Frobenius norm are supported"))
-    magnitude = elementwise(xnp.abs, (value,))
+    magnitude = elementwise(ufuncs.abs, (value,))
     if not vector or ord in (None, 2):
-        total = reduce("sum", elementwise(lambda d: xnp.real(d * xnp.conj(d)), (value,)), axes, keepdims)
+        total = reduce("sum", elementwise(lambda d: numpy_dtypes.real(d * numpy_dtypes.conj(d)), (value,)), axes, keepdims)
         return _sqrt(total)
     if ord == np.inf:
         return reduce("max", magnitude, axes, keepdims, initial=0)      # NumPy's: 0 for no elements
     if ord == -np.inf:
         return reduce("min", magnitude, axes, keepdims)
     if ord == 0:
-        return reduce("sum", elementwise(lambda d: xnp.astype(d != 0, d.dtype), (magnitude,)), axes, keepdims)
+        return reduce("sum", elementwise(lambda d: array_api.astype(d != 0, d.dtype), (magnitude,)), axes, keepdims)
     if ord == 1:
         return reduce("sum", magnitude, axes, keepdims)
     powered = reduce("sum", elementwise(lambda d: d ** ord, (magnitude,)), axes, keepdims)
@@ -187,7 +201,7 @@ def _filled_along(value: DynamicExtent, axis, fill) -> tuple:
     """``value``'s data with its masked positions ``fill``, the axis to scan or sort along and the extents
     of the result's axes. ``axis=None`` flattens: the flat axis's elements are those of a mask (in row-major
     order, NumPy's), a contiguous extent where ``value`` is one-dimensional."""
-    filled = xnp.where(valid_mask(value), value.data, xnp.asarray(fill, value.dtype))
+    filled = ufuncs.where(valid_mask(value), value.data, creation.asarray(fill, value.dtype))
     if axis is not None:
         return filled, normalize_axis(axis, value.ndim), list(value.axes)
     if value.ndim == 1:
@@ -196,7 +210,7 @@ def _filled_along(value: DynamicExtent, axis, fill) -> tuple:
     all_axes = tuple(range(value.ndim))
     flat = AxisExtent(ops.reshape(valid_mask(value), (size,)), _count(value, all_axes), None,
                       ("flattened",) + tuple(None if e is None else e.key for e in value.axes))
-    return xnp.reshape(filled, (size,)), 0, [flat]
+    return shapes.reshape(filled, (size,)), 0, [flat]
 
 
 def cumulative(kind: str, value, axis=None, dtype=None, out=None):
@@ -216,7 +230,7 @@ def cumulative(kind: str, value, axis=None, dtype=None, out=None):
     if out is not None:
         raise UnsupportedError(located(f"np.cum{kind} of a dynamic value with out="))
     filled, axis, axes = _filled_along(value, axis, _identity(kind, value.dtype))
-    return DynamicExtent(getattr(xnp, f"cum{kind}")(filled, axis=axis, dtype=dtype), axes)
+    return DynamicExtent(_REDUCTIONS[f"cum{kind}"](filled, axis=axis, dtype=dtype), axes)
 
 
 def _sorts_last(dtype: np.dtype):
@@ -248,7 +262,7 @@ def sort(value, axis=-1, kind=None, order=None, *, stable=None):
     if extent is not None:
         axes[axis] = AxisExtent(ops.iota((extent.size,), INDEX, 0) < extent.count, extent.count,
                                 ops.constant(0, INDEX), ("leading",) + extent.key)
-    return DynamicExtent(xnp.sort(filled, axis, kind, order, stable=stable), axes)
+    return DynamicExtent(sorting.sort(filled, axis, kind, order, stable=stable), axes)
 
 
 # ---------------------------------------------------------------- contractions
@@ -257,9 +271,9 @@ def sort(value, axis=-1, kind=None, order=None, *, stable=None):
 def _zeroed(value):
     """The data with masked positions zero, and the per-axis extents (None for a static operand)."""
     if not isinstance(value, DynamicExtent):
-        value = xnp.asarray(value)
+        value = creation.asarray(value)
         return value, [None] * value.ndim
-    return xnp.where(valid_mask(value), value.data, 0), list(value.axes)
+    return ufuncs.where(valid_mask(value), value.data, 0), list(value.axes)
 
 
 def matmul(a, b):
@@ -277,7 +291,7 @@ def matmul(a, b):
         own[contracted], targets[contracted], sizes[contracted] = b_extent, target, target.size
         b_operand = DynamicExtent(b_data, own) if b_extent is not None else b_data
         b_data = aligned(b_operand, b_data.ndim, targets, sizes, "matmul: mismatch in its core dimension")
-    result = xnp.matmul(a_data, b_data)
+    result = contractions.matmul(a_data, b_data)
     batch = _batch_extents(a_data, a_axes[:-2], b_data, b_axes[:-2], result.ndim - (a_data.ndim > 1) -
                            (b_data.ndim > 1))
     axes = batch + a_axes[-2:-1] + (b_axes[-1:] if b_data.ndim > 1 else [])
@@ -305,21 +319,21 @@ def _batch_extents(a_data, a_axes: list, b_data, b_axes: list, batch: int) -> li
 def _vector_dot(a, b):
     """The dot product of two vectors, either dynamic: ``b`` placed in ``a``'s coordinates, the product summed
     where ``a`` has elements (one select, which XLA fuses with the product and the sum)."""
-    a_data = a.data if isinstance(a, DynamicExtent) else xnp.asarray(a)
+    a_data = a.data if isinstance(a, DynamicExtent) else creation.asarray(a)
     target = a.axes[0] if isinstance(a, DynamicExtent) else whole_axis(a_data.shape[0])
     b_data = aligned(b, 1, [target], [target.size], "matmul: mismatch in its core dimension")
-    return xnp.sum(xnp.where(target.valid, xnp.multiply(a_data, b_data), 0))
+    return reductions.sum(ufuncs.where(target.valid, ufuncs.multiply(a_data, b_data), 0))
 
 
 def dot(a, b, out=None):
     """``np.dot`` where either operand is dynamic."""
     if ndim_of(a) == 0 or ndim_of(b) == 0:
-        return elementwise(xnp.multiply, (a, b))
+        return elementwise(ufuncs.multiply, (a, b))
     return matmul(a, b)
 
 
 def vdot(a, b):
-    return matmul(elementwise(xnp.conj, (a,)) if isinstance(a, DynamicExtent) else xnp.conj(a), b)
+    return matmul(elementwise(numpy_dtypes.conj, (a,)) if isinstance(a, DynamicExtent) else numpy_dtypes.conj(a), b)
 
 
 def inner(a, b):
@@ -355,7 +369,7 @@ def einsum(subscripts, *operands, **kwargs):
                     f"np.einsum: axis '{letter}' of length {n} against a slice whose length is known only when "
                     "the program runs"))
         data.append(value)
-    result = xnp.einsum(subscripts, *data, **kwargs)
+    result = contractions.einsum(subscripts, *data, **kwargs)
     axes = [extents.get(letter) for letter in output]
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
 
@@ -366,7 +380,7 @@ def outer(a, b, out=None):
     b_data, b_axes = _zeroed(b)
     if a_data.ndim != 1 or b_data.ndim != 1:
         raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
-    return DynamicExtent(xnp.outer(a_data, b_data), [a_axes[0], b_axes[0]])
+    return DynamicExtent(contractions.outer(a_data, b_data), [a_axes[0], b_axes[0]])
 
 
 def _reduction(kind: str):
@@ -398,8 +412,8 @@ _FUNCTIONS = {
     "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
     "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
     "matmul": matmul, "copy": lambda a, *args, **kw: a,
-    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: xnp.clip(*v), (a, a_min, a_max)),
-    "square": lambda a, **kw: elementwise(xnp.square, (a,)),
+    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: ufuncs.clip(*v), (a, a_min, a_max)),
+    "square": lambda a, **kw: elementwise(ufuncs.square, (a,)),
     "cumsum": lambda *args, **kw: cumulative("sum", *args, **kw),
     "cumprod": lambda *args, **kw: cumulative("prod", *args, **kw), "sort": sort,
     **dynamic_extent_shapes.FUNCTIONS, **dynamic_extent_indices.FUNCTIONS,
@@ -412,8 +426,8 @@ def dispatch(name: str, args, kwargs):
     handler = _FUNCTIONS.get(name)
     if handler is not None:
         return handler(*args, **kwargs)
-    if isinstance(getattr(np, name, None), np.ufunc) and hasattr(xnp, name):
-        fn = getattr(xnp, name)
+    fn = getattr(ufuncs, name, None) or getattr(numpy_dtypes, name, None)     # numpy_dtypes: conj, conjugate
+    if isinstance(getattr(np, name, None), np.ufunc) and fn is not None:
         return elementwise(lambda *operands: fn(*operands, **kwargs), args)
     raise UnsupportedError(located(f"{name} of a value whose length is known only when the program runs "
                                    "(x[i:j] with traced bounds, x[mask] with a traced mask) is not supported"))

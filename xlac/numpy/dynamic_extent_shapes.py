@@ -26,7 +26,13 @@ import operator
 
 import numpy as np
 
-import xlac.numpy as xnp
+from xlac.numpy import array_api
+from xlac.numpy import creation
+from xlac.numpy import indexing
+from xlac.numpy import manipulation
+from xlac.numpy import shapes
+from xlac.numpy import sorting
+from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axes, normalize_axis
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, ranks, require,
@@ -46,7 +52,7 @@ def _parts(value) -> tuple:
     """(data, per-axis extents) of a dynamic value or an array."""
     if isinstance(value, DynamicExtent):
         return value.data, list(value.axes)
-    data = xnp.asarray(value)
+    data = creation.asarray(value)
     return data, [None] * data.ndim
 
 
@@ -60,7 +66,7 @@ def _each_axis(axes, ndim: int, op: str) -> tuple:
 
 def transpose(value, axes=None):
     order = tuple(reversed(range(value.ndim))) if axes is None else _each_axis(axes, value.ndim, "transpose")
-    return _value(xnp.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
+    return _value(shapes.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
 
 
 def moveaxis(value, source, destination):
@@ -86,7 +92,7 @@ def expand_dims(value, axis):
     new = normalize_axes(tuple(axes), ndim, "expand_dims")
     extents = iter(value.axes)
     out = [None if a in new else next(extents) for a in range(ndim)]
-    return DynamicExtent(xnp.expand_dims(value.data, tuple(new)), out, value.is_view)
+    return DynamicExtent(shapes.expand_dims(value.data, tuple(new)), out, value.is_view)
 
 
 def squeeze(value, axis=None):
@@ -98,7 +104,7 @@ def squeeze(value, axis=None):
         axes = normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "squeeze")
         if any(value.axes[a] is not None for a in axes):
             raise value.shape_error("squeeze along an axis")
-    return _value(xnp.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes],
+    return _value(shapes.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes],
                   value.is_view)
 
 
@@ -108,14 +114,14 @@ def squeeze(value, axis=None):
 def reversed_extent(extent: AxisExtent) -> AxisExtent:
     """The extent of an axis after its positions are reversed."""
     start = None if extent.start is None else extent.size - extent.start - extent.count
-    return AxisExtent(xnp.flip(extent.valid), extent.count, start, ("reversed",) + extent.key)
+    return AxisExtent(shapes.flip(extent.valid), extent.count, start, ("reversed",) + extent.key)
 
 
 def flip(value, axis=None):
     axes = tuple(range(value.ndim)) if axis is None else \
         normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "flip")
     extents = [reversed_extent(e) if a in axes and e is not None else e for a, e in enumerate(value.axes)]
-    return DynamicExtent(xnp.flip(value.data, axes), extents, value.is_view)
+    return DynamicExtent(shapes.flip(value.data, axes), extents, value.is_view)
 
 
 def repeat(value, repeats, axis=None):
@@ -124,16 +130,16 @@ def repeat(value, repeats, axis=None):
     axis = normalize_axis(axis, value.ndim, "repeat")
     extent = value.axes[axis]
     if extent is None:
-        return DynamicExtent(xnp.repeat(value.data, repeats, axis), value.axes)
+        return DynamicExtent(manipulation.repeat(value.data, repeats, axis), value.axes)
     if np.ndim(repeats) != 0 or not isinstance(repeats, (int, np.integer)):
         raise UnsupportedError(located("np.repeat along an axis whose length is known only when the program runs: "
                                        "repeats must be one Python int"))
     times = operator.index(repeats)
     start = None if extent.start is None else extent.start * times
-    repeated = AxisExtent(xnp.repeat(extent.valid, times), extent.count * times, start, ("repeated", times) + extent.key)
+    repeated = AxisExtent(manipulation.repeat(extent.valid, times), extent.count * times, start, ("repeated", times) + extent.key)
     axes = list(value.axes)
     axes[axis] = repeated
-    return DynamicExtent(xnp.repeat(value.data, times, axis), axes)
+    return DynamicExtent(manipulation.repeat(value.data, times, axis), axes)
 
 
 def roll(value, shift, axis=None):
@@ -147,14 +153,14 @@ def roll(value, shift, axis=None):
     axis = normalize_axis(axis, value.ndim, "roll")
     extent = value.axes[axis]
     if extent is None:
-        return DynamicExtent(xnp.roll(value.data, shift, axis), value.axes)
-    count = xnp.maximum(extent.count, 1)
-    source_rank = xnp.remainder(ranks(extent) - xnp.astype(xnp.asarray(shift), INDEX), count)
+        return DynamicExtent(manipulation.roll(value.data, shift, axis), value.axes)
+    count = ufuncs.maximum(extent.count, 1)
+    source_rank = ufuncs.remainder(ranks(extent) - array_api.astype(creation.asarray(shift), INDEX), count)
     in_order = ops.iota((extent.size,), INDEX, 0) if extent.start is not None else \
-        xnp.argsort(xnp.logical_not(extent.valid), kind="stable")           # the elements' positions, in order
+        sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable")           # the elements' positions, in order
     first = extent.start if extent.start is not None else ops.constant(0, INDEX)
-    source = xnp.take(in_order, xnp.clip(first + source_rank, 0, extent.size - 1))
-    return DynamicExtent(xnp.take(value.data, source, axis=axis), value.axes)
+    source = indexing.take(in_order, ufuncs.clip(first + source_rank, 0, extent.size - 1))
+    return DynamicExtent(indexing.take(value.data, source, axis=axis), value.axes)
 
 
 def diff(value, n=1, axis=-1, prepend=None, append=None):
@@ -185,7 +191,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
         raise UnsupportedError(located("np.concatenate of values whose length is known only when the program runs "
                                        "with out="))
     if axis is None:
-        arrays, axis = [ravel(a) if isinstance(a, DynamicExtent) else xnp.ravel(a) for a in arrays], 0
+        arrays, axis = [ravel(a) if isinstance(a, DynamicExtent) else shapes.ravel(a) for a in arrays], 0
     parts = [_parts(a) for a in arrays]
     ndim = parts[0][0].ndim
     if any(data.ndim != ndim for data, _ in parts):
@@ -204,7 +210,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
                 f"np.concatenate: along axis {a} the operands hold different positions (slices with different "
                 "bounds, selections by different masks, or a static axis against a dynamic one); slice them alike"))
         extents.append(next((axes[a] for _, axes in parts if axes[a] is not None), None))
-    data = xnp.concatenate([d for d, _ in parts], axis=axis, dtype=dtype, casting=casting)
+    data = shapes.concatenate([d for d, _ in parts], axis=axis, dtype=dtype, casting=casting)
     return _value(data, extents)
 
 
@@ -226,18 +232,18 @@ def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = list(arrays)
     ndim = max(ndim_of(a) for a in arrays) + 1
     axis = normalize_axis(axis, ndim, "stack")
-    expanded = [expand_dims(a, axis) if isinstance(a, DynamicExtent) else xnp.expand_dims(a, axis) for a in arrays]
+    expanded = [expand_dims(a, axis) if isinstance(a, DynamicExtent) else shapes.expand_dims(a, axis) for a in arrays]
     return concatenate(expanded, axis, out, dtype, casting)
 
 
 def hstack(tup, dtype=None, casting="same_kind"):
-    arrays = [a if ndim_of(a) else xnp.atleast_1d(a) for a in tup]
+    arrays = [a if ndim_of(a) else shapes.atleast_1d(a) for a in tup]
     return concatenate(arrays, 0 if ndim_of(arrays[0]) == 1 else 1, dtype=dtype, casting=casting)
 
 
 def column_stack(tup):
     return concatenate([expand_dims(a, 1) if isinstance(a, DynamicExtent) and a.ndim == 1 else
-                        a if ndim_of(a) > 1 else xnp.expand_dims(a, 1) for a in tup], 1)
+                        a if ndim_of(a) > 1 else shapes.expand_dims(a, 1) for a in tup], 1)
 
 
 def atleast(ndim: int):
@@ -246,7 +252,7 @@ def atleast(ndim: int):
         out = []
         for a in arrays:
             if not isinstance(a, DynamicExtent):
-                out.append(getattr(xnp, f"atleast_{ndim}d")(a))
+                out.append(getattr(shapes, f"atleast_{ndim}d")(a))
             elif a.ndim >= ndim:
                 out.append(a)
             elif ndim == 2:
@@ -259,7 +265,7 @@ def atleast(ndim: int):
 
 def vstack(tup, dtype=None, casting="same_kind"):
     arrays = [expand_dims(a, 0) if isinstance(a, DynamicExtent) and a.ndim == 1 else
-              a if isinstance(a, DynamicExtent) else xnp.atleast_2d(a) for a in tup]
+              a if isinstance(a, DynamicExtent) else shapes.atleast_2d(a) for a in tup]
     return concatenate(arrays, 0, dtype=dtype, casting=casting)
 
 
@@ -333,7 +339,7 @@ def reshape(value, shape, order="C", **kwargs):
             elements = _elements(value, olds)
             require(elements == new[to], elements, ValueError,
                     f"cannot reshape an axis of {{value}} elements into one of length {new[to]}")
-    return _value(xnp.reshape(value.data, new), extents, value.is_view)
+    return _value(shapes.reshape(value.data, new), extents, value.is_view)
 
 
 def _elements(value: DynamicExtent, axes: list) -> object:

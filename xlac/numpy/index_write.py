@@ -14,7 +14,11 @@ import warnings
 import numpy as np
 
 from xlac.errors import UnsupportedError, located
-from xlac.numpy import _out, dynamic_extent
+from xlac.numpy import _out, creation, shapes, ufuncs
+from xlac.numpy._dispatch import dynamic_call
+from xlac.numpy.dynamic_extent import (AxisExtent, DynamicExtent, aligned, from_front, handles_write,
+                                       holds_dynamic_index, is_traced_mask, mask_extent, placed, slice_extent,
+                                       static_view_index, stepped_extent, valid_mask)
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.indexing import (INDEX_DTYPE, IndexItem, broadcast_index_shape, concrete_index,
@@ -384,8 +388,8 @@ def index_update(x, index, values, mode="set"):
     >>> np.asarray(xnp.index_update(np.zeros(3), [1, 1], 2.0, mode="add"))
     array([0., 4., 0.])
     """
-    if mode == "set" and current_trace() is not None and dynamic_extent.handles_write(x, index, values):
-        return dynamic_extent.write(asarray(x), index, values)   # traced slice bounds, a traced mask's order
+    if mode == "set" and current_trace() is not None and handles_write(x, index, values):
+        return write_dynamic(asarray(x), index, values)   # traced slice bounds, a traced mask's order
     if current_trace() is None:
         index = concrete_index(index)
         entries, at = _traced_mask_position(index)
@@ -399,3 +403,53 @@ def index_update(x, index, values, mode="set"):
 
 
 index_update.__wrapped_numpy__ = _index_update
+
+
+# ---------------------------------------------------------------- writes through a dynamic extent
+
+
+def write_dynamic(x: Tracer, index, value) -> Tracer:
+    """``x`` after ``x[index] = value``, for an index :func:`xlac.numpy.dynamic_extent.read` takes or one holding dynamic values."""
+    if holds_dynamic_index(index):
+        return dynamic_call("setitem", (x, index, value), {})
+    if is_traced_mask(x, index):
+        rows = x.shape[:index.ndim]
+        flat = shapes.reshape(x, (index.size,) + x.shape[index.ndim:])
+        return shapes.reshape(write_selected(flat, mask_extent(index, ("mask", index.value.id)), value),
+                           rows + x.shape[index.ndim:])
+    view_index, dynamic = static_view_index(x.ndim, index)
+    region = x[view_index]
+    axes, sizes, stepped = [None] * region.ndim, list(region.shape), {}
+    for view_axis, (source_axis, bounds) in dynamic.items():
+        if bounds[2] == 1:
+            axes[view_axis] = slice_extent(bounds, x.shape[source_axis])
+        else:               # the value is aligned as the slice reads: its elements from the front
+            first, step, axes[view_axis] = stepped_extent(bounds, region.shape[view_axis])
+            stepped[view_axis] = (first, step)
+            sizes[view_axis] = axes[view_axis].size
+    new = aligned(value, region.ndim, axes, sizes, "could not broadcast input array into the region")
+    new = shapes.broadcast_to(_cast_for_write(new, x.dtype), tuple(sizes))
+    inside = valid_mask(DynamicExtent(region, [None if a in stepped else e for a, e in enumerate(axes)]))
+    for axis, (first, step) in stepped.items():
+        new, placed = from_front(new, axis, first, step, region.shape[axis], axes[axis].count)
+        inside = ops.and_(inside, ops.broadcast_in_dim(placed, region.shape, (axis,)))
+    return index_update(x, view_index, ufuncs.where(inside, new, region))
+
+
+def write_selected(x: Tracer, extent: AxisExtent, value) -> Tracer:
+    """``x`` (its first axis that of ``extent``, a selection by a mask) after ``x[mask] = value``: a value of
+    the same selection in place, else one element (row) per selected one in order, each selected position
+    taking that of its rank (lengths checked after the call), or one broadcast to all."""
+    rest = x.shape[1:]
+    if isinstance(value, DynamicExtent) and value.axes[0] is not None and value.axes[0].key == extent.key and \
+            value.data.shape == x.shape and not any(value.axes[1:]):
+        new = value.data
+    else:
+        new = placed(value, x.ndim, [extent] + [None] * len(rest), list(x.shape),
+                     "shape mismatch: value array could not be broadcast to the indexing result")
+    new = shapes.broadcast_to(_cast_for_write(new, x.dtype), x.shape)
+    return ufuncs.where(ops.broadcast_in_dim(extent.valid, x.shape, (0,)), new, x)
+
+
+def _cast_for_write(values, dtype):
+    return update_values(creation.asarray(values), dtype)

@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from xlac.ir.dtypes import FLOAT64
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.ir import dtypes
 from xlac.numpy import _out, contractions, reductions, shapes, ufuncs
@@ -57,7 +58,6 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "det", "slogdet", "inv", "solve
            "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
 
 LinAlgError = np.linalg.LinAlgError
-FLOAT64 = np.dtype("float64")
 SUPPORTED = tuple(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 
 

@@ -17,7 +17,17 @@ import math
 
 import numpy as np
 
-import xlac.numpy as xnp
+from xlac.numpy import array_api
+from xlac.numpy import contractions
+from xlac.numpy import dtypes as numpy_dtypes
+from xlac.numpy import index_write
+from xlac.numpy import indexing
+from xlac.numpy import inplace
+from xlac.numpy import manipulation
+from xlac.numpy import reductions
+from xlac.numpy import shapes
+from xlac.numpy import sorting
+from xlac.numpy import ufuncs
 from xlac import runtime
 from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy.array_api import namespace_for, to_device
@@ -64,11 +74,11 @@ class ArrayOperators:
 
     @property
     def T(self):
-        return xnp.transpose(self)
+        return shapes.transpose(self)
 
     @property
     def mT(self):
-        return xnp.matrix_transpose(self)
+        return array_api.matrix_transpose(self)
 
     @property
     def device(self):
@@ -85,7 +95,7 @@ class ArrayOperators:
 
     @property
     def real(self):
-        return xnp.real(self)
+        return numpy_dtypes.real(self)
 
     @real.setter
     def real(self, value):
@@ -93,7 +103,7 @@ class ArrayOperators:
 
     @property
     def imag(self):
-        return xnp.imag(self)
+        return numpy_dtypes.imag(self)
 
     @imag.setter
     def imag(self, value):
@@ -105,27 +115,27 @@ class ArrayOperators:
         self._store(with_complex_part(self, part, value))
 
     # -- arithmetic
-    def __add__(self, other): return _ranged(xnp.add(self, other), self, other, 1, 1)
-    def __radd__(self, other): return _ranged(xnp.add(other, self), self, other, 1, 1)
-    def __sub__(self, other): return _ranged(xnp.subtract(self, other), self, other, 1, -1)
-    def __rsub__(self, other): return _ranged(xnp.subtract(other, self), self, other, -1, 1)
-    def __mul__(self, other): return xnp.multiply(self, other)
-    def __rmul__(self, other): return xnp.multiply(other, self)
-    def __truediv__(self, other): return xnp.divide(self, other)
-    def __rtruediv__(self, other): return xnp.divide(other, self)
-    def __floordiv__(self, other): return xnp.floor_divide(self, other)
-    def __rfloordiv__(self, other): return xnp.floor_divide(other, self)
-    def __mod__(self, other): return xnp.remainder(self, other)
-    def __rmod__(self, other): return xnp.remainder(other, self)
-    def __pow__(self, other): return xnp.power(self, other)
-    def __rpow__(self, other): return xnp.power(other, self)
-    def __matmul__(self, other): return xnp.matmul(self, other)
-    def __rmatmul__(self, other): return xnp.matmul(other, self)
-    def __divmod__(self, other): return xnp.floor_divide(self, other), xnp.remainder(self, other)
-    def __rdivmod__(self, other): return xnp.floor_divide(other, self), xnp.remainder(other, self)
-    def __neg__(self): return xnp.negative(self)
-    def __pos__(self): return xnp.positive(self)
-    def __abs__(self): return xnp.absolute(self)
+    def __add__(self, other): return _ranged(ufuncs.add(self, other), self, other, 1, 1)
+    def __radd__(self, other): return _ranged(ufuncs.add(other, self), self, other, 1, 1)
+    def __sub__(self, other): return _ranged(ufuncs.subtract(self, other), self, other, 1, -1)
+    def __rsub__(self, other): return _ranged(ufuncs.subtract(other, self), self, other, -1, 1)
+    def __mul__(self, other): return ufuncs.multiply(self, other)
+    def __rmul__(self, other): return ufuncs.multiply(other, self)
+    def __truediv__(self, other): return ufuncs.divide(self, other)
+    def __rtruediv__(self, other): return ufuncs.divide(other, self)
+    def __floordiv__(self, other): return ufuncs.floor_divide(self, other)
+    def __rfloordiv__(self, other): return ufuncs.floor_divide(other, self)
+    def __mod__(self, other): return ufuncs.remainder(self, other)
+    def __rmod__(self, other): return ufuncs.remainder(other, self)
+    def __pow__(self, other): return ufuncs.power(self, other)
+    def __rpow__(self, other): return ufuncs.power(other, self)
+    def __matmul__(self, other): return contractions.matmul(self, other)
+    def __rmatmul__(self, other): return contractions.matmul(other, self)
+    def __divmod__(self, other): return ufuncs.floor_divide(self, other), ufuncs.remainder(self, other)
+    def __rdivmod__(self, other): return ufuncs.floor_divide(other, self), ufuncs.remainder(other, self)
+    def __neg__(self): return ufuncs.negative(self)
+    def __pos__(self): return ufuncs.positive(self)
+    def __abs__(self): return ufuncs.absolute(self)
 
     def __round__(self, ndigits=None):
         """``round(x)`` of a scalar, as of a NumPy scalar: an integer without ``ndigits``."""
@@ -134,39 +144,39 @@ class ArrayOperators:
         if ndigits is None and not isinstance(self, Tracer):     # a concrete scalar: NumPy's Python int
             return round(np.asarray(self)[()])
         if ndigits is None:
-            return xnp.round(self).astype(np.int64)
-        return xnp.round(self, ndigits)
+            return manipulation.round(self).astype(np.int64)
+        return manipulation.round(self, ndigits)
     def __trunc__(self):
         """``math.trunc(x)``: of a concrete scalar, NumPy's Python int; of a traced one, as ``int(x)``."""
         return int(self) if isinstance(self, Tracer) else math.trunc(np.asarray(self)[()])
-    def __invert__(self): return xnp.invert(self)
+    def __invert__(self): return ufuncs.invert(self)
 
     # -- bitwise
-    def __and__(self, other): return xnp.bitwise_and(self, other)
-    def __rand__(self, other): return xnp.bitwise_and(other, self)
-    def __or__(self, other): return xnp.bitwise_or(self, other)
-    def __ror__(self, other): return xnp.bitwise_or(other, self)
-    def __xor__(self, other): return xnp.bitwise_xor(self, other)
-    def __rxor__(self, other): return xnp.bitwise_xor(other, self)
-    def __lshift__(self, other): return xnp.left_shift(self, other)
-    def __rlshift__(self, other): return xnp.left_shift(other, self)
-    def __rshift__(self, other): return xnp.right_shift(self, other)
-    def __rrshift__(self, other): return xnp.right_shift(other, self)
+    def __and__(self, other): return ufuncs.bitwise_and(self, other)
+    def __rand__(self, other): return ufuncs.bitwise_and(other, self)
+    def __or__(self, other): return ufuncs.bitwise_or(self, other)
+    def __ror__(self, other): return ufuncs.bitwise_or(other, self)
+    def __xor__(self, other): return ufuncs.bitwise_xor(self, other)
+    def __rxor__(self, other): return ufuncs.bitwise_xor(other, self)
+    def __lshift__(self, other): return ufuncs.left_shift(self, other)
+    def __rlshift__(self, other): return ufuncs.left_shift(other, self)
+    def __rshift__(self, other): return ufuncs.right_shift(self, other)
+    def __rrshift__(self, other): return ufuncs.right_shift(other, self)
 
     # -- comparison
-    def __eq__(self, other): return xnp.equal(self, other)  # type: ignore[override]
-    def __ne__(self, other): return xnp.not_equal(self, other)  # type: ignore[override]
-    def __lt__(self, other): return xnp.less(self, other)
-    def __le__(self, other): return xnp.less_equal(self, other)
-    def __gt__(self, other): return xnp.greater(self, other)
-    def __ge__(self, other): return xnp.greater_equal(self, other)
+    def __eq__(self, other): return ufuncs.equal(self, other)  # type: ignore[override]
+    def __ne__(self, other): return ufuncs.not_equal(self, other)  # type: ignore[override]
+    def __lt__(self, other): return ufuncs.less(self, other)
+    def __le__(self, other): return ufuncs.less_equal(self, other)
+    def __gt__(self, other): return ufuncs.greater(self, other)
+    def __ge__(self, other): return ufuncs.greater_equal(self, other)
 
     __hash__ = None  # type: ignore[assignment]
 
     # -- indexing
     def __getitem__(self, index):
         try:
-            return xnp.getitem(self, index)
+            return indexing.getitem(self, index)
         except TracerConversionError as error:   # a traced slice bound or mask: a dynamic extent
             return dynamic_extent.read(self, index, error)
 
@@ -184,12 +194,12 @@ class ArrayOperators:
     def __setitem__(self, index, value):
         """``x[index] = value`` with NumPy's broadcasting and casting of ``value``."""
         self._check_writable()
-        self._store(xnp.index_update(self, index, value))
+        self._store(index_write.index_update(self, index, value))
 
-    def _update_in_place(self, ufunc: str, other):
+    def _update_in_place(self, ufunc, other):
         """``x op= other`` with NumPy's rules: the result keeps x's shape and casts to x's dtype under
         'same_kind' casting. Python and NumPy scalar arguments are rebound instead, as in Python."""
-        result = getattr(xnp, ufunc)(self, other)
+        result = ufunc(self, other)
         if self.mutability == "value":
             return result
         self._check_writable()
@@ -197,28 +207,28 @@ class ArrayOperators:
             raise ValueError(located(f"non-broadcastable output operand with shape {self.shape} doesn't match "
                                      f"the broadcast shape {result.shape}"))
         if result.dtype != self.dtype and not np.can_cast(result.dtype, self.dtype, "same_kind"):
-            raise TypeError(located(f"Cannot cast ufunc '{ufunc}' output from {result.dtype!r} to "
+            raise TypeError(located(f"Cannot cast ufunc '{ufunc.__name__}' output from {result.dtype!r} to "
                                     f"{self.dtype!r} with casting rule 'same_kind'"))
-        self._store(result if result.dtype == self.dtype else xnp.astype(result, self.dtype))
+        self._store(result if result.dtype == self.dtype else array_api.astype(result, self.dtype))
         return self
 
     def fill(self, value):
         """Set every element to ``value``, as ``ndarray.fill``."""
         self[...] = value
 
-    def __iadd__(self, other): return self._update_in_place("add", other)
-    def __isub__(self, other): return self._update_in_place("subtract", other)
-    def __imul__(self, other): return self._update_in_place("multiply", other)
-    def __itruediv__(self, other): return self._update_in_place("divide", other)
-    def __ifloordiv__(self, other): return self._update_in_place("floor_divide", other)
-    def __imod__(self, other): return self._update_in_place("remainder", other)
-    def __ipow__(self, other): return self._update_in_place("power", other)
-    def __imatmul__(self, other): return self._update_in_place("matmul", other)
-    def __iand__(self, other): return self._update_in_place("bitwise_and", other)
-    def __ior__(self, other): return self._update_in_place("bitwise_or", other)
-    def __ixor__(self, other): return self._update_in_place("bitwise_xor", other)
-    def __ilshift__(self, other): return self._update_in_place("left_shift", other)
-    def __irshift__(self, other): return self._update_in_place("right_shift", other)
+    def __iadd__(self, other): return self._update_in_place(ufuncs.add, other)
+    def __isub__(self, other): return self._update_in_place(ufuncs.subtract, other)
+    def __imul__(self, other): return self._update_in_place(ufuncs.multiply, other)
+    def __itruediv__(self, other): return self._update_in_place(ufuncs.divide, other)
+    def __ifloordiv__(self, other): return self._update_in_place(ufuncs.floor_divide, other)
+    def __imod__(self, other): return self._update_in_place(ufuncs.remainder, other)
+    def __ipow__(self, other): return self._update_in_place(ufuncs.power, other)
+    def __imatmul__(self, other): return self._update_in_place(contractions.matmul, other)
+    def __iand__(self, other): return self._update_in_place(ufuncs.bitwise_and, other)
+    def __ior__(self, other): return self._update_in_place(ufuncs.bitwise_or, other)
+    def __ixor__(self, other): return self._update_in_place(ufuncs.bitwise_xor, other)
+    def __ilshift__(self, other): return self._update_in_place(ufuncs.left_shift, other)
+    def __irshift__(self, other): return self._update_in_place(ufuncs.right_shift, other)
 
     # -- Array API
     def __array_namespace__(self, /, *, api_version=None):
@@ -247,78 +257,78 @@ class ArrayOperators:
     def reshape(self, *shape, order="C", copy=None):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        return xnp.reshape(self, shape, order=order, copy=copy)
+        return shapes.reshape(self, shape, order=order, copy=copy)
 
     def transpose(self, *axes):
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = axes[0]
-        return xnp.transpose(self, axes or None)
+        return shapes.transpose(self, axes or None)
 
-    def swapaxes(self, axis1, axis2): return xnp.swapaxes(self, axis1, axis2)
-    def squeeze(self, axis=None): return xnp.squeeze(self, axis)
-    def ravel(self, order="C"): return xnp.ravel(self, order=order)
-    def flatten(self, order="C"): return xnp.copy(xnp.ravel(self, order=order))
+    def swapaxes(self, axis1, axis2): return shapes.swapaxes(self, axis1, axis2)
+    def squeeze(self, axis=None): return shapes.squeeze(self, axis)
+    def ravel(self, order="C"): return shapes.ravel(self, order=order)
+    def flatten(self, order="C"): return shapes.copy(shapes.ravel(self, order=order))
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        return xnp.astype(self, dtype, copy=copy)
+        return array_api.astype(self, dtype, copy=copy)
     # Reductions take NumPy's positional order (tests/test_fuzz_regressions_errors.py checks it).
     def sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        return xnp.sum(self, axis, dtype, out, keepdims, initial, where)
+        return reductions.sum(self, axis, dtype, out, keepdims, initial, where)
     def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-        return xnp.prod(self, axis, dtype, out, keepdims, initial, where)
+        return reductions.prod(self, axis, dtype, out, keepdims, initial, where)
     def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-        return xnp.mean(self, axis, dtype, out, keepdims, where=where)
+        return reductions.mean(self, axis, dtype, out, keepdims, where=where)
     def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
             correction=None):
-        return xnp.var(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+        return reductions.var(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
             correction=None):
-        return xnp.std(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+        return reductions.std(self, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     def max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
-        return xnp.max(self, axis, out, keepdims, initial, where)
+        return reductions.max(self, axis, out, keepdims, initial, where)
     def min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
-        return xnp.min(self, axis, out, keepdims, initial, where)
+        return reductions.min(self, axis, out, keepdims, initial, where)
     def all(self, axis=None, out=None, keepdims=False, *, where=None):
-        return xnp.all(self, axis, out, keepdims, where=where)
+        return reductions.all(self, axis, out, keepdims, where=where)
     def any(self, axis=None, out=None, keepdims=False, *, where=None):
-        return xnp.any(self, axis, out, keepdims, where=where)
-    def argmax(self, axis=None, out=None, *, keepdims=False): return xnp.argmax(self, axis, out, keepdims=keepdims)
-    def argmin(self, axis=None, out=None, *, keepdims=False): return xnp.argmin(self, axis, out, keepdims=keepdims)
-    def clip(self, min=None, max=None, out=None): return xnp.clip(self, min, max, out)
-    def diagonal(self, offset=0, axis1=0, axis2=1): return xnp.diagonal(self, offset, axis1, axis2)
-    def dot(self, other, out=None): return xnp.dot(self, other, out)
-    def conj(self): return xnp.conjugate(self)
-    def copy(self, order="C"): return xnp.copy(self, order)
-    def conjugate(self): return xnp.conjugate(self)
-    def round(self, decimals=0, out=None): return xnp.round(self, decimals, out)
-    def cumsum(self, axis=None, dtype=None, out=None): return xnp.cumsum(self, axis, dtype, out)
-    def cumprod(self, axis=None, dtype=None, out=None): return xnp.cumprod(self, axis, dtype, out)
-    def ptp(self, axis=None, keepdims=False): return xnp.ptp(self, axis, keepdims=keepdims)
+        return reductions.any(self, axis, out, keepdims, where=where)
+    def argmax(self, axis=None, out=None, *, keepdims=False): return reductions.argmax(self, axis, out, keepdims=keepdims)
+    def argmin(self, axis=None, out=None, *, keepdims=False): return reductions.argmin(self, axis, out, keepdims=keepdims)
+    def clip(self, min=None, max=None, out=None): return ufuncs.clip(self, min, max, out)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return shapes.diagonal(self, offset, axis1, axis2)
+    def dot(self, other, out=None): return contractions.dot(self, other, out)
+    def conj(self): return numpy_dtypes.conjugate(self)
+    def copy(self, order="C"): return shapes.copy(self, order)
+    def conjugate(self): return numpy_dtypes.conjugate(self)
+    def round(self, decimals=0, out=None): return manipulation.round(self, decimals, out)
+    def cumsum(self, axis=None, dtype=None, out=None): return reductions.cumsum(self, axis, dtype, out)
+    def cumprod(self, axis=None, dtype=None, out=None): return reductions.cumprod(self, axis, dtype, out)
+    def ptp(self, axis=None, keepdims=False): return reductions.ptp(self, axis, keepdims=keepdims)
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-        return xnp.trace(self, offset, axis1, axis2, dtype, out)
-    def take(self, indices, axis=None, out=None, mode="raise"): return xnp.take(self, indices, axis, out, mode)
-    def repeat(self, repeats, axis=None): return xnp.repeat(self, repeats, axis)
-    def compress(self, condition, axis=None, out=None): return xnp.compress(condition, self, axis, out)
-    def choose(self, choices, out=None, mode="raise"): return xnp.choose(self, choices, out, mode)
-    def nonzero(self): return xnp.nonzero(self)
-    def searchsorted(self, v, side="left", sorter=None): return xnp.searchsorted(self, v, side, sorter)
+        return reductions.trace(self, offset, axis1, axis2, dtype, out)
+    def take(self, indices, axis=None, out=None, mode="raise"): return indexing.take(self, indices, axis, out, mode)
+    def repeat(self, repeats, axis=None): return manipulation.repeat(self, repeats, axis)
+    def compress(self, condition, axis=None, out=None): return manipulation.compress(condition, self, axis, out)
+    def choose(self, choices, out=None, mode="raise"): return manipulation.choose(self, choices, out, mode)
+    def nonzero(self): return sorting.nonzero(self)
+    def searchsorted(self, v, side="left", sorter=None): return sorting.searchsorted(self, v, side, sorter)
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-        return xnp.argsort(self, axis, kind, order, stable=stable)
+        return sorting.argsort(self, axis, kind, order, stable=stable)
     def argpartition(self, kth, axis=-1, kind="introselect", order=None):
-        return xnp.argpartition(self, kth, axis, kind, order)
+        return sorting.argpartition(self, kth, axis, kind, order)
 
     def sort(self, axis=-1, kind=None, order=None, *, stable=None):
         """Sort in place, as ``ndarray.sort``."""
         self._check_writable()
-        self._store(xnp.sort(self, axis, kind, order, stable=stable))
+        self._store(sorting.sort(self, axis, kind, order, stable=stable))
 
     def partition(self, kth, axis=-1, kind="introselect", order=None):
         """Partition in place, as ``ndarray.partition``."""
         self._check_writable()
-        self._store(xnp.partition(self, kth, axis, kind, order))
+        self._store(sorting.partition(self, kth, axis, kind, order))
 
     def put(self, indices, values, mode="raise"):
         """``self.flat[indices] = values`` in place, as ``ndarray.put``."""
-        xnp.put(self, indices, values, mode=mode)
+        inplace.put(self, indices, values, mode=mode)
 
 
 _NOT_METHODS = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__"}

@@ -23,9 +23,9 @@ import sys
 
 import numpy as np
 
-import xlac.numpy as xnp
 from xlac.array import Array
 from xlac.errors import located, UnsupportedError
+from xlac.numpy.array_api import namespace_for
 from xlac.trace import pytree
 from xlac.trace.state import current_trace
 
@@ -57,7 +57,7 @@ def xlac_function_for(func) -> object | None:
     name = getattr(func, "__name__", "")
     if module != "numpy" and not module.startswith("numpy."):
         return None             # another library's function of the same name may mean something else
-    namespace = xnp
+    namespace = namespace_for(None)
     for sub in ("linalg", "fft"):
         if module == f"numpy.{sub}" or module.startswith(f"numpy.{sub}."):
             namespace = getattr(namespace, sub, None)
@@ -112,7 +112,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if getattr(np, name, None) is not ufunc:     # another library's ufunc (scipy.special.expit)
         _unsupported(public_name(ufunc), "it is not a NumPy ufunc, and xlac compiles only NumPy's")
         return _on_host(getattr(ufunc, method), inputs, kwargs)
-    function = getattr(xnp, name, None)
+    function = getattr(namespace_for(None), name, None)
     if function is None:
         _unsupported(f"numpy.{name}", "xlac.numpy has no ufunc of that name")
         return _on_host(getattr(ufunc, method), inputs, kwargs)

@@ -30,6 +30,7 @@ from functools import partial
 
 import numpy as np
 
+from xlac.ir.dtypes import COMPLEX128, FLOAT64, INT64
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import ufuncs
@@ -40,8 +41,6 @@ from xlac.trace.checks import require_python_accepts
 from xlac.trace.tracer import Tracer
 
 __all__ = ["python_scalar_function"]
-
-FLOAT64, INT64, COMPLEX128 = np.dtype("float64"), np.dtype("int64"), np.dtype("complex128")
 
 
 def python_scalar_function(fn):

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, FLOAT32, FLOAT64, INT64
 from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _out
@@ -27,11 +28,6 @@ __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "a
            "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "trace", "nanvar", "nanstd",
            "nanargmax", "nanargmin", "nancumsum", "nancumprod", "ptp", "average", "count_nonzero",
            "cumulative_sum", "cumulative_prod"]
-
-BOOL = np.dtype("bool")
-INT64 = np.dtype("int64")
-FLOAT32 = np.dtype("float32")
-FLOAT64 = np.dtype("float64")
 
 
 # ---------------------------------------------------------------- shared pieces
@@ -501,8 +497,6 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     array([1, 2])
     """
     return _extremum("min", a, axis, out, keepdims, initial, where)
-
-
 
 
 @numpy_function

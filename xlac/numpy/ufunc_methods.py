@@ -26,6 +26,7 @@ import functools
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, INT64
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import _out, reductions, ufuncs
@@ -41,7 +42,6 @@ from xlac.array import Array
 
 __all__ = ["install_ufunc_methods"]
 
-BOOL, INT64 = np.dtype("bool"), np.dtype("int64")
 UNROLL_LIMIT = 1024      # steps of a fold that runs one element after another (non-reorderable, or ``at``)
 
 # The xlac.numpy reduction and running reduction that compute ufunc.reduce / ufunc.accumulate, where one does.

@@ -11,6 +11,7 @@ import inspect
 
 import numpy as np
 
+from xlac.ir.dtypes import INT64
 from xlac.errors import TracerConversionError, UnsupportedError, located
 from xlac.numpy import indexing
 from xlac.numpy._dispatch import numpy_function
@@ -21,12 +22,7 @@ from xlac.trace.tracer import Tracer
 __all__: list[str] = []
 
 
-INT64 = np.dtype("int64")
-FLOAT64 = np.dtype("float64")
-COMPLEX128 = np.dtype("complex128")
-BOOL = np.dtype("bool")
 MAX_SLICE_RUNS = 16        # a static take along an axis with more runs than this becomes one gather
-
 
 
 # ---------------------------------------------------------------- static arguments

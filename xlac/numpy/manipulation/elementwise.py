@@ -14,13 +14,14 @@ import operator
 import ml_dtypes
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, FLOAT64
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import _core, creation, inplace, reductions, ufuncs
 from xlac.numpy._core import asarray
 from xlac.numpy.dtypes import dtype_of
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
-from xlac.numpy.manipulation._common import FLOAT64, BOOL, _static_function
+from xlac.numpy.manipulation._common import _static_function
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
 from xlac.trace.state import current_trace

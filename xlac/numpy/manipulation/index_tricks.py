@@ -19,7 +19,8 @@ from xlac.ir import dtypes
 from xlac.numpy import creation, index_write, indexing, inplace, _out, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.manipulation._common import (INT64, BOOL, _concrete_only, _host, _static_function, _not_traced,
+from xlac.ir.dtypes import BOOL, INT64
+from xlac.numpy.manipulation._common import (_concrete_only, _host, _static_function, _not_traced,
                                              _take_static)
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops

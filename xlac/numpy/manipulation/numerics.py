@@ -19,8 +19,9 @@ from xlac.numpy import _core, creation, indexing, reductions, shapes, ufuncs
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.contractions import _compute_dtype, _to_result
+from xlac.ir.dtypes import BOOL, COMPLEX128, FLOAT64, INT64
 from xlac.numpy.manipulation._common import (
-    INT64, FLOAT64, COMPLEX128, BOOL, _as_static, _host, _static_function, _not_traced, _axis_slice, _moved_last)
+    _as_static, _host, _static_function, _not_traced, _axis_slice, _moved_last)
 from xlac.numpy.shapes import as_array, normalize_axis_tuple
 from xlac.trace import ops
 from xlac.trace.state import current_trace

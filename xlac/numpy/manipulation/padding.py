@@ -12,12 +12,13 @@ import numbers
 
 import numpy as np
 
+from xlac.ir.dtypes import INT64
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import creation, index_write, reductions, ufuncs
 from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.manipulation._common import INT64, _as_static, _host, _not_traced, _axis_slice, _take_static
+from xlac.numpy.manipulation._common import _as_static, _host, _not_traced, _axis_slice, _take_static
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
 from xlac.trace.state import current_trace

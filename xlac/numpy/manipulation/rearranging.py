@@ -19,8 +19,9 @@ from xlac.ir import dtypes
 from xlac.numpy import creation, index_write, indexing, shapes, ufuncs
 from xlac.numpy._core import normalize_axis
 from xlac.numpy._dispatch import numpy_function
+from xlac.ir.dtypes import BOOL, INT64
 from xlac.numpy.manipulation._common import (
-    INT64, BOOL, _concrete_only, _host, _static_function, _not_traced, _plain, _axis_slice, _take_static, _moved_last)
+    _concrete_only, _host, _static_function, _not_traced, _plain, _axis_slice, _take_static, _moved_last)
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer

@@ -13,10 +13,10 @@ import operator
 
 import numpy as np
 
+from xlac.ir.dtypes import INT64
 from xlac.errors import located
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.sorting._common import INT64
 from xlac.numpy.sorting.order import _positions
 from xlac.trace import ops
 from xlac.trace.state import current_trace

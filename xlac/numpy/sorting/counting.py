@@ -11,12 +11,13 @@ import operator
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, COMPLEX128, FLOAT64, INT64, UINT8
 from xlac.errors import UnsupportedError, located
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.sorting._common import BOOL, COMPLEX128, FLOAT64, INT64, UINT8, _checked, _concrete
+from xlac.numpy.sorting._common import _checked, _concrete
 from xlac.numpy.sorting._sizes import _needs_size, _sized, _static_size
 from xlac.numpy.sorting.order import _flat, _is_complex
 from xlac.numpy.sorting.searching import _scatter_1d, _search, _take_1d

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, COMPLEX128, COMPLEX64, INT64, UINT8
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
-from xlac.numpy.sorting._common import BOOL, COMPLEX128, COMPLEX64, INT64, UINT8
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 

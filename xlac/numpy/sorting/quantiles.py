@@ -10,13 +10,14 @@ import math
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL, FLOAT32, FLOAT64, INT64
 from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, is_python_scalar, normalize_axes
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.indexing import take_along_axis
-from xlac.numpy.sorting._common import BOOL, _checked, _concrete, FLOAT32, FLOAT64, INT64
+from xlac.numpy.sorting._common import _checked, _concrete
 from xlac.numpy.sorting.order import _is_complex, _isnan, _sorted
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from xlac.ir.dtypes import INT64
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.sorting._common import INT64, _checked, _concrete
+from xlac.numpy.sorting._common import _checked, _concrete
 from xlac.numpy.sorting.order import _flat, _is_complex, _less
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer

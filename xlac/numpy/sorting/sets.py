@@ -13,11 +13,11 @@ import functools
 import math
 from typing import NamedTuple
 
+from xlac.ir.dtypes import BOOL, INT64
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import dynamic_call, numpy_function
-from xlac.numpy.sorting._common import BOOL, INT64
 from xlac.numpy.sorting._sizes import _compact, _inclusive_count, _needs_size, _sized, _static_size
 from xlac.numpy.sorting.order import _flat, _isnan, _order_keys, _positions, _sorted
 from xlac.numpy.sorting.searching import _scatter_1d, _search, _strong_dtype, _take_1d

@@ -11,7 +11,8 @@ import numpy as np
 from xlac.errors import located, user_location
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
-from xlac.numpy.ufuncs.machinery import BOOL, ufunc
+from xlac.ir.dtypes import BOOL
+from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.trace import ops
 from xlac.trace.checks import Check
 from xlac.trace.state import current_trace

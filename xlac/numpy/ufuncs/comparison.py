@@ -11,7 +11,8 @@ import numpy as np
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
-from xlac.numpy.ufuncs.machinery import BOOL, ufunc
+from xlac.ir.dtypes import BOOL
+from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _to_bool
 from xlac.numpy.ufuncs.python_ints import comparison_with_out_of_range
 from xlac.trace import ops

@@ -14,7 +14,8 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray
-from xlac.numpy.ufuncs.machinery import BOOL, ufunc
+from xlac.ir.dtypes import BOOL
+from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _real_float, _real_floats, _unsupported
 from xlac.trace import ops
 

@@ -12,6 +12,7 @@ import inspect
 
 import numpy as np
 
+from xlac.ir.dtypes import BOOL
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, is_python_scalar
@@ -21,7 +22,6 @@ from xlac.trace import ops
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-BOOL = np.dtype("bool")
 
 __all__ = []
 

@@ -12,7 +12,7 @@ import numpy as np
 from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, promote
-from xlac.numpy.ufuncs.machinery import BOOL
+from xlac.ir.dtypes import BOOL
 from xlac.trace import ops
 
 __all__ = []

@@ -6,7 +6,7 @@ array([0, 6])
 """
 from __future__ import annotations
 
-import xlac.numpy as xnp
+from xlac.numpy import sorting
 from xlac.errors import located
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, promote
@@ -27,7 +27,7 @@ def where(condition, x=None, y=None):
     array([1., 6.])
     """
     if x is None and y is None:
-        return xnp.nonzero(condition)
+        return sorting.nonzero(condition)
     return _select(condition, x, y)
 
 
