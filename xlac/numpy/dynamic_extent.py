@@ -63,7 +63,7 @@ from xlac.trace.checks import Check
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
-__all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "handles_write", "has_traced_slice", "read", "write"]
+__all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "handles_write", "has_traced_slice", "read"]
 
 INDEX = np.dtype("int64")
 

@@ -464,9 +464,9 @@ def take(a, indices, axis=None, out=None, mode=None):
                                        "the program runs: index the array instead (a[..., indices])"))
     if isinstance(a, DynamicExtent):
         raise UnsupportedError(located("np.take from a value whose length is known only when the program runs"))
-    x = xnp.asarray(a)
+    x = creation.asarray(a)
     if axis is None:
-        return getitem(xnp.ravel(x), indices)
+        return getitem(shapes.ravel(x), indices)
     axis = axis + x.ndim if axis < 0 else axis
     return getitem(x, (slice(None),) * axis + (indices,))
 
