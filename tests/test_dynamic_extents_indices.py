@@ -363,3 +363,15 @@ def sizes_of_selections(a, k):
 def test_the_size_of_a_selection_is_its_count_as_numpy(values, k):
     a = np.array(values)
     assert_as_numpy(sizes_of_selections, a, k, compiled=xlac.compile(sizes_of_selections))
+
+
+def doubled_selections(a1):
+    a1[np.where(a1 > 0)] *= 2                 # a Python int is weak: the product stays uint8, as NumPy's
+    return a1, (a1[a1 > 1] * 2).max(), (a1[np.nonzero(a1 > 1)] + 1).sum()
+
+
+def test_python_scalars_stay_weak_with_dynamic_values():
+    a = np.array([[1, 0, 3], [200, 7, 0]], np.uint8)
+    assert_as_numpy(doubled_selections, a)
+    got = xlac.compile(doubled_selections)(a.copy())
+    assert [np.asarray(g).dtype for g in got[1:]] == [np.uint8, np.uint64]

@@ -56,6 +56,7 @@ from xlac.numpy import reductions
 from xlac.numpy import shapes
 from xlac.numpy import sorting
 from xlac.numpy import ufuncs
+from xlac.numpy._core import asarray as core_asarray
 from xlac.numpy._dispatch import dynamic_call
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
@@ -513,7 +514,7 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
     if isinstance(operand, DynamicExtent):
         data, axes = operand.data, operand.axes
     else:
-        data = creation.asarray(operand)
+        data = core_asarray(operand)           # a Python scalar stays weak (NEP 50): x[m] * 2 keeps x's dtype
         axes = [None] * data.ndim
     while data.ndim > ndim and (axes[0] is not None or data.shape[0] == 1):   # NumPy drops leading length-1 axes
         extent = axes[0]
