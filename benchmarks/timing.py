@@ -1,4 +1,4 @@
-"""Timing shared by the benchmarks: two callables measured in alternating rounds, best of each."""
+"""Timing shared by the benchmarks: callables measured in alternating rounds, best of each."""
 from __future__ import annotations
 
 import timeit
@@ -7,9 +7,16 @@ import timeit
 def interleaved(call_a, call_b, number: int, rounds: int = 7) -> tuple[float, float]:
     """Best seconds per call of ``call_a`` and ``call_b``, measured in alternating rounds so that both see
     the same machine load (these machines are shared and noisy)."""
-    call_a(), call_b()
-    best_a = best_b = float("inf")
+    best_a, best_b = interleaved_all([call_a, call_b], number, rounds)
+    return best_a, best_b
+
+
+def interleaved_all(calls: list, number: int, rounds: int = 7) -> list[float]:
+    """Best seconds per call of each of ``calls``, measured in rounds that run each in turn."""
+    for call in calls:
+        call()
+    best = [float("inf")] * len(calls)
     for _ in range(rounds):
-        best_a = min(best_a, timeit.timeit(call_a, number=number))
-        best_b = min(best_b, timeit.timeit(call_b, number=number))
-    return best_a / number, best_b / number
+        for i, call in enumerate(calls):
+            best[i] = min(best[i], timeit.timeit(call, number=number))
+    return [seconds / number for seconds in best]
