@@ -31,6 +31,7 @@ from xlac.convert import converted
 from xlac.errors import located
 from xlac.config import config
 from xlac.inspection import Signature, recompile_cause, record_compile
+from xlac.inspection.cost_view import cost_by_line
 from xlac.inspection.log import CompileNotice
 from xlac.inspection.hlo_copies import with_loop_copies
 from xlac.ir.exact import exact_key
@@ -178,6 +179,22 @@ class Compiled:
 
     def cost_analysis(self) -> dict:
         return self.executable.cost_analysis()
+
+    def cost_by_line(self) -> list:
+        """Per line of the user's source, XLA's estimated work per call, most first: ``LineCost`` rows with
+        ``flops``, ``transcendentals`` and ``bytes_accessed`` counted from the optimized HLO (a loop's body
+        times its trip count where XLA knows it), ``runs`` and the loops on the line with their decision
+        (``xlac.inspection.format_cost_table`` prints them; ``python -m xlac explain --cost`` too).
+
+        >>> import numpy as np, xlac
+        >>> def f(a, b):
+        ...     return np.tanh(a @ b)
+        >>> compiled = xlac.compile(f).lower(np.ones((20, 30)), np.ones((30, 40))).compile()
+        >>> top = compiled.cost_by_line()[0]
+        >>> top.source, top.flops == 2 * 20 * 30 * 40
+        ('return np.tanh(a @ b)', True)
+        """
+        return cost_by_line(self.as_text(), self.lowered.traced.loop_decisions)
 
     def memory_analysis(self) -> dict:
         return self.executable.memory_analysis()

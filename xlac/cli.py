@@ -3,7 +3,10 @@
 
 ``dump`` traces, lowers and compiles FUNCTION for the given argument types and writes the dump folder
 (every IR stage, StableHLO, XLA's HLO before and after optimization, summary) and prints the summary.
-``explain`` prints, per pass, a readable diff of the IR with each op's source line. ``cache`` prints the
+``explain`` prints, per pass, a readable diff of the IR with each op's source line; ``explain --cost``
+instead compiles FUNCTION and prints, per line of its source, XLA's estimated flops and bytes accessed per
+call (loops times their trip count), with each loop's trip count and how it ran, most costly line first
+(``Compiled.cost_by_line``). ``cache`` prints the
 persistent cache's folder (``XLAC_CACHE_DIR``, or ``--dir``), its entries and their size; ``--clear``
 removes them.
 
@@ -25,7 +28,7 @@ import time
 
 import numpy as np
 from xlac.callables import callable_name
-from xlac.inspection import explain, format_summary, record_compile, Signature, summarize
+from xlac.inspection import explain, format_cost_table, format_summary, record_compile, Signature, summarize
 from xlac.ir import dtypes
 from xlac.runtime import PersistentCache
 import xlac
@@ -41,6 +44,7 @@ c64, ...) or NumPy names (float32, ...); f32[] is a scalar. The arrays are zeros
 examples:
   python -m xlac dump model.py:mlp --arg "f32[8,128]" --arg "f32[128,64]" --out /tmp/xlac-dump
   python -m xlac explain model.py:step --arg "f32[1024]" --static n=3 --autocast bfloat16
+  python -m xlac explain model.py:step --arg "f32[1024]" --static n=3 --cost
 
 The dump folder DIR/<function>-<signature hash>/ holds 00-traced.xir, 01-<pass>.xir, ... (the IR as
 traced and after each pass), module.stablehlo.mlir, module.hlo.txt (XLA's HLO before optimization),
@@ -106,6 +110,10 @@ def _build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--autocast", metavar="DTYPE", help="compile under xlac.autocast(dtype=DTYPE)")
         sub.add_argument("--out", metavar="DIR", default=None,
                          help="dump root (dump: default ./xlac-dump; explain: write a dump only if given)")
+        if name == "explain":
+            sub.add_argument("--cost", action="store_true",
+                             help="instead: per source line, XLA's estimated flops and bytes accessed per call "
+                                  "(loops times their trip count) and each loop's decision, most costly first")
     help_text = "print the persistent compilation cache's folder, entries and size (--clear: empty it)"
     cache = commands.add_parser("cache", help=help_text, description=help_text)
     cache.add_argument("--dir", metavar="DIR", default=None,
@@ -207,7 +215,7 @@ def _compile_stages(fn, arrays, statics, options, parser):
         traced = compiled_fn.trace(*arrays, **statics)
         traced_at = time.perf_counter()
         timings = dict(getattr(traced, "timings", None) or {"trace": traced_at - start})
-        if options.command == "explain" and options.out is None:
+        if options.command == "explain" and options.out is None and not options.cost:
             return name, traced, None, timings
         lowered = traced.lower()
         lowered_at = time.perf_counter()
@@ -233,17 +241,21 @@ def main(argv: list[str] | None = None) -> int:
     signature = str(Signature.of(traced.in_paths, traced.in_specs, statics, options.autocast))
     cause = f"python -m xlac {options.command}"
     folder = None
-    if compiled is not None:
+    wants_dump = options.command == "dump" or options.out is not None
+    if wants_dump:
         out = options.out if options.out is not None else "xlac-dump"
         folder = record_compile(name=name, signature=signature, cause=cause, compiled=compiled,
                                 timings=timings, dump_dir=out)
     if options.command == "dump":
         print(format_summary(summarize(name, signature, cause, compiled, timings)), end="")
+    elif options.cost:
+        print(f"{name}({signature}): XLA's estimated work per call, per source line\n")
+        print(format_cost_table(compiled.cost_by_line()), end="")
     else:
         print(f"{name}({signature})\n")
         print(explain(traced.stages, traced.inplace_report(), traced.loop_decisions))
     if folder is not None:
         print(f"\ndump written to {folder}")
-    elif compiled is not None:
+    elif wants_dump:
         return 1
     return 0
