@@ -47,6 +47,15 @@ def test_the_rows_are_sorted_by_work_and_add_up_to_xlas_own_estimate_without_loo
     assert sum(row.bytes_accessed for row in rows) == pytest.approx(xla["bytes accessed"], rel=0.25)
 
 
+def column_sums(x):
+    return x.sum(axis=0)
+
+
+def test_a_reduction_costs_one_flop_per_element_it_reads():
+    _, rows = _rows(column_sums, np.ones((300, 40)))
+    assert rows[_line_of(column_sums, "x.sum")].flops == 300 * 40
+
+
 def scaled_loop(x, steps):
     for _ in range(steps):
         x = x * 0.5 + 1.0

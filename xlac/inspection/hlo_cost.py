@@ -117,7 +117,7 @@ def instruction_costs(hlo: str) -> dict[tuple[str, int] | None, Work]:
 
 def _parse(hlo: str) -> _Module:
     module = _Module()
-    lines = _source_lines(hlo)
+    frames = _source_lines(hlo)
     current = None
     for text in hlo.splitlines():
         start = _COMPUTATION.match(text)
@@ -137,7 +137,7 @@ def _parse(hlo: str) -> _Module:
         module.types[name] = type_text
         operand_names = _NAME.findall(operands)
         # An op an XLA pass made without metadata (a dot it split) is charged to the line of its inputs.
-        line = _line_of(attributes, lines) or next(
+        line = _line_of(attributes, frames) or next(
             (module.lines[o] for o in operand_names if module.lines.get(o) is not None), None)
         module.lines[name] = line
         current.append(_Instruction(name, type_text, opcode.group(1), operand_names, operands, attributes, line,
@@ -284,21 +284,18 @@ class _Counter:
             labels = re.search(r"dim_labels=\w*_(\w+)->", instruction.attributes)
             outputs = kernel[labels.group(1).index("o")] if labels and "o" in labels.group(1) else 1
             return 2.0 * result * math.prod(kernel) / max(outputs, 1), 0.0
-        applied = [self.applied_flops(c) for c in instruction.called("to_apply")]
-        per_element = sum(applied) if applied else 0.0
+        per_element = sum(self.applied_flops(c) for c in instruction.called("to_apply"))
         if opcode in ("reduce", "reduce-window", "all-reduce", "reduce-scatter"):
             inputs = operand_types[:max(len(operand_types) // 2, 1)]
             return per_element * sum(_elements(t) for t in inputs), 0.0
-        if opcode == "scatter":
-            return per_element * _elements(operand_types[-1]) if operand_types else 0.0, 0.0
+        if opcode == "scatter" and operand_types:
+            return per_element * _elements(operand_types[-1]), 0.0
         if opcode == "map":
             return per_element * result, 0.0
-        if opcode == "sort":
-            shape = _shape(operand_types[0]) if operand_types else []
-            length = shape[instruction.dimensions("dimensions")[0]] if shape and instruction.dimensions(
-                "dimensions") else 1
-            compare = sum(self.applied_flops(c) for c in instruction.called("to_apply")) or 1.0
-            return compare * _elements(operand_types[0]) * max(math.log2(max(length, 1)), 1.0), 0.0
+        if opcode == "sort" and operand_types:
+            shape, [axis] = _shape(operand_types[0]), instruction.dimensions("dimensions") or [0]
+            length = shape[axis] if axis < len(shape) else 1
+            return max(per_element, 1.0) * _elements(operand_types[0]) * max(math.log2(max(length, 2)), 1.0), 0.0
         return 0.0, 0.0
 
     def applied_flops(self, name: str) -> float:
