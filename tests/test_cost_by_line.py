@@ -179,6 +179,27 @@ def test_a_fusion_that_slices_a_parameter_reads_only_the_slice():
     assert (work.flops, work.bytes_accessed) == (1000, 2 * 8 * 1000)
 
 
+def test_a_fusion_updating_a_value_it_computes_writes_all_of_it():
+    hlo = textwrap.dedent("""\
+        HloModule m
+        %fused (param_0: f64[100], param_1: f64[1]) -> f64[100] {
+          %param_0 = f64[100]{0} parameter(0)
+          %param_1 = f64[1]{0} parameter(1)
+          %n = f64[100]{0} negate(%param_0), metadata={source_file="k.py" source_line=2}
+          %zero = s64[] constant(0)
+          ROOT %u = f64[100]{0} dynamic-update-slice(%n, %param_1, %zero), metadata={source_file="k.py" source_line=3}
+        }
+        ENTRY %main (a: f64[100], b: f64[1]) -> f64[100] {
+          %a = f64[100]{0} parameter(0)
+          %b = f64[1]{0} parameter(1)
+          ROOT %f = f64[100]{0} fusion(%a, %b), kind=kLoop, calls=%fused, metadata={source_file="k.py" source_line=3}
+        }
+        """)
+    costs = instruction_costs(hlo)
+    assert costs[("k.py", 2)].flops == 100
+    assert costs[("k.py", 3)].bytes_accessed == 8 * (100 + 1 + 100)     # not in place: reads a, b, writes all
+
+
 # ---------------------------------------------------------------- the command line
 
 

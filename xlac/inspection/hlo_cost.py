@@ -324,7 +324,8 @@ class _Counter:
             for operand in i.operands:
                 users.setdefault(operand, []).append(i)
         root = next((i for i in body.values() if i.is_root), None)
-        in_place = {root.operands[0]} if root is not None and root.opcode == "dynamic-update-slice" else set()
+        updated = body.get(root.operands[0]) if root is not None and root.opcode == "dynamic-update-slice" else None
+        in_place = {updated.name} if updated is not None and updated.opcode == "parameter" else set()
         total = 0.0
         for position, operand in enumerate(fusion.operands):
             parameter = by_number.get(position)
