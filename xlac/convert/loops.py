@@ -227,8 +227,8 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
             try:
                 vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=True),
                                      in_place=_kept_in_place(first, values))
-            except NotVectorized as why:
-                not_vectorized = str(why)
+            except Exception as error:          # the rolled loop's attempt raises the user's errors again
+                not_vectorized = str(error) if isinstance(error, NotVectorized) else _failure(error)
                 del current_trace().loop_decisions[decisions:]       # the inner loops' of the attempt
             else:
                 _decided("for", trips, "vectorized", f"{trips} iterations of {body_ops} ops, independent: "

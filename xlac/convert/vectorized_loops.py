@@ -160,8 +160,8 @@ class _RowWrites:
 
 
 def _offset_from(value: Value, index: Value, producers: dict) -> int | None:
-    """``c`` where ``value`` is ``index + c`` (through additions and subtractions of integer constants and
-    integer conversions), else None."""
+    """``c`` where ``value`` is ``index + c`` (through additions and subtractions of integer constants, products
+    with 1 and integer conversions), else None."""
     if value.id == index.id:
         return 0
     node = producers.get(value.id)
@@ -169,6 +169,9 @@ def _offset_from(value: Value, index: Value, producers: dict) -> int | None:
         return None
     if node.primitive is P.convert:
         return _offset_from(node.operands[0], index, producers)
+    if node.primitive is P.mul and 1 in (_integer_constant(v, producers) for v in node.operands):
+        a, b = node.operands
+        return _offset_from(b if _integer_constant(a, producers) == 1 else a, index, producers)
     if node.primitive in (P.add, P.sub):
         a, b = node.operands
         constant = _integer_constant(b, producers)
