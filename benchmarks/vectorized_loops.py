@@ -21,31 +21,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
-from tests.numpy_kernels import syr2k_lower  # noqa: E402
+from tests.numpy_kernels import binned_means, syr2k_lower, upper_gram, weighted_row_sums  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
-
-
-def upper_gram(d):
-    n = d.shape[1]
-    g = np.zeros((n, n))
-    for i in range(n):
-        g[i, i:] = d[:, i] @ d[:, i:]
-    return g
-
-
-def binned_means(values, labels, nbins):
-    out = np.zeros(nbins)
-    for b in range(nbins):
-        out[b] = values[labels == b].mean()
-    return out
-
-
-def weighted_row_sums(x, w):
-    out = np.zeros(x.shape[0])
-    for i in range(x.shape[0]):
-        out[i] = np.sum(x[i] * w)
-    return out
 
 
 def upper_gram_jax(d):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xlac
+from tests.numpy_kernels import binned_means, upper_gram, weighted_row_sums
 
 
 @pytest.fixture
@@ -47,28 +48,6 @@ def run(fn, *args, static_argnums=()):
 
 
 # ---------------------------------------------------------------- the programs
-
-
-def upper_gram(d):
-    n = d.shape[1]
-    g = np.zeros((n, n))
-    for i in range(n):
-        g[i, i:] = d[:, i] @ d[:, i:]
-    return g
-
-
-def binned_means(values, labels, nbins):
-    out = np.zeros(nbins)
-    for b in range(nbins):
-        out[b] = values[labels == b].mean()
-    return out
-
-
-def weighted_row_sums(x, w):
-    out = np.zeros(x.shape[0])
-    for i in range(x.shape[0]):
-        out[i] = np.sum(x[i] * w)
-    return out
 
 
 @settings(max_examples=10)
