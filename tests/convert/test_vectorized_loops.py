@@ -116,6 +116,15 @@ def two_outputs_and_a_branch(x, w):
     return lengths, signs
 
 
+def columns_and_a_diagonal(x, w):
+    out = np.zeros((x.shape[1] + 2, x.shape[0]))
+    for j in range(x.shape[0]):
+        out[1:4, j] = x[j] * (x[j] @ w)
+        out[0, j] = -1.0
+        out[-1, j] = out[1, j] + out[-1, j]
+    return out
+
+
 def over_rows(x, w):
     out = np.zeros(x.shape[0])
     for i, row in enumerate(x):
@@ -129,7 +138,8 @@ def into_an_argument(out, x, w):
     return out.sum()
 
 
-@pytest.mark.parametrize("fn", [shifted_rows, offset_range, two_outputs_and_a_branch, over_rows])
+@pytest.mark.parametrize("fn", [shifted_rows, offset_range, two_outputs_and_a_branch, columns_and_a_diagonal,
+                                over_rows])
 def test_writes_at_the_index_plus_a_constant_branches_and_rows_vectorize(vectorize, fn, rng):
     x = rng.normal(size=(50, 3))
     w = rng.normal(size=(3, 2)) if fn is shifted_rows else rng.normal(size=3)

@@ -80,8 +80,7 @@ def vectorized_fori(lower: int, upper: int, body_fun, carries: list, names: list
         if carry_out.id != carry_in.id:
             raise NotVectorized(f"it carries {name} from one iteration to the next")
     lifted_inputs = {x.value.id: v for x, v in zip(region.lifted, graph.inputs[n_own:])}
-    rows = [_RowWrites.of(graph, graph.inputs[0], lifted_inputs[array.value.id], new, array.shape[0],
-                          (lower, upper))
+    rows = [_RowWrites.of(graph, graph.inputs[0], lifted_inputs[array.value.id], new, (lower, upper))
             for array, new in zip(region.written, region.written_outputs)]
     if config.vectorize_loops == "auto" and current_trace().kernels == "lapack" and not _contracts(graph):
         raise NotVectorized("on the CPU, a body without a contraction runs as fast as an XLA loop or faster "
@@ -90,16 +89,20 @@ def vectorized_fori(lower: int, upper: int, body_fun, carries: list, names: list
     n = upper - lower
     indices = ops.add(ops.iota((n,), index.dtype, 0), ops.full((n,), lower, index.dtype))
     outer_of = {v.id: x for x, v in zip(region.lifted, graph.inputs[n_own:])}
-    row_inputs = {r.before.id: _rows_of(outer_of[r.before.id], 0, r.offset, lower, upper) for r in rows}
-    inputs = [indices, *carries] + [row_inputs.get(v.id, x) for x, v in zip(region.lifted, graph.inputs[n_own:])]
-    dims = [0] + [None] * len(carries) + [0 if v.id in row_inputs else None for v in graph.inputs[n_own:]]
+    row_inputs = {r.before.id: (_rows_of(outer_of[r.before.id], r.axis, r.offset, lower, upper), r.axis)
+                  for r in rows}
+    inputs, dims = [indices, *carries], [0] + [None] * len(carries)
+    for outer, v in zip(region.lifted, graph.inputs[n_own:]):
+        x, axis = row_inputs.get(v.id, (outer, None))
+        inputs.append(x)
+        dims.append(axis)
     inputs += [_rows_of(outer_of[read.operands[0].id], axis, offset, lower, upper) for read, axis, offset in slices]
     dims += [axis for _, axis, _ in slices]
-    outputs = _batched(_on_rows(graph, rows, slices), inputs, dims, n)
+    outputs = _batched(_on_rows(graph, rows, slices), inputs, dims, [r.axis for r in rows], n)
     for array, r, new_rows in zip(region.written, rows, outputs):
-        rows_first = ops.reshape(new_rows, (n,) + array.shape[1:])
-        start = [ops.constant(lower + r.offset, index.dtype)] + [ops.constant(0, index.dtype)] * (array.ndim - 1)
-        array._store(ops.dynamic_update_slice(array, rows_first, start))
+        block = ops.reshape(new_rows, array.shape[:r.axis] + (n,) + array.shape[r.axis + 1:])
+        start = [ops.constant(lower + r.offset if axis == r.axis else 0, index.dtype) for axis in range(array.ndim)]
+        array._store(ops.dynamic_update_slice(array, block, start))
     return list(carries)
 
 
@@ -111,34 +114,35 @@ def _contracts(graph: Graph) -> bool:
 class _RowWrites:
     """How an iteration writes one array, shown to be one row per iteration: ``before`` (the array going in),
     ``writes`` (its ``dynamic_update_slice`` nodes, in order), ``reads`` (its ``dynamic_slice`` nodes reading
-    the row), ``offset`` (the row is the index plus it)."""
+    the row), ``axis`` and ``offset`` (the row is the element at the index plus ``offset`` along ``axis``:
+    ``out[i]``, ``out[:, i + 1]``)."""
 
-    def __init__(self, before: Value, writes: list[Node], reads: list[Node], offset: int):
-        self.before, self.writes, self.reads, self.offset = before, writes, reads, offset
+    def __init__(self, before: Value, writes: list[Node], reads: list[Node], axis: int, offset: int):
+        self.before, self.writes, self.reads, self.axis, self.offset = before, writes, reads, axis, offset
 
     @classmethod
-    def of(cls, graph: Graph, index: Value, before: Value, after: Value, length: int, bounds) -> "_RowWrites":
+    def of(cls, graph: Graph, index: Value, before: Value, after: Value, bounds) -> "_RowWrites":
         producers = {r.id: node for node in graph.nodes for r in node.results}
         writes, value = [], after
         while value.id != before.id:
             node = producers.get(value.id)
-            if node is None or node.primitive is not P.dynamic_update_slice or node.operands[1].type.shape[:1] != (1,):
+            if node is None or node.primitive is not P.dynamic_update_slice:
                 raise NotVectorized("it writes into an array other than one row at the loop's index")
             writes.append(node)
             value = node.operands[0]
         writes.reverse()
-        offsets = {_offset_from(node.operands[2], index, producers) for node in writes}
-        if len(offsets) != 1 or None in offsets:
+        common = set.intersection(*(_rows_at(node, index, producers) for node in writes))
+        if not common:
             raise NotVectorized("it writes into an array at a row other than the loop's index plus a constant")
-        offset = offsets.pop()
-        if bounds[0] + offset < 0 or bounds[1] + offset > length:
+        axis, offset = min(common)
+        if bounds[0] + offset < 0 or bounds[1] + offset > before.type.shape[axis]:
             raise NotVectorized("its rows run past the end of the array it writes")
-        reads = cls._row_reads(graph, [before] + [w.results[0] for w in writes], writes, after, index, offset,
+        reads = cls._row_reads(graph, [before] + [w.results[0] for w in writes], writes, after, index, (axis, offset),
                                producers)
-        return cls(before, writes, reads, offset)
+        return cls(before, writes, reads, axis, offset)
 
     @staticmethod
-    def _row_reads(graph, versions, writes, after, index, offset, producers) -> list[Node]:
+    def _row_reads(graph, versions, writes, after, index, row, producers) -> list[Node]:
         """The nodes reading the written array's row; any other use of a version of it raises."""
         ids = {v.id for v in versions}
         updates = {id(w) for w in writes}
@@ -149,14 +153,30 @@ class _RowWrites:
                     continue
                 if id(node) in updates and position == 0:
                     continue
-                if node.primitive is P.dynamic_slice and position == 0 and node.attrs["sizes"][0] == 1 and \
-                        _offset_from(node.operands[1], index, producers) == offset:
+                if node.primitive is P.dynamic_slice and position == 0 and row in _rows_at(node, index, producers):
                     reads.append(node)
                     continue
                 raise NotVectorized("an iteration reads an array the loop writes at another place than its own row")
         if any(v.id in ids and v.id != after.id for v in graph.outputs):
             raise NotVectorized("an iteration reads an array the loop writes at another place than its own row")
         return reads
+
+
+def _rows_at(node: Node, index: Value, producers: dict) -> set[tuple[int, int]]:
+    """The (axis, offset) where a ``dynamic_slice`` or ``dynamic_update_slice`` ``node`` reaches one element
+    along ``axis`` at the loop's index plus ``offset``."""
+    if node.primitive is P.dynamic_slice:
+        operand, *starts = node.operands
+        sizes = node.attrs["sizes"]
+    else:
+        operand, update, *starts = node.operands
+        sizes = update.type.shape
+    found = set()
+    for axis, (start, size) in enumerate(zip(starts, sizes)):
+        offset = _offset_from(start, index, producers) if size == 1 else None
+        if offset is not None:
+            found.add((axis, offset))
+    return found
 
 
 def _offset_from(value: Value, index: Value, producers: dict) -> int | None:
@@ -217,13 +237,13 @@ def _sliced_reads(graph: Graph, n_own: int, written: set, bounds: tuple[int, int
 
 
 def _on_rows(graph: Graph, rows: list[_RowWrites], slices: list) -> Graph:
-    """``graph`` with each written array's input and versions replaced by its row (a first axis of one): the
-    row writes and reads at row 0 of it; and, after its inputs, one per read of ``slices``: the element the
+    """``graph`` with each written array's input and versions replaced by its row (a length of one along the
+    row's axis): the row writes and reads at 0 along it; and, after its inputs, one per read of ``slices``: the element the
     iteration reads along that axis (a length of one there). Its outputs: each written array's new row."""
     row_input = {r.before.id: r for r in rows}
-    at_row = {id(node): 0 for r in rows for node in r.writes + r.reads}
+    at_row = {id(node): r.axis for r in rows for node in r.writes + r.reads}
     at_row.update((id(node), axis) for node, axis, _ in slices)
-    types = [v.type.with_shape((1,) + v.type.shape[1:]) if v.id in row_input else v.type for v in graph.inputs]
+    types = [_with_length_one(v.type, row_input[v.id].axis) if v.id in row_input else v.type for v in graph.inputs]
     types += [_with_length_one(node.operands[0].type, axis) for node, axis, _ in slices]
 
     def build(inputs):
@@ -235,8 +255,9 @@ def _on_rows(graph: Graph, rows: list[_RowWrites], slices: list) -> Graph:
             axis = at_row[id(node)]
             with provenance_of(node.provenance.as_inlined()):
                 if node.primitive is P.dynamic_update_slice:
-                    operand, update, first, *rest = operands
-                    return [ops.dynamic_update_slice(operand, update, [ops.full_like(first, 0), *rest])]
+                    operand, update, *starts = operands
+                    starts[axis] = ops.full_like(starts[axis], 0)
+                    return [ops.dynamic_update_slice(operand, update, starts)]
                 operand, *starts = operands
                 starts[axis] = ops.full_like(starts[axis], 0)
                 return [ops.dynamic_slice(sliced.get(id(node), operand), starts, node.attrs["sizes"])]
@@ -257,12 +278,13 @@ def _rows_of(array, axis: int, offset: int, lower: int, upper: int):
     return ops.reshape(block, array.shape[:axis] + (upper - lower, 1) + array.shape[axis + 1:])
 
 
-def _batched(graph: Graph, inputs: list, dims: list, n: int) -> list:
+def _batched(graph: Graph, inputs: list, dims: list, out_dims: list, n: int) -> list:
     """``graph`` evaluated over the batch (``dims``: each input's batch axis, or None) into the current trace,
-    each output with its batch axis first; :class:`NotVectorized` when a value of it would be too large."""
+    each output with its batch axis at ``out_dims``; :class:`NotVectorized` when a value of it would be too
+    large."""
     def build(stand_ins):
         outputs, batch_axes = batch_graph(graph, stand_ins, dims)
-        return [move_batch_axis(x, d, 0, n) for x, d in zip(outputs, batch_axes)]
+        return [move_batch_axis(x, d, to, n) for x, d, to in zip(outputs, batch_axes, out_dims)]
     batched = closed_graph([x.value.type for x in inputs], build)
     largest = max((int(np.prod(v.type.shape)) for node in batched.nodes for v in node.results), default=0)
     if largest > MAX_BATCHED_ELEMENTS:
