@@ -121,7 +121,7 @@ def columns_and_a_diagonal(x, w):
     for j in range(x.shape[0]):
         out[1:4, j] = x[j] * (x[j] @ w)
         out[0, j] = -1.0
-        out[-1, j] = out[1, j] + out[-1, j]
+        out[-1, j] = out[:, j].sum()
     return out
 
 
