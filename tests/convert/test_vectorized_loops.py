@@ -87,6 +87,21 @@ def test_the_issues_loops_are_vectorized_and_their_program_has_no_loop(vectorize
     assert "while" not in stablehlo(fn, *args, static_argnums=static)
 
 
+def test_rows_and_columns_the_body_reads_by_the_index_are_slices_not_gathers(vectorize):
+    for fn, args in [(weighted_row_sums, (np.ones((64, 5)), np.ones(5))), (upper_gram, (np.ones((4, 60)),))]:
+        text = stablehlo(fn, *args)
+        assert "while" not in text and "gather" not in text
+
+
+def test_a_batch_too_large_stays_rolled_and_says_how_large(vectorize, monkeypatch, rng):
+    from xlac.convert import vectorized_loops
+    monkeypatch.setattr(vectorized_loops, "MAX_BATCHED_ELEMENTS", 1000)
+    x, w = rng.normal(size=(64, 50)), rng.normal(size=50)
+    (decision, reason), = decisions(weighted_row_sums, x, w)
+    assert decision == "rolled" and "would hold 3150 elements in one value (more than 1000)" in reason
+    np.testing.assert_allclose(run(weighted_row_sums, x, w), weighted_row_sums(x, w), rtol=1e-12)
+
+
 # ---------------------------------------------------------------- forms that vectorize
 
 
