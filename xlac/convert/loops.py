@@ -10,8 +10,9 @@ A ``for`` whose trip count is known when tracing (over a ``range``, a traced arr
 or ``zip`` of traced arrays) rolls when its trip count times its body's ops is large enough (see
 ``xlac.compile``'s ``loops``), as a ``fori_loop`` (or a ``while_loop`` when it may break), else it stays a
 Python loop, as before conversion: its body is traced once per iteration. A loop that would roll and whose
-iterations are shown independent runs at once instead, batched (see :mod:`xlac.convert.vectorized_loops`). A ``while`` whose test is
-concrete stays a Python loop; one whose test becomes traced after some iterations rolls from there. A loop's
+iterations are shown independent runs at once instead, batched (see :mod:`xlac.convert.vectorized_loops`).
+A ``while`` whose test is concrete stays a Python loop; one whose test becomes traced after some iterations
+rolls from there. A loop's
 break flag (see :mod:`xlac.convert.loop_exits`) is part of its test; once traced in a Python loop, each
 later iteration runs under it as a conditional. Each decision is noted on the trace
 (``Traced.loop_decisions``).

@@ -5,10 +5,11 @@ A counted loop (see :mod:`xlac.convert.loops`) is vectorized when the graph of i
 index, proves that no iteration depends on another:
 
 - every value the loop carries comes out of an iteration as it went in;
-- every array the body writes in place, it writes only in one row of its first axis, the same for each
-  write of the iteration and a different one per iteration (``out[i] = ...``, ``g[i, i:] = ...``,
-  ``out[i + 1, :] += ...``): its index is the loop's index plus a constant;
-- the body reads such an array only in that row (``out[i]``), never elsewhere;
+- every array the body writes in place, it writes only in one row (the elements at one index along one
+  axis), the same for each write of the iteration and a different one per iteration (``out[i] = ...``,
+  ``g[i, i:] = ...``, ``out[i + 1, :] += ...``, ``out[:, j] = ...``): its index is the loop's index plus a
+  constant;
+- the body reads such an array only in that row (``out[i]``, ``out[:, j]``), never elsewhere;
 - the body checks nothing when the program runs (an index out of bounds would raise after some
   iterations' writes, which NumPy would not have made).
 
@@ -18,9 +19,10 @@ body with a contraction (batched, its matrix-vector products become one matrix p
 streams a rolled body's rows through its cache), on other devices every proven loop.
 
 Otherwise :func:`vectorized_fori` raises :class:`NotVectorized` saying which condition failed, and the loop
-runs as before. The vectorized body sees its rows as arrays with a first axis of one (its own row of each
-written array), so that the batch holds each row once: the rows go in as one slice of each written array
-and come out as one ``dynamic_update_slice``.
+runs as before. The vectorized body sees its rows as arrays with a length of one along the row's axis (its
+own row of each written array), so that the batch holds each row once: the rows go in as one slice of each
+written array and come out as one ``dynamic_update_slice``. The rows it reads of the arrays it does not
+write (``x[i]``, ``d[:, i]``) go in as slices too, not gathers.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -238,8 +240,9 @@ def _sliced_reads(graph: Graph, n_own: int, written: set, bounds: tuple[int, int
 
 def _on_rows(graph: Graph, rows: list[_RowWrites], slices: list) -> Graph:
     """``graph`` with each written array's input and versions replaced by its row (a length of one along the
-    row's axis): the row writes and reads at 0 along it; and, after its inputs, one per read of ``slices``: the element the
-    iteration reads along that axis (a length of one there). Its outputs: each written array's new row."""
+    row's axis): the row writes and reads at 0 along it; and, after its inputs, one per read of ``slices``:
+    the element the iteration reads along that axis (a length of one there). Its outputs: each written
+    array's new row."""
     row_input = {r.before.id: r for r in rows}
     at_row = {id(node): r.axis for r in rows for node in r.writes + r.reads}
     at_row.update((id(node), axis) for node, axis, _ in slices)
