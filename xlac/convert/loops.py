@@ -259,8 +259,8 @@ def _not_vectorizable(mode: str, loop: Loop) -> str | None:
     if mode != "auto":
         return f"xlac.compile(loops={mode!r})"
     if config.vectorize_loops not in ("auto", "always", "never"):
-        raise ValueError(f"xlac.config.vectorize_loops must be 'auto', 'always' or 'never', got "
-                         f"{config.vectorize_loops!r}")
+        raise ValueError(located(f"xlac.config.vectorize_loops must be 'auto', 'always' or 'never', got "
+                                 f"{config.vectorize_loops!r}"))
     if config.vectorize_loops == "never":
         return "xlac.config.vectorize_loops is 'never'"
     if loop.until is not None:
