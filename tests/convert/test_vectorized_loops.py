@@ -262,6 +262,23 @@ def test_dependent_iterations_stay_rolled_with_the_reason_and_equal_numpy(vector
     np.testing.assert_allclose(run(fn, x), fn(x), rtol=1e-12)
 
 
+def adds_the_other_argument(a, b, x, w):
+    for i in range(x.shape[0]):
+        a[i] = x[i] @ w + b[i]
+    return a
+
+
+def test_arguments_sharing_memory_give_numpys_recurrence(vectorize, rng):
+    x, w = rng.normal(size=(40, 3)), rng.normal(size=3)
+    a, expected = np.zeros(41), np.zeros(41)
+    adds_the_other_argument(expected[1:], expected[:-1], x, w)     # a[i + 1] = p[i] + a[i]: a running sum
+    xlac.compile(adds_the_other_argument)(a[1:], a[:-1], x, w)
+    np.testing.assert_allclose(a, expected, rtol=1e-12)
+    a, b = np.zeros(40), np.ones(40)                                # apart, its iterations are independent
+    assert [d for d, _ in decisions(adds_the_other_argument, a, b, x, w)] == ["vectorized"]
+    np.testing.assert_allclose(run(adds_the_other_argument, a, b, x, w), x @ w + 1, rtol=1e-12)
+
+
 def test_a_body_with_run_time_checks_stays_rolled_and_still_raises_numpys_error(vectorize, rng):
     x, idx = rng.normal(size=(10, 3)), rng.integers(0, 10, 60)
     (decision, reason), = decisions(gathers_by_data, x, idx)
