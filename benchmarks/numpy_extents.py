@@ -5,7 +5,7 @@ measured in one run.
 Run: python benchmarks/numpy_extents.py [--only NAME] [--unchecked]
 ``--only NAME`` runs the kernels whose name contains NAME (case-insensitive; ``--only csr``);
 ``--unchecked`` adds, per kernel, xlac compiled with ``check_bounds=False`` against jax in the same run.
-The columns are those of ``benchmarks/numpy_loops.py``: whether xlac rolled the loop, compile time (goal
+The columns are those of ``benchmarks/numpy_loops.py``: how xlac ran its loops, compile time (goal
 under 3 s), run time per call, ratios xlac/NumPy and xlac/jax (goal: no slower than the hand-masked JAX).
 """
 from __future__ import annotations

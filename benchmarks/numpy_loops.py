@@ -2,8 +2,8 @@
 hand-written with ``jax.lax.fori_loop`` / ``while_loop``, measured in one run.
 
 Run: python benchmarks/numpy_loops.py
-Per kernel: whether xlac rolled the loop (the IR holds a ``while``), compile time (trace to executable;
-goal under 2 s, flat in the trip count) for xlac and jax, and run time per call with ratios xlac/NumPy and
+Per kernel: how xlac ran its loops (the decisions of ``Traced.loop_decisions``: vectorized, rolled,
+unrolled), compile time (trace to executable; goal under 2 s, flat in the trip count) for xlac and jax, and run time per call with ratios xlac/NumPy and
 xlac/jax (goal: no slower than the hand-written JAX).
 """
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _on_host(result):
 
 def run(cases: list) -> None:
     """Per case ``(name, kernel, kernel_jax, args, static_argnums)``: one line of the table."""
-    print(f"{'kernel':32s} {'rolled':>6s} {'compile xlac s':>14s} {'jax s':>7s} {'run xlac ms':>11s} "
+    print(f"{'kernel':32s} {'loops':>10s} {'compile xlac s':>14s} {'jax s':>7s} {'run xlac ms':>11s} "
           f"{'NumPy ms':>9s} {'jax ms':>8s} {'xlac/NumPy':>10s} {'xlac/jax':>8s}")
     for name, kernel, kernel_jax, args, static in cases:
         compiled = xlac.compile(kernel, static_argnums=static)
@@ -118,7 +118,7 @@ def run(cases: list) -> None:
         traced = compiled.trace(*args)
         traced.lower().compile()
         xlac_compile = time.perf_counter() - start
-        rolled = "= while[" in str(traced.ir())
+        ran = "/".join(sorted({d.decision for d in traced.loop_decisions})) or "none"
         jitted = jax.jit(kernel_jax, static_argnums=static)
         start = time.perf_counter()
         jitted.lower(*args).compile()
@@ -133,7 +133,7 @@ def run(cases: list) -> None:
         number = 3
         xlac_time, numpy_time = interleaved(run_xlac, run_numpy, number=number, rounds=3)
         _, jax_time = interleaved(run_xlac, run_jax, number=number, rounds=3)
-        print(f"{name:32s} {'yes' if rolled else 'no':>6s} {xlac_compile:14.3f} {jax_compile:7.3f} "
+        print(f"{name:32s} {ran:>10s} {xlac_compile:14.3f} {jax_compile:7.3f} "
               f"{xlac_time * 1e3:11.3f} {numpy_time * 1e3:9.3f} {jax_time * 1e3:8.3f} "
               f"{xlac_time / numpy_time:10.2f} {xlac_time / jax_time:8.2f}")
 

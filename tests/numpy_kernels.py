@@ -1,5 +1,6 @@
 """NumPy kernels with Python loops, as scientific users write them: the cases of
-tests/test_convert_loops.py and benchmarks/numpy_loops.py, which compile them unmodified."""
+tests/test_convert_loops.py and benchmarks/numpy_loops.py, which compile them unmodified; the loops whose
+iterations are independent of tests/convert/test_vectorized_loops.py and benchmarks/vectorized_loops.py."""
 import numpy as np
 
 
@@ -124,3 +125,25 @@ def binned_average(radius, values, edges):
         r1, r2 = edges[b], edges[b + 1]
         means[b] = values[(r1 <= radius) & (radius < r2)].mean()
     return means
+
+
+def upper_gram(d):
+    n = d.shape[1]
+    g = np.zeros((n, n))
+    for i in range(n):
+        g[i, i:] = d[:, i] @ d[:, i:]
+    return g
+
+
+def binned_means(values, labels, nbins):
+    out = np.zeros(nbins)
+    for b in range(nbins):
+        out[b] = values[labels == b].mean()
+    return out
+
+
+def weighted_row_sums(x, w):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[i] * w)
+    return out

@@ -244,8 +244,8 @@ EPS = np.finfo(np.float64).eps
 
 
 def rolled(compiled, *args) -> bool:
-    """Whether every loop of more than one iteration rolled."""
-    return all(d.decision == "rolled" for d in compiled.trace(*args).loop_decisions
+    """Whether every loop of more than one iteration rolled (or, its iterations independent, vectorized)."""
+    return all(d.decision in ("rolled", "vectorized") for d in compiled.trace(*args).loop_decisions
                if d.trips == "traced" or d.trips > 1)
 
 

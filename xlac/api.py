@@ -761,8 +761,9 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     whose trip count is known when tracing (over ``range(n)``, a traced array's rows, ``enumerate``/``zip``
     of traced arrays) runs: ``"auto"`` rolls it into one XLA loop when its trip count times its body's ops
     reaches 256 and its body can be traced with a traced index (else it unrolls, with a warning when long
-    and unable to roll), ``"roll"`` rolls every such loop (an error says why one cannot), ``"unroll"``
-    none. ``Traced.loop_decisions`` lists what was decided for each loop, and why.
+    and unable to roll; a loop that would roll and whose iterations are independent runs at once, batched,
+    as ``xlac.config.vectorize_loops`` says), ``"roll"`` rolls every such loop (an error says why one cannot),
+    ``"unroll"`` none. ``Traced.loop_decisions`` lists what was decided for each loop, and why.
 
     ``in_shardings`` (a sharding, or a pytree prefix of the positional arguments' with None where the
     argument says) and ``out_shardings`` (a prefix of the results') split the program over a mesh of

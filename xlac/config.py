@@ -42,6 +42,11 @@ class Config:
     (``XLAC_CACHE_MAX_BYTES``, default 2 GiB; ``None``, or ``0`` in the environment: no limit).
     ``compile_notice``: a compile still running after 2 s prints a line on stderr, and its duration when it
     ends (``XLAC_COMPILE_NOTICE=0`` turns it off).
+
+    ``vectorize_loops``: whether a converted ``for`` loop whose iterations are independent runs at once,
+    batched, instead of as an XLA loop (see ``xlac.convert.vectorized_loops``): ``"auto"`` where that is
+    measured to be faster (on the CPU: a body with a contraction), ``"always"``, or ``"never"``
+    (``XLAC_VECTORIZE_LOOPS``). It is read when a function is traced: one compiled before keeps its programs.
     """
 
     def __init__(self):
@@ -51,6 +56,7 @@ class Config:
         self.cache_dir: str | None = os.environ.get("XLAC_CACHE_DIR") or None
         self.cache_max_bytes: int | None = _env_bytes("XLAC_CACHE_MAX_BYTES", DEFAULT_CACHE_MAX_BYTES)
         self.compile_notice = _env_flag("XLAC_COMPILE_NOTICE", default=True)
+        self.vectorize_loops = os.environ.get("XLAC_VECTORIZE_LOOPS") or "auto"
 
     def update(self, name: str, value) -> None:
         if not hasattr(self, name):

@@ -10,7 +10,7 @@ Python's behaviour, so a function converts to the same program it was.
 - :mod:`xlac.convert.rewrite`: the syntax-tree rewrite.
 - :mod:`xlac.convert.runtime`: the functions the rewritten code calls; behind them
   :mod:`xlac.convert.branches` (a traced ``if``), :mod:`xlac.convert.loops` (a ``while`` or ``for`` with a
-  traced trip count), :mod:`xlac.convert.substitutes` (builtins, NumPy allocation) and
+  traced trip count; :mod:`xlac.convert.vectorized_loops`: a ``for`` whose iterations are independent), :mod:`xlac.convert.substitutes` (builtins, NumPy allocation) and
   :mod:`xlac.convert.numpy_random`.
 - :mod:`xlac.convert.cache`: one conversion per code object; :func:`converted`, :func:`why_not_converted`.
 

@@ -9,8 +9,10 @@ last iteration, if there was one" has no single answer).
 A ``for`` whose trip count is known when tracing (over a ``range``, a traced array's rows, ``enumerate``
 or ``zip`` of traced arrays) rolls when its trip count times its body's ops is large enough (see
 ``xlac.compile``'s ``loops``), as a ``fori_loop`` (or a ``while_loop`` when it may break), else it stays a
-Python loop, as before conversion: its body is traced once per iteration. A ``while`` whose test is
-concrete stays a Python loop; one whose test becomes traced after some iterations rolls from there. A loop's
+Python loop, as before conversion: its body is traced once per iteration. A loop that would roll and whose
+iterations are shown independent runs at once instead, batched (see :mod:`xlac.convert.vectorized_loops`).
+A ``while`` whose test is concrete stays a Python loop; one whose test becomes traced after some iterations
+rolls from there. A loop's
 break flag (see :mod:`xlac.convert.loop_exits`) is part of its test; once traced in a Python loop, each
 later iteration runs under it as a conditional. Each decision is noted on the trace
 (``Traced.loop_decisions``).
@@ -41,6 +43,8 @@ import xlac.numpy as xnp
 from xlac.control_flow import fori_loop, while_loop
 from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
+from xlac.convert.vectorized_loops import NotVectorized, vectorized_fori
+from xlac.config import config
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.inspection.loops import LoopDecision
 from xlac.trace import pytree
@@ -75,7 +79,7 @@ class XlaLoop:
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them needs
     no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
     ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
-    per step."""
+    per step; or, ``vectorized``, all at once (see :mod:`xlac.convert.vectorized_loops`)."""
 
     more: Callable
     first_item: object = None
@@ -83,6 +87,7 @@ class XlaLoop:
     index_range: tuple[int, int] | None = None
     count: tuple[int, int] | None = None
     unroll: int = 1
+    vectorized: bool = False
 
 
 def while_stmt(test_fn, loop: Loop, values: tuple):
@@ -217,23 +222,50 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         unroll = UNROLL_SHORT if short else 1
         # every variable is bound by the first iteration: none is first bound inside the rolled loop
         by_index = dataclasses.replace(loop, body=lambda index, *vs: loop.body(item_of(index), *vs), live=())
+        xla = XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1), (1, trips) if loop.until is None else None, unroll)
+        not_vectorized = _not_vectorizable(mode, loop)
+        if not_vectorized is None:
+            decisions = len(current_trace().loop_decisions)
+            try:
+                vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=True),
+                                     in_place=_kept_in_place(first, values))
+            except Exception as error:          # the rolled loop's attempt raises the user's errors again
+                not_vectorized = str(error) if isinstance(error, NotVectorized) else _failure(error)
+                del current_trace().loop_decisions[decisions:]       # the inner loops' of the attempt
+            else:
+                _decided("for", trips, "vectorized", f"{trips} iterations of {body_ops} ops, independent: "
+                         "run at once")
+                return vectorized
         try:
-            rolled = _rolled(by_index, values, XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1),
-                                                       (1, trips) if loop.until is None else None, unroll),
-                             in_place=_kept_in_place(first, values))
+            rolled = _rolled(by_index, values, xla, in_place=_kept_in_place(first, values))
         except Exception as error:
             if mode == "roll":
                 raise
             reason = f"its body cannot run with a traced index ({_failure(error)})"
         else:
             _decided("for", trips, "rolled", f"{trips} iterations of {body_ops} ops" +
-                     (f", {unroll} per step of the XLA loop" if unroll > 1 else ""))
+                     (f", {unroll} per step of the XLA loop" if unroll > 1 else "") +
+                     (f"; not vectorized: {not_vectorized}" if mode == "auto" else ""))
             return rolled
     _decided("for", trips, "unrolled", reason)
     if trips >= WARN_AT:
         warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
     return _unrolled(range(1, trips), item_of, loop, values)
+
+
+def _not_vectorizable(mode: str, loop: Loop) -> str | None:
+    """Why a loop that may roll is not even tried vectorized (see :mod:`xlac.convert.vectorized_loops`), or None."""
+    if mode != "auto":
+        return f"xlac.compile(loops={mode!r})"
+    if config.vectorize_loops not in ("auto", "always", "never"):
+        raise ValueError(located(f"xlac.config.vectorize_loops must be 'auto', 'always' or 'never', got "
+                                 f"{config.vectorize_loops!r}"))
+    if config.vectorize_loops == "never":
+        return "xlac.config.vectorize_loops is 'never'"
+    if loop.until is not None:
+        return "it may break"
+    return None
 
 
 def _failure(error: Exception) -> str:
@@ -368,6 +400,7 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
     names, live, kind = loop.names, loop.live, loop.kind
     in_place_ids = {id(leaf) for leaf in in_place}
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
+    carried_names = []
     for name, value in zip(names, values):
         if value is UNDEFINED:
             if name in live and name.startswith(RETURN_VALUE_PREFIX):
@@ -386,6 +419,7 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
         is_carried = [is_array_like(leaf) and id(leaf) not in in_place_ids for leaf in leaves]
         statics.append((tree, [None if c else leaf for leaf, c in zip(leaves, is_carried)]))
         carried.extend(leaf for leaf, c in zip(leaves, is_carried) if c)
+        carried_names.extend(name for c in is_carried if c)
 
     def rebuild(carry) -> tuple:
         it = iter(carry)
@@ -429,6 +463,8 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
         def counted_body(index, carry):
             index.known_range = xla.index_range
             return carry_of(loop.body(index, *rebuild(carry)))
+        if xla.vectorized:
+            return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names))
         return rebuild(fori_loop(*xla.count, counted_body, list(carried), unroll=xla.unroll))
     start = xla.first_item if xla.first_item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))

@@ -14,7 +14,7 @@ __all__ = ["LoopDecision"]
 @dataclass(frozen=True)
 class LoopDecision:
     """How one converted loop of a compiled function ran: ``location`` (its ``file:line``), ``kind``
-    ("for" or "while"), ``trips`` (its trip count, or "traced"), ``decision`` ("rolled" or "unrolled"),
+    ("for" or "while"), ``trips`` (its trip count, or "traced"), ``decision`` ("vectorized", "rolled" or "unrolled"),
     ``reason`` (why)."""
 
     location: str

@@ -276,14 +276,29 @@ def _zeroed(value):
     return ufuncs.where(valid_mask(value), value.data, 0), list(value.axes)
 
 
+def _zeroed_along(value, axis: int):
+    """The data with the positions outside ``axis``'s extent zero (the other axes as they are), and the
+    per-axis extents (None for a static operand)."""
+    if not isinstance(value, DynamicExtent):
+        value = creation.asarray(value)
+        return value, [None] * value.ndim
+    extent = value.axes[axis]
+    if extent is None:
+        return value.data, list(value.axes)
+    valid = ops.broadcast_in_dim(extent.valid, value.data.shape, (axis % value.data.ndim,))
+    return ufuncs.where(valid, value.data, 0), list(value.axes)
+
+
 def matmul(a, b):
     """``a @ b`` where either is dynamic, with NumPy's batch axes: ``b``'s contracted axis placed in the
-    coordinates of ``a``'s, the other axes left where their elements are (the data is zero elsewhere)."""
+    coordinates of ``a``'s, the other axes left where their elements are (the data is zero elsewhere). Only
+    the contracted axes are zeroed before the product, the others in the result: a mask along the rows of
+    one operand does not make that operand another value per row (a batched loop's ``d[:, i:]``)."""
     if ndim_of(a) == 1 and ndim_of(b) == 1:
         return _vector_dot(a, b)
-    a_data, a_axes = _zeroed(a)
-    b_data, b_axes = _zeroed(b)
-    contracted = -2 if b_data.ndim > 1 else 0
+    contracted = -2 if ndim_of(b) > 1 else 0
+    a_data, a_axes = _zeroed_along(a, -1)
+    b_data, b_axes = _zeroed_along(b, contracted)
     a_extent, b_extent = a_axes[-1], b_axes[contracted]
     if a_extent is not None or b_extent is not None:
         target = a_extent if a_extent is not None else whole_axis(a_data.shape[-1])
@@ -295,7 +310,9 @@ def matmul(a, b):
     batch = _batch_extents(a_data, a_axes[:-2], b_data, b_axes[:-2], result.ndim - (a_data.ndim > 1) -
                            (b_data.ndim > 1))
     axes = batch + a_axes[-2:-1] + (b_axes[-1:] if b_data.ndim > 1 else [])
-    return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
+    if not any(e is not None for e in axes):
+        return result
+    return DynamicExtent(_zeroed(DynamicExtent(result, axes))[0], axes)
 
 
 def _batch_extents(a_data, a_axes: list, b_data, b_axes: list, batch: int) -> list:
