@@ -156,3 +156,39 @@ def test_a_window_in_a_rolled_loop_reads_rows_of_a_table():
     np.testing.assert_array_equal(np.asarray(xlac.compile(decode)(table, positions)), decode(table, positions))
     with pytest.raises(xlac.UnsupportedError, match=re.escape("starts at 7, where axis 0 of size 8")):
         xlac.compile(decode)(table, np.array([0, 7, 1, 1]))
+
+
+def test_decode_steps_of_the_numpy_llama_share_one_trace_with_the_position_traced():
+    from tests.numpy_llama import Llama, greedy_decode
+    model, reference = Llama(), Llama()
+    prefill = xlac.compile(model.__call__, static_argnums=(1,))    # np.zeros((L, start_pos)): a static position
+    decode = xlac.compile(model.__call__)         # rotary rows and cache writes: windows at the traced position
+
+    def step(tokens, position):
+        return (prefill if tokens.shape[1] > 1 else decode)(tokens, position)
+    prompt = np.array([[1, 2, 3], [4, 5, 6]])
+    np.testing.assert_array_equal(greedy_decode(step, prompt, 6), greedy_decode(reference.__call__, prompt, 6))
+    for layer, own in zip(model.layers, reference.layers):
+        np.testing.assert_allclose(layer.attention.cache_v, own.attention.cache_v, rtol=1e-9, atol=1e-12)
+    assert decode.cache_info().traces == 1
+
+
+def levinson_durbin(r):
+    a = np.zeros(r.shape[0])
+    a[0] = 1.0
+    e = r[0]
+    for k in range(1, r.shape[0]):
+        lam = -np.dot(a[:k], np.flip(r[1:k + 1])) / e
+        a[:k + 1] = a[:k + 1] + lam * np.flip(a[:k + 1])
+        e *= 1.0 - lam * lam
+    return a, e
+
+
+def test_a_levinson_durbin_loop_flips_shrinking_slices_rolled_as_numpy():
+    r = np.exp(-0.1 * np.arange(12.0))
+    compiled = xlac.compile(levinson_durbin, loops="roll")
+    a, e = compiled(r)
+    expected_a, expected_e = levinson_durbin(r)
+    np.testing.assert_allclose(np.asarray(a), expected_a, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(float(e), expected_e, rtol=1e-12)
+    assert {d.decision for d in compiled.trace(r).loop_decisions} == {"rolled"}
