@@ -192,3 +192,16 @@ def test_a_levinson_durbin_loop_flips_shrinking_slices_rolled_as_numpy():
     np.testing.assert_allclose(np.asarray(a), expected_a, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(float(e), expected_e, rtol=1e-12)
     assert {d.decision for d in compiled.trace(r).loop_decisions} == {"rolled"}
+
+
+def test_strided_windows_of_a_rolled_loop_are_proven_inside_the_axis():
+    def pooled(x):
+        out = np.zeros((x.shape[0] - 4) // 2 + 1)
+        for r in range(out.shape[0]):
+            out[r] = x[r * 2:r * 2 + 4].max()
+        return out
+    x = np.sin(np.arange(15.0))
+    compiled = xlac.compile(pooled, loops="roll")
+    np.testing.assert_array_equal(np.asarray(compiled(x)), pooled(x))
+    assert compiled.trace(x).checks == []
+    assert all("slice_sizes = array<i64: 4>" in line for line in ops_named(compiled.lower(x).as_text(), "dynamic_slice"))
