@@ -11,15 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
-
-
-def conv(img, k):                      # img (N, H, W, C), k (K, K, C, F): issue 33's convolution as written
-    K = k.shape[0]
-    out = np.zeros((img.shape[0], img.shape[1] - K + 1, img.shape[2] - K + 1, k.shape[3]))
-    for r in range(out.shape[1]):
-        for c in range(out.shape[2]):
-            out[:, r, c, :] = np.tensordot(img[:, r:r + K, c:c + K, :], k, axes=3)
-    return out
+from tests.numpy_kernels import conv2d_valid, levinson_durbin
 
 
 def ops_named(text: str, op: str) -> list[str]:
@@ -29,8 +21,8 @@ def ops_named(text: str, op: str) -> list[str]:
 def test_the_convolution_as_written_equals_numpy_with_one_static_window_per_step():
     rng = np.random.default_rng(0)
     img, k = rng.standard_normal((2, 9, 8, 3)), rng.standard_normal((3, 3, 3, 4))
-    compiled = xlac.compile(conv, loops="roll")
-    np.testing.assert_allclose(np.asarray(compiled(img, k)), conv(img, k), rtol=1e-12, atol=1e-12)
+    compiled = xlac.compile(conv2d_valid, loops="roll")
+    np.testing.assert_allclose(np.asarray(compiled(img, k)), conv2d_valid(img, k), rtol=1e-12, atol=1e-12)
     assert {d.decision for d in compiled.trace(img, k).loop_decisions} == {"rolled"}
     text = compiled.lower(img, k).as_text()
     windows = ops_named(text, "dynamic_slice")
@@ -171,17 +163,6 @@ def test_decode_steps_of_the_numpy_llama_share_one_trace_with_the_position_trace
     for layer, own in zip(model.layers, reference.layers):
         np.testing.assert_allclose(layer.attention.cache_v, own.attention.cache_v, rtol=1e-9, atol=1e-12)
     assert decode.cache_info().traces == 1
-
-
-def levinson_durbin(r):
-    a = np.zeros(r.shape[0])
-    a[0] = 1.0
-    e = r[0]
-    for k in range(1, r.shape[0]):
-        lam = -np.dot(a[:k], np.flip(r[1:k + 1])) / e
-        a[:k + 1] = a[:k + 1] + lam * np.flip(a[:k + 1])
-        e *= 1.0 - lam * lam
-    return a, e
 
 
 def test_a_levinson_durbin_loop_flips_shrinking_slices_rolled_as_numpy():

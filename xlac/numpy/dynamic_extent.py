@@ -1,5 +1,6 @@
 """Values whose length along some axes is known only when the program runs: ``x[i:j]`` with traced bounds
-and ``x[mask]`` with a traced boolean mask.
+and ``x[mask]`` with a traced boolean mask. (A slice of static length at a traced start, ``x[i:i + K]``, is a
+window of static shape instead: :class:`xlac.numpy.indexing.Window`.)
 
 XLA needs static shapes, so such a value is held as the full-size data it came from plus, per dynamic axis,
 which positions hold its elements (:class:`AxisExtent`): a traced start and count for a slice, a traced

@@ -480,7 +480,8 @@ def getitem(x, index):
     """``x[index]`` with NumPy 2's indexing rules; ``x[index]`` on traced and ``xlac.Array`` values calls it.
 
     Integers, slices (any step), ``None``, ``...``, integer arrays (NumPy, lists or traced) and boolean
-    masks known at trace time are supported, with NumPy's placement of advanced-index dimensions.
+    masks known at trace time are supported, with NumPy's placement of advanced-index dimensions; a slice
+    of static length at a traced start (``x[i:i + K]``) is a :class:`Window`.
     Static out-of-bounds indices raise NumPy's IndexError at once, traced ones after the call (see
     ``xlac.compile``'s ``check_bounds``); negative traced indices wrap as in NumPy.
     A traced boolean mask raises :class:`xlac.TracerConversionError`: the result's shape would depend on
