@@ -454,7 +454,7 @@ def bound_key(value, default: int):
         return ("int", default)
     if not isinstance(value, Tracer):
         return ("int", int(value))
-    return ("traced",) + (value.offset_of if value.offset_of is not None else (value.value.id, 0))
+    return ("traced",) + value.offset_form
 
 
 def slice_extent(bounds, size: int) -> AxisExtent:

@@ -48,7 +48,7 @@ def _ranged(result, x, offset, sign: int, offset_sign: int):
         ends = sorted(sign * end + offset_sign * offset for end in x.known_range)
         result.known_range = (ends[0], ends[1])
     if sign == 1 and x.dtype.kind in "iu":
-        base, shift = x.offset_of if x.offset_of is not None else (x.value.id, 0)
+        base, shift = x.offset_form
         result.offset_of = (base, shift + offset_sign * offset)
     return result
 
@@ -63,7 +63,7 @@ def _scaled(result, x, factor):
         ends = sorted(end * factor for end in x.known_range)
         result.known_range = (ends[0], ends[1])
     if x.dtype.kind in "iu":
-        base, shift = x.offset_of if x.offset_of is not None else (x.value.id, 0)
+        base, shift = x.offset_form
         result.offset_of = (("times", base, factor), shift * factor)
     return result
 
