@@ -186,3 +186,18 @@ def test_strided_windows_of_a_rolled_loop_are_proven_inside_the_axis():
     np.testing.assert_array_equal(np.asarray(compiled(x)), pooled(x))
     assert compiled.trace(x).checks == []
     assert all("slice_sizes = array<i64: 4>" in line for line in ops_named(compiled.lower(x).as_text(), "dynamic_slice"))
+
+
+def test_the_gradient_of_the_convolution_as_written_is_jax_s_of_its_convolution(x64):
+    rng = np.random.default_rng(1)
+    img, k, w = rng.normal(size=(2, 7, 6, 2)), rng.normal(size=(3, 3, 2, 3)), rng.normal(size=(2, 5, 4, 3))
+
+    def loss(img, k):
+        return np.sum(np.tanh(conv2d_valid(img, k)) * w)
+
+    def loss_jax(img, k):
+        out = jax.lax.conv_general_dilated(img, k, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+        return jnp.sum(jnp.tanh(out) * w)
+    got = xlac.compile(xlac.grad(loss, argnums=(0, 1)), loops="roll")(img, k)
+    for g, expected in zip(got, jax.grad(loss_jax, argnums=(0, 1))(img, k)):
+        np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-10, atol=1e-12)
