@@ -63,9 +63,16 @@ def test_a_loop_whose_windows_run_past_the_end_gives_numpy_s_shorter_slices():
         out = np.zeros(x.shape[0])
         for i in range(x.shape[0]):         # i + 3 passes the end: NumPy's last windows are shorter
             out[i] = x[i:i + 3].sum()
-        return out
+            x[i:i + 2] *= 1.5
+            view = x[i + 1:i + 4]
+            view += 1.0
+        return out, x
     x = np.arange(1.0, 11.0)
-    np.testing.assert_array_equal(np.asarray(xlac.compile(moving_sums, loops="roll")(x)), moving_sums(x))
+    compiled = xlac.compile(moving_sums, loops="roll")
+    for got, expected in zip(compiled(x.copy()), moving_sums(x.copy())):
+        np.testing.assert_array_equal(np.asarray(got), expected)
+    text = compiled.lower(x).as_text()      # a dynamic extent among the window's 3 positions, not all 10
+    assert not [line for line in ops_named(text, "select") if "tensor<10x" in line]
 
 
 def test_a_window_proven_inside_the_axis_needs_no_check():
