@@ -237,7 +237,8 @@ class Window:
     rolled loop's index, ``Tracer.known_range``) proves it inside the axis, or where nothing is known of
     the start: then :meth:`first_position` checks after the call that NumPy's slice is the whole window
     (else :class:`xlac.UnsupportedError` names the start). A slice that may run out of the axis in a known
-    range stays a value of dynamic extent (:mod:`xlac.numpy.dynamic_extent`), which gives NumPy's result.
+    range stays a value of dynamic extent among the positions it may hold
+    (:func:`xlac.numpy.dynamic_extent.clipped_window`), which gives NumPy's result.
 
     >>> import numpy as np, xlac
     >>> window = xlac.compile(lambda x, i: x[i:i + 2] * 10)
