@@ -208,3 +208,22 @@ def test_the_gradient_of_the_convolution_as_written_is_jax_s_of_its_convolution(
     got = xlac.compile(xlac.grad(loss, argnums=(0, 1)), loops="roll")(img, k)
     for g, expected in zip(got, jax.grad(loss_jax, argnums=(0, 1))(img, k)):
         np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(-7, 7), st.integers(-7, 7))
+def test_several_windows_per_index_read_and_write_as_numpy(r, c):
+    def f(x, r, c):
+        patch = x[r:r + 2, 1, c:c + 3] * 2.0
+        x[r:r + 2, 0, c:c + 3] += patch
+        return patch.sum(axis=0)
+    x = np.arange(60.0).reshape(5, 2, 6)
+    got = x.copy()
+    if len(range(*slice(r, r + 2).indices(5))) == 2 and len(range(*slice(c, c + 3).indices(6))) == 3:
+        expected = x.copy()
+        np.testing.assert_array_equal(np.asarray(xlac.compile(f)(got, r, c)), f(expected, r, c))
+        np.testing.assert_array_equal(got, expected)
+    else:
+        with pytest.raises(xlac.UnsupportedError, match="NumPy's slice would be shorter"):
+            xlac.compile(f)(got, r, c)
+        np.testing.assert_array_equal(got, x)           # the failed check leaves the argument as it was
