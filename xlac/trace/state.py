@@ -28,6 +28,10 @@ class _ThreadState(threading.local):
 
 
 _state = _ThreadState()
+# How many autocast scopes are open, in all threads: while none is, every thread's state is None, which the
+# cached call path (``autocast_state`` on every call) then reads without reaching the thread's state.
+_open_autocast_scopes = 0
+_autocast_scopes_lock = threading.Lock()
 
 
 def current_trace() -> "Trace | None":
@@ -69,6 +73,8 @@ def provenance_of(provenance):
 
 def autocast_state():
     """The autocast state in force on this thread (pushed by ``xlac.autocast``), or None."""
+    if not _open_autocast_scopes:
+        return None
     stack = _state.autocast
     return stack[-1] if stack else None
 
@@ -76,9 +82,14 @@ def autocast_state():
 @contextlib.contextmanager
 def autocast_scope(state):
     """Make ``state`` (a hashable autocast state, or None for off) the one in force inside."""
+    global _open_autocast_scopes
     stack = _state.autocast
+    with _autocast_scopes_lock:
+        _open_autocast_scopes += 1
     stack.append(state)
     try:
         yield
     finally:
         stack.pop()
+        with _autocast_scopes_lock:
+            _open_autocast_scopes -= 1
