@@ -118,8 +118,7 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
 
         def run(leaves):
             try:
-                buffers = [leaf._buffer for leaf in leaves] if resident else \
-                    [transfer(leaf) for transfer, leaf in zip(transfers, leaves)]
+                buffers = [leaf._buffer for leaf in leaves] if resident else list(map(operator.call, transfers, leaves))
             except ShardingMismatch as mismatch:
                 places.raise_mismatch(leaves, mismatch)
             outputs = execute(buffers)
@@ -157,7 +156,7 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
             if sharing is not None:
                 raise ArgumentsShareMemory(sharing, leaves, in_paths)
             try:
-                buffers = [transfer(leaf) for transfer, leaf in zip(transfers, leaves)]
+                buffers = list(map(operator.call, transfers, leaves))
             except ShardingMismatch as mismatch:
                 places.raise_mismatch(leaves, mismatch)
             outputs = execute(buffers)

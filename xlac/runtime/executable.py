@@ -75,16 +75,14 @@ def _runner(loaded, device, output_shardings, output_types):
                 raise_if_out_of_memory(error, "running the compiled function")
                 raise
         return execute
-    if output_shardings is None:
-        run = lambda buffers: [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]  # noqa: E731
-    else:
-        layouts = [(t.shape, s) for t, s in zip(output_types, output_shardings)]
-        run = lambda buffers: [assemble(shape, s, shards) for (shape, s), shards  # noqa: E731
-                               in zip(layouts, execute_sharded(buffers).disassemble_into_single_device_arrays())]
+    layouts = [(t.shape, s) for t, s in zip(output_types, output_shardings or ())]
 
     def execute(buffers: list) -> list:
         try:
-            return run(buffers)
+            results = execute_sharded(buffers).disassemble_into_single_device_arrays()
+            if output_shardings is None:
+                return [r[0] for r in results]
+            return [assemble(shape, s, shards) for (shape, s), shards in zip(layouts, results)]
         except Exception as error:
             raise_if_out_of_memory(error, "running the compiled function")
             raise
