@@ -162,3 +162,16 @@ def test_an_autocast_scope_in_one_thread_leaves_others_off():
         inside = autocast_state()
     thread.join()
     assert seen == [None] and inside is not None and autocast_state() is None
+
+
+def test_a_served_signature_is_still_inlined_when_called_while_tracing():
+    weights = {"w": np.ones(3)}
+    inner = xlac.compile(lambda params: params["w"] * 2)
+    assert_matches(inner(weights), np.full(3, 2.0))
+    assert_matches(inner(weights), np.full(3, 2.0))        # served by the fast path from now on
+    outer = xlac.compile(lambda x: x + inner(weights))      # inside outer's trace: inlined, weights read per call
+    x = np.zeros(3)
+    assert_matches(outer(x), np.full(3, 2.0))
+    weights["w"][:] = 5.0
+    assert_matches(outer(x), np.full(3, 10.0))
+    assert inner.cache_info().compiles == 1

@@ -23,7 +23,7 @@ from xlac.ir.types import TensorType
 from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
-from xlac.trace.state import autocast_state
+from xlac.trace.state import autocast_state, tracing_here
 
 
 class OutsideArrayChanged(Exception):
@@ -50,7 +50,8 @@ class Places:
 
 def call_key(args):
     """``(key, leaves)`` for a call whose arguments are xlac.Arrays, writeable NumPy arrays and Python
-    scalars, in tuples, lists, dicts and None; None for any other call (it takes the general path). The
+    scalars, in tuples, lists, dicts and None, made outside any trace; None for any other call (it takes the
+    general path, which inlines a call made while tracing). The
     leaves are in ``pytree.flatten``'s order. Calls with equal keys have the same signature (structure,
     shapes, dtypes, autocast state) and leaves of the same kinds: an xlac.Array's place, a NumPy array (see
     :func:`transfers_for`). The cached call path computes it on every call, in one walk.
@@ -61,6 +62,8 @@ def call_key(args):
     >>> call_key((np.zeros(2), "valid")) is None
     True
     """
+    if tracing_here():          # called inside a trace: inlined there (CompiledFunction._call)
+        return None
     key = [autocast_state(), len(args)]
     leaves = []
     return (tuple(key), leaves) if _walk(args, key, leaves) else None
