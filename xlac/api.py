@@ -42,7 +42,7 @@ from xlac.lowering import lower_module
 from xlac.passes import run_passes
 from xlac.passes.inplace import inplace_report
 from xlac.outside_state import OutsideBindings, OutsideState
-from xlac.runners import OutsideArrayChanged, Places, make_runner, make_updating_runner
+from xlac.runners import OutsideArrayChanged, Places, call_key, make_runner, make_updating_runner
 from xlac.shared_arguments import ArgumentsShareMemory, SharedVariant
 from xlac.sharding import broadcast_prefix, program_sharding, result_shardings, sharding_of
 from xlac.argument_specs import by_identity, check_leaf, is_static_object, leaf_key, leaf_mutability, leaf_spec
@@ -161,12 +161,12 @@ class Compiled:
         else:
             places = Places(list(traced.sharding.inputs), executable.output_shardings, traced.in_paths)
         if graph.input_updates:
-            self._run = make_updating_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
-                                              graph.input_updates, traced.in_paths, traced.checks,
-                                              traced.returned_arguments)
+            self._run, self.runner_for = make_updating_runner(
+                executable, places, traced.in_specs, out_types, traced.out_tree, graph.input_updates,
+                traced.in_paths, traced.checks, traced.returned_arguments)
         else:
-            self._run = make_runner(executable, places, traced.in_specs, out_types, traced.out_tree,
-                                     traced.checks)
+            self._run, self.runner_for = make_runner(executable, places, traced.in_specs, out_types,
+                                                     traced.out_tree, traced.checks)
 
     def as_text(self) -> str:
         """XLA's optimized HLO."""
@@ -368,7 +368,7 @@ class CompiledFunction:
         self._device = runtime.get_device(device)
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
         self._cache: dict = {}
-        self._by_flat_key: dict = {}      # the fast path: runners for calls whose arguments are all arrays
+        self._by_call_key: dict = {}      # the fast path: runners by call_key (arrays, scalars, containers)
         self._lock = threading.Lock()
         self._info = CacheInfo()
         self._hits = 0
@@ -529,23 +529,25 @@ class CompiledFunction:
                 for s, leaf in zip(given, leaves)]
 
     def __call__(self, *args, **kwargs):
-        fast_key = None
+        fast = None
         if not kwargs and not self._static_argnums:
-            fast_key = _flat_array_key(args)
-            if fast_key is not None:
-                fast_key = (fast_key, autocast_state())
-                run = self._by_flat_key.get(fast_key)
+            fast = call_key(args)
+            if fast is not None:
+                fast_key, leaves = fast
+                run = self._by_call_key.get(fast_key)
                 if run is not None:
                     self._hits += 1
                     try:
-                        return run(args)
+                        return run(leaves)
                     except OutsideArrayChanged:
-                        del self._by_flat_key[fast_key]
+                        del self._by_call_key[fast_key]
                     except ArgumentsShareMemory as shared:
-                        return self._call(args, kwargs, fast_key=(fast_key, shared.sharing), shared=shared)
-        return self._call(args, kwargs, fast_key=fast_key)
+                        return self._call(args, kwargs, fast=((fast_key, shared.sharing), leaves), shared=shared)
+        return self._call(args, kwargs, fast=fast)
 
-    def _call(self, args, kwargs, bound: bool = False, fast_key=None, shared: ArgumentsShareMemory | None = None):
+    def _call(self, args, kwargs, bound: bool = False, fast=None, shared: ArgumentsShareMemory | None = None):
+        """The call, traced and compiled on a miss. ``fast``: the call's ``call_key`` (key, leaves), under
+        which the runner that served it is kept for the next call with that key."""
         trace = current_trace()
         if trace is not None:
             # Called while tracing (inside another compiled function or a transform): inline the function,
@@ -554,11 +556,12 @@ class CompiledFunction:
             if owner is not None:
                 owner.watch_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
-        if shared is not None and fast_key in self._by_flat_key:
+        fast_key = None if fast is None else fast[0]
+        if shared is not None and fast_key in self._by_call_key:
             try:
-                return self._by_flat_key[fast_key](args)
+                return self._by_call_key[fast_key](fast[1])
             except OutsideArrayChanged:
-                del self._by_flat_key[fast_key]
+                del self._by_call_key[fast_key]
         key, leaves = self._signature(args, kwargs, bound)
         statics = _unwrap_all(key[2])
         try:
@@ -567,12 +570,12 @@ class CompiledFunction:
             if shared is not None:
                 raise AssertionError(f"xlac internal error: a variant's arguments still share memory: {found}")
             if fast_key is not None:         # the program without sharing serves the next call first
-                self._by_flat_key[fast_key] = _fast_runner(self._cache[key])
+                self._by_call_key[fast_key] = _fast_runner(self._cache[key], leaves)
                 fast_key = (fast_key, found.sharing)
             shared = found
             compiled, result = self._run_compiled(key, leaves, statics, shared)
         if fast_key is not None:
-            self._by_flat_key[fast_key] = _fast_runner(compiled)
+            self._by_call_key[fast_key] = _fast_runner(compiled, leaves)
         return result
 
     def _run_compiled(self, key, leaves, statics, shared):
@@ -648,27 +651,11 @@ def _unwrap_all(statics: tuple) -> tuple:
     return tuple((key, _unwrap(value)) for key, value in statics)
 
 
-def _fast_runner(compiled):
-    """What the fast path calls with the arguments: a program reading nothing outside them runs directly."""
+def _fast_runner(compiled, leaves):
+    """What the fast path calls with the leaves of a call keyed as these are (``call_key``): a program
+    reading nothing outside its arguments runs directly, with transfers made for leaves of these kinds."""
     plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
-    return compiled._run if plain else compiled.run
-
-
-def _flat_array_key(args):
-    """For arguments that are all xlac.Arrays, writeable NumPy arrays or Python scalars, a cheap key of
-    their types; else None."""
-    key = []
-    for a in args:
-        kind = type(a)
-        if kind is Array:
-            key.append(a._xlac_type if type(a._device) is not NamedSharding else (a._xlac_type, a._device))
-        elif kind is np.ndarray and a.flags.writeable:
-            key.append((a.shape, a.dtype))
-        elif kind is int or kind is float or kind is bool:
-            key.append(kind)
-        else:
-            return None
-    return tuple(key)
+    return compiled.runner_for(leaves) if plain else compiled.run
 
 
 def _is_callable_object(fn) -> bool:

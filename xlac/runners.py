@@ -9,6 +9,8 @@ everything it needs, built once per executable: it runs on every call.
 """
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +23,7 @@ from xlac.ir.types import TensorType
 from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
 from xlac.trace import pytree
 from xlac.trace.checks import INDEX_DTYPE, raise_if_failed
+from xlac.trace.state import autocast_state, tracing_here
 
 
 class OutsideArrayChanged(Exception):
@@ -45,28 +48,91 @@ class Places:
                          f"that match it, or move it with xlac.device_put") from None
 
 
+def call_key(args):
+    """``(key, leaves)`` for a call whose arguments are xlac.Arrays, writeable NumPy arrays and Python
+    scalars, in tuples, lists, dicts and None, made outside any trace; None for any other call (it takes the
+    general path, which inlines a call made while tracing). The
+    leaves are in ``pytree.flatten``'s order. Calls with equal keys have the same signature (structure,
+    shapes, dtypes, autocast state) and leaves of the same kinds: an xlac.Array's place, a NumPy array (see
+    :func:`transfers_for`). The cached call path computes it on every call, in one walk.
+
+    >>> key, leaves = call_key((np.zeros(2), {"b": 1.0, "a": None}))
+    >>> key == call_key((np.ones(2), {"a": None, "b": 2.0}))[0], leaves[1]
+    (True, 1.0)
+    >>> call_key((np.zeros(2), "valid")) is None
+    True
+    """
+    if tracing_here():          # called inside a trace: inlined there (CompiledFunction._call)
+        return None
+    key = [autocast_state(), len(args)]
+    leaves = []
+    return (tuple(key), leaves) if _walk(args, key, leaves) else None
+
+
+def _walk(items, key: list, leaves: list) -> bool:
+    """Append each item's part of the key, and its leaves; False at anything ``call_key`` does not take.
+    Each part starts with what tells its kind: a shape (then dtype, and place or ``np.ndarray``), a scalar
+    type, a container type (then its length or its keys), or None."""
+    for item in items:
+        kind = type(item)
+        if kind is Array:
+            t = item._xlac_type
+            key += (t.shape, t.dtype, item._device)
+            leaves.append(item)
+        elif kind is np.ndarray:
+            if not item.flags.writeable:      # read-only: traced otherwise (see leaf_mutability)
+                return False
+            key += (item.shape, item.dtype, kind)
+            leaves.append(item)
+        elif kind is float or kind is int or kind is bool:
+            key.append(kind)
+            leaves.append(item)
+        elif kind is tuple or kind is list:
+            key += (kind, len(item))
+            if not _walk(item, key, leaves):
+                return False
+        elif kind is dict:
+            try:
+                names = sorted(item)
+            except TypeError:
+                return False
+            key += (kind, tuple(names))
+            if not _walk([item[name] for name in names], key, leaves):
+                return False
+        elif item is None:
+            key.append(None)
+        else:
+            return False
+    return True
+
+
 def make_runner(executable: runtime.Executable, places: Places, in_specs, out_types, out_tree, checks):
-    """The cached call path as one closure over everything it needs: it runs on every call."""
+    """The cached call path as one closure over everything it needs, ``run(leaves)``: it runs on every call.
+    ``for_leaves(leaves)``: the same made for leaves of these kinds (see :func:`transfers_for`)."""
     execute = executable.execute
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
-    in_places, out_places = places.inputs, places.outputs
+    out_places = places.outputs
     n_results = len(out_types) - (1 if checks else 0)
 
-    def run(leaves):
-        try:
-            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place else to_buffer(leaf, spec, place)
-                       for leaf, spec, place in zip(leaves, in_specs, in_places)]
-        except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, mismatch)
-        outputs = execute(buffers)
-        if checks:
-            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-        if single_output:
-            return wrap(outputs[0], out_type, out_places[0])
-        return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
-    return run
+    def runner(transfers):
+        resident = all(transfer is _buffer_of for transfer in transfers)
+
+        def run(leaves):
+            try:
+                buffers = [leaf._buffer for leaf in leaves] if resident else list(map(operator.call, transfers, leaves))
+            except ShardingMismatch as mismatch:
+                places.raise_mismatch(leaves, mismatch)
+            outputs = execute(buffers)
+            if checks:
+                _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
+            if single_output:
+                return wrap(outputs[0], out_type, out_places[0])
+            return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
+        return run
+    return runner(any_transfers(in_specs, places.inputs)), \
+        lambda leaves: runner(transfers_for(leaves, in_specs, places.inputs))
 
 
 def make_updating_runner(executable, places: Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
@@ -77,41 +143,80 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     failing check, as NumPy would have, then raises. A result that is an updated argument
     (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value).
     A call where a written argument shares memory with another raises ``ArgumentsShareMemory``: the
-    compiled function runs the variant of the program for that sharing (see ``xlac.shared_arguments``)."""
+    compiled function runs the variant of the program for that sharing (see ``xlac.shared_arguments``).
+    Returns ``run`` and ``for_leaves`` as :func:`make_runner`."""
     execute = executable.execute
     wrap = Array._from_buffer
     n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
     donated = {i for i, _ in input_updates}
     update_output = dict(input_updates)
     returned = sorted(returned_arguments.items())
+    out_places = places.outputs
 
-    in_places, out_places = places.inputs, places.outputs
+    def runner(transfers):
+        def run(leaves):
+            sharing = sharing_of(leaves, donated, in_paths)
+            if sharing is not None:
+                raise ArgumentsShareMemory(sharing, leaves, in_paths)
+            try:
+                buffers = list(map(operator.call, transfers, leaves))
+            except ShardingMismatch as mismatch:
+                places.raise_mismatch(leaves, mismatch)
+            outputs = execute(buffers)
+            for i, j in input_updates:
+                leaf = leaves[i]
+                if type(leaf) is Array:
+                    leaf._buffer, leaf._device = outputs[j], out_places[j]
+                else:
+                    np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
+            if checks:
+                _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
+            results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
+            for k, i in returned:
+                leaf, j = leaves[i], update_output[i]
+                results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
+            return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
+        return run
+    return runner(any_transfers(in_specs, places.inputs, donated)), \
+        lambda leaves: runner(transfers_for(leaves, in_specs, places.inputs, donated))
 
-    def run(leaves):
-        sharing = sharing_of(leaves, donated, in_paths)
-        if sharing is not None:
-            raise ArgumentsShareMemory(sharing, leaves, in_paths)
-        try:
-            buffers = [leaf._buffer if type(leaf) is Array and leaf._device is place
-                       else to_buffer(leaf, spec, place, copy=i in donated)
-                       for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, in_places))]
-        except ShardingMismatch as mismatch:
-            places.raise_mismatch(leaves, mismatch)
-        outputs = execute(buffers)
-        for i, j in input_updates:
-            leaf = leaves[i]
-            if type(leaf) is Array:
-                leaf._buffer, leaf._device = outputs[j], out_places[j]
-            else:
-                np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
-        if checks:
-            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-        results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
-        for k, i in returned:
-            leaf, j = leaves[i], update_output[i]
-            results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
-        return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
-    return run
+
+_buffer_of = operator.attrgetter("_buffer")
+
+
+def any_transfers(in_specs, in_places, donated=frozenset()) -> list:
+    """Per argument, ``transfer(leaf) -> buffer`` for a leaf of any kind the compiled program takes
+    (``donated``: the positions whose buffer the program consumes, so a NumPy array there is copied)."""
+    return [functools.partial(_to_buffer, spec=spec, place=place, copy=i in donated)
+            for i, (spec, place) in enumerate(zip(in_specs, in_places))]
+
+
+def transfers_for(leaves, in_specs, in_places, donated=frozenset()) -> list:
+    """As :func:`any_transfers`, for leaves of these kinds: an xlac.Array already where the program wants it
+    gives its buffer, a NumPy array is put through a transfer made for its shape and dtype. The cached call
+    path keys calls by these kinds (an xlac.Array's type and place, a NumPy array's shape and dtype), so
+    these serve every call with the same key.
+
+    >>> import xlac
+    >>> x = xlac.asarray(np.zeros(2))
+    >>> transfers_for([x], [((2,), x.dtype, False)], [x.device])[0](x) is x._buffer
+    True
+    """
+    transfers = []
+    for i, (leaf, spec, place) in enumerate(zip(leaves, in_specs, in_places)):
+        if type(leaf) is Array and leaf._device == place:
+            transfers.append(_buffer_of)
+        elif type(leaf) is np.ndarray and type(place) is not NamedSharding and leaf.dtype == spec[1]:
+            transfers.append(runtime.host_putter(spec[0], spec[1], place, copy=i in donated))
+        else:
+            transfers.append(functools.partial(_to_buffer, spec=spec, place=place, copy=i in donated))
+    return transfers
+
+
+def _to_buffer(leaf, spec, place, copy: bool):
+    if type(leaf) is Array and leaf._device is place:
+        return leaf._buffer
+    return to_buffer(leaf, spec, place, copy=copy)
 
 
 def _host_value(buffer, t: TensorType, place) -> np.ndarray:

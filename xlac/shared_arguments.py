@@ -530,7 +530,8 @@ class _Memory:
 class SharedVariant:
     """The program compiled for one :class:`Sharing`, called as the compiled function's own program is:
     ``run(argument leaves, statics)``. It has no outside state of its own to the compiled function's call
-    path (its ``run`` gathers and writes back its own), so ``_run`` is ``run`` without statics."""
+    path (its ``run`` gathers and writes back its own), so ``_run`` is ``run`` without statics, and so is the
+    runner for leaves of any kind (``runner_for``)."""
 
     captures = rebound = None
     read_while_tracing = ()
@@ -547,3 +548,6 @@ class SharedVariant:
 
     def _run(self, leaves):
         return self.run(leaves)
+
+    def runner_for(self, leaves):
+        return self._run

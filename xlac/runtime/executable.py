@@ -40,7 +40,7 @@ class Executable:
         self.persistent_cache = persistent_cache
         self.output_shardings = None if sharding is None else _output_shardings(loaded, sharding, output_types)
         # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
-        self.execute = _make_execute(_runner(loaded, device, self.output_shardings, output_types))
+        self.execute = _runner(loaded, device, self.output_shardings, output_types)
 
     def optimized_hlo(self) -> str:
         """XLA's HLO after its optimization passes."""
@@ -61,25 +61,28 @@ class Executable:
 
 
 def _runner(loaded, device, output_shardings, output_types):
-    """``run(buffers) -> outputs``: with jaxlib's result handlers where it has them (each output made into
-    an array in C++: about 6 us a call less than taking the results apart into per-device arrays), else
-    per-device arrays, assembled into global ones on a mesh."""
+    """``execute(buffers) -> outputs``: with jaxlib's result handlers where it has them (each output made
+    into an array in C++: about 6 us a call less than taking the results apart into per-device arrays), else
+    per-device arrays, assembled into global ones on a mesh. One Python frame a call: it runs on every call."""
     execute_sharded = loaded.execute_sharded
     places = output_shardings or [device] * len(output_types)
     handlers = result_handlers(output_types, places) if output_types else None
     if handlers is not None:
-        return lambda buffers: execute_sharded(buffers).consume_with_handlers(handlers)
-    if output_shardings is None:
-        return lambda buffers: [r[0] for r in execute_sharded(buffers).disassemble_into_single_device_arrays()]
-    layouts = [(t.shape, s) for t, s in zip(output_types, output_shardings)]
-    return lambda buffers: [assemble(shape, s, shards) for (shape, s), shards
-                            in zip(layouts, execute_sharded(buffers).disassemble_into_single_device_arrays())]
+        def execute(buffers: list) -> list:
+            try:
+                return execute_sharded(buffers).consume_with_handlers(handlers)
+            except Exception as error:
+                raise_if_out_of_memory(error, "running the compiled function")
+                raise
+        return execute
+    layouts = [(t.shape, s) for t, s in zip(output_types, output_shardings or ())]
 
-
-def _make_execute(run):
     def execute(buffers: list) -> list:
         try:
-            return run(buffers)
+            results = execute_sharded(buffers).disassemble_into_single_device_arrays()
+            if output_shardings is None:
+                return [r[0] for r in results]
+            return [assemble(shape, s, shards) for (shape, s), shards in zip(layouts, results)]
         except Exception as error:
             raise_if_out_of_memory(error, "running the compiled function")
             raise

@@ -22,7 +22,7 @@ from xlac.ir.primitive import Primitive, ShapeError
 from xlac.ir.types import TensorType
 from xlac.trace import ops
 from xlac.trace.checks import Checks
-from xlac.trace.state import _state, autocast_state, current_trace
+from xlac.trace.state import _state, autocast_state, current_trace, pop_trace, push_trace
 from xlac.trace.tracer import Tracer
 
 
@@ -76,9 +76,7 @@ class Trace:
         self.writes_enclosing = False
 
     def __enter__(self) -> "Trace":
-        stack = _state.stack
-        self.parent = stack[-1] if stack else None
-        stack.append(self)
+        self.parent = push_trace(self)
         return self
 
     def encloses(self, other: "Trace") -> bool:
@@ -133,7 +131,7 @@ class Trace:
         return view
 
     def __exit__(self, exc_type, exc, traceback) -> None:
-        _state.stack.pop()
+        pop_trace()
         if isinstance(exc, ValueError) and isinstance(exc.__cause__, TracerConversionError):
             # NumPy hid the traced value's error behind "setting an array element with a sequence": show it
             raise exc.__cause__.with_traceback(traceback) from None

@@ -28,6 +28,44 @@ class _ThreadState(threading.local):
 
 
 _state = _ThreadState()
+# How many autocast scopes are open, in all threads: while none is, every thread's state is None, which the
+# cached call path (``autocast_state`` on every call) then reads without reaching the thread's state.
+_open_autocast_scopes = 0
+_autocast_scopes_lock = threading.Lock()
+
+
+# How many traces are being built, in all threads: while none is, no thread is tracing, which the cached call
+# path (``tracing_here`` on every call) then reads without reaching the thread's state.
+_open_traces = 0
+_open_traces_lock = threading.Lock()
+
+
+def push_trace(trace: "Trace") -> "Trace | None":
+    """Make ``trace`` this thread's innermost trace; the one it runs inside (or None)."""
+    global _open_traces
+    stack = _state.stack
+    parent = stack[-1] if stack else None
+    with _open_traces_lock:
+        _open_traces += 1
+    stack.append(trace)
+    return parent
+
+
+def pop_trace() -> None:
+    """End this thread's innermost trace."""
+    global _open_traces
+    _state.stack.pop()
+    with _open_traces_lock:
+        _open_traces -= 1
+
+
+def tracing_here() -> bool:
+    """Whether this thread is building a trace (a compiled function called now is inlined into it).
+
+    >>> tracing_here()
+    False
+    """
+    return bool(_open_traces) and bool(_state.stack)
 
 
 def current_trace() -> "Trace | None":
@@ -69,6 +107,8 @@ def provenance_of(provenance):
 
 def autocast_state():
     """The autocast state in force on this thread (pushed by ``xlac.autocast``), or None."""
+    if not _open_autocast_scopes:
+        return None
     stack = _state.autocast
     return stack[-1] if stack else None
 
@@ -76,9 +116,14 @@ def autocast_state():
 @contextlib.contextmanager
 def autocast_scope(state):
     """Make ``state`` (a hashable autocast state, or None for off) the one in force inside."""
+    global _open_autocast_scopes
     stack = _state.autocast
+    with _autocast_scopes_lock:
+        _open_autocast_scopes += 1
     stack.append(state)
     try:
         yield
     finally:
         stack.pop()
+        with _autocast_scopes_lock:
+            _open_autocast_scopes -= 1
