@@ -294,10 +294,13 @@ def read(x: Tracer, index, error: Exception):
 
 
 def handles_write(x: Tracer, index, value) -> bool:
-    """Whether ``x[index] = value`` is :func:`write`'s: a dynamic value, a slice with a traced bound, or a
-    traced mask taking one value per selected element (a scalar or one row is xlac.numpy's select)."""
-    if isinstance(value, DynamicExtent) or has_traced_slice(index) or holds_dynamic_index(index):
+    """Whether ``x[index] = value`` is :func:`write`'s: a dynamic value, a slice with a traced bound that is
+    no window of static length (:class:`xlac.numpy.indexing.Window`), or a traced mask taking one value
+    per selected element (a scalar or one row is xlac.numpy's select)."""
+    if isinstance(value, DynamicExtent) or holds_dynamic_index(index):
         return True
+    if has_traced_slice(index):
+        return not indexing.takes_as_windows(x.shape, index)
     return is_traced_mask(x, index) and ndim_of(value) == x.ndim - index.ndim + 1 and np.shape(value)[0] != 1
 
 

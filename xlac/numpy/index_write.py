@@ -21,7 +21,7 @@ from xlac.numpy.dynamic_extent import (AxisExtent, DynamicExtent, aligned, from_
                                        static_view_index, stepped_extent, valid_mask)
 from xlac.numpy._core import asarray
 from xlac.numpy._dispatch import numpy_function
-from xlac.numpy.indexing import (INDEX_DTYPE, IndexItem, broadcast_index_shape, concrete_index,
+from xlac.numpy.indexing import (INDEX_DTYPE, IndexItem, broadcast_index_shape, concrete_index, dynamic_starts,
                                  masks_as_positions, normalized_traced_index, parse_index)
 from xlac.trace import ops
 from xlac.trace.state import current_trace
@@ -111,6 +111,9 @@ def _layout(items, work_shape):
         elif item.kind == "slice":
             slice_dims[i] = len(target)
             target.append(len(range(*item.value.indices(work_shape[item.axis]))))
+        elif item.kind == "window":
+            slice_dims[i] = len(target)
+            target.append(item.value.length)
         elif item.kind == "new":
             target.append(1)
     return tuple(target), slice_dims, batch_at or 0, batch_shape
@@ -127,6 +130,12 @@ def _columns(items, work_shape, target, slice_dims, batch_at, batch_shape):
             shape = [1] * len(target)
             shape[slice_dims[i]] = positions.size
             columns[item.axis] = positions.reshape(shape)
+        elif item.kind == "window":
+            window = item.value
+            steps = ops.mul(ops.iota((window.length,), INDEX_DTYPE, 0), ops.full((window.length,), window.step,
+                                                                               INDEX_DTYPE))
+            first = ops.broadcast_in_dim(window.first_position(item.source_axis), (window.length,), ())
+            columns[item.axis] = ops.broadcast_in_dim(ops.add(first, steps), target, (slice_dims[i],))
         elif item.kind == "array":
             value = item.value
             if isinstance(value, Tracer):
@@ -224,20 +233,20 @@ def _dropped_after_failed_check(indices: Tracer, work_shape) -> Tracer:
 
 def _slice_update(x: Tracer, items, values: Tracer) -> Tracer:
     """Basic indexing with unit steps: one dynamic_update_slice (``values`` already has the target shape)."""
-    window, starts, reversed_axes = [], [], []
+    starts, window = dynamic_starts(items, x.shape)
+    reversed_axes = []
     for item in items:
-        if item.kind in ("int", "dyn"):
-            window.append(1)
-            starts.append(ops.constant(item.value, INDEX_DTYPE) if item.kind == "int"
-                          else normalized_traced_index(item.value, x.shape[item.axis], item.source_axis))
+        if item.kind == "int":
+            window[item.axis] = 1
+            starts[item.axis] = ops.constant(item.value, INDEX_DTYPE)
         elif item.kind == "slice":
             first, stop, step = item.value.indices(x.shape[item.axis])
             count = len(range(first, stop, step))
             if step < 0:
                 reversed_axes.append(item.axis)
                 first = first + (count - 1) * step
-            window.append(count)
-            starts.append(ops.constant(first if count else 0, INDEX_DTYPE))
+            window[item.axis] = count
+            starts[item.axis] = ops.constant(first if count else 0, INDEX_DTYPE)
     update = ops.reverse(ops.reshape(values, window), reversed_axes)
     ok = current_trace().checks.ok
     if ok is not None:          # after a failed check the region keeps what it held
@@ -251,6 +260,8 @@ def _unit_steps(items, work_shape) -> bool:
             first, stop, step = item.value.indices(work_shape[item.axis])
             if abs(step) != 1 and len(range(first, stop, step)) > 1:
                 return False
+        elif item.kind == "window" and item.value.step != 1 and item.value.length > 1:
+            return False
     return True
 
 

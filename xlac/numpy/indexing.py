@@ -3,7 +3,8 @@
 Basic indexing (integers, slices, ``None``, ``...``) lowers to slice, reverse,
 dynamic_slice and reshape; advanced indexing (integer arrays, boolean masks known
 at trace time) lowers to one gather, with NumPy's rule for where the broadcast
-index dimensions go.
+index dimensions go. A slice of static length at a traced start (``x[i:i + K]``,
+a :class:`Window`) is a dynamic_slice of that length.
 
 >>> import numpy as np, xlac.numpy as xnp
 >>> x = np.arange(12).reshape(3, 4)
@@ -20,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlac.errors import TracerConversionError, located
+from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops, views
-from xlac.trace.checks import require_index_in_bounds
+from xlac.trace.checks import Check, require_index_in_bounds
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -45,7 +46,8 @@ class IndexItem:
     """One entry of the expanded index.
 
     kind: "slice" | "int" (static) | "dyn" (traced 0-d integer) | "array" (integer array, static or traced)
-          | "new" (None) | "ellipsis" (a marker: it separates advanced indices even when it spans no axis).
+          | "window" (a :class:`Window`) | "new" (None)
+          | "ellipsis" (a marker: it separates advanced indices even when it spans no axis).
     axis: the axis of the working array it indexes (boolean scalars get a size-1 axis of their own).
     """
 
@@ -158,7 +160,19 @@ def parse_index(shape, index) -> tuple[list[IndexItem], tuple[int, ...]]:
             items.append(_make_item(kind, value, len(work_shape), axis, shape[axis]))
             work_shape.append(shape[axis])
             axis += 1
+    if any(item.kind == "window" for item in items) and any(item.kind == "array" for item in items):
+        _check_slice(slice(next(item.value.start for item in items if item.kind == "window")))
     return items, tuple(work_shape)
+
+
+def takes_as_windows(shape, index) -> bool:
+    """Whether :func:`parse_index` takes ``index``, its slices with traced bounds as windows
+    (:class:`Window`), rather than leaving them to :mod:`xlac.numpy.dynamic_extent`."""
+    try:
+        parse_index(shape, index)
+    except TracerConversionError:
+        return False
+    return True
 
 
 def _check_mask(mask: np.ndarray, shape, axis: int) -> None:
@@ -176,8 +190,11 @@ def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> IndexI
         return IndexItem("array", work_axis, _normalized_static(value, axis, size), True)
     if kind == "dyn" and size == 0:
         raise IndexError(located(f"index is out of bounds for axis {axis} with size 0"))
-    if kind == "slice":
-        _check_slice(value)
+    if kind == "slice" and has_traced_bound(value):
+        window = Window.of(value, size)
+        if window is None:
+            _check_slice(value)
+        return IndexItem("window", work_axis, window, source_axis=axis)
     return IndexItem(kind, work_axis, value, source_axis=axis)
 
 
@@ -190,12 +207,97 @@ def _normalized_static(index: np.ndarray, axis: int, size: int) -> np.ndarray:
     return np.where(index < 0, index + size, index)
 
 
+def has_traced_bound(s: slice) -> bool:
+    return any(isinstance(bound, Tracer) for bound in (s.start, s.stop, s.step))
+
+
 def _check_slice(s: slice) -> None:
     for bound in (s.start, s.stop, s.step):
         if isinstance(bound, Tracer):
             raise TracerConversionError(located(
                 f"slice bounds must be known at trace time, got a traced {bound.value.type}. Make the bound a "
                 "static argument, or gather with an integer array, e.g. x[start + xnp.arange(size)]."))
+
+
+def _offset_from(bound: Tracer) -> tuple:
+    """(the id of a traced value v, a Python int n): ``bound`` is v + n."""
+    return bound.offset_of if bound.offset_of is not None else (bound.value.id, 0)
+
+
+@dataclass(frozen=True)
+class Window:
+    """A slice of static length at a traced start, ``x[i:i + K]`` or ``x[i:i + K:step]`` (``K`` and a
+    positive ``step`` Python ints): ``length`` elements that span ``span`` positions of the axis.
+
+    NumPy's slice is shorter where it runs past the end of the axis (or starts before its beginning); this
+    one has the static length. :meth:`of` takes a slice as a window only where the start's known range (a
+    rolled loop's index, ``Tracer.known_range``) proves it inside the axis, or where nothing is known of
+    the start: then :meth:`first_position` checks after the call that NumPy's slice is the whole window
+    (else :class:`xlac.UnsupportedError` names the start). A slice that may run out of the axis in a known
+    range stays a value of dynamic extent (:mod:`xlac.numpy.dynamic_extent`), which gives NumPy's result."""
+
+    start: Tracer
+    extent: int           # stop - start
+    step: int
+    length: int
+    size: int             # of the axis
+    proven: bool          # the start's known range lies inside the axis
+
+    @property
+    def span(self) -> int:
+        return (self.length - 1) * self.step + 1
+
+    @classmethod
+    def of(cls, s: slice, size: int) -> Window | None:
+        """``s`` as a window of an axis of ``size``, or None."""
+        start, stop, step = s.start, s.stop, 1 if s.step is None else s.step
+        if not (isinstance(start, Tracer) and isinstance(stop, Tracer)) or isinstance(step, Tracer) or \
+                not isinstance(step, numbers.Integral) or step <= 0:
+            return None
+        if start.ndim or stop.ndim or not (dtypes.is_int(start.dtype) and dtypes.is_int(stop.dtype)):
+            return None
+        (base, low), (stop_base, high) = _offset_from(start), _offset_from(stop)
+        if base != stop_base or high - low < 1:
+            return None
+        length = -(-(high - low) // step)
+        window = cls(start, high - low, int(step), length, size, False)
+        if window.span > size:
+            return None
+        known = start.known_range
+        if known is None:
+            return window
+        if known[0] >= 0 and known[1] + window.span <= size:
+            return cls(start, high - low, int(step), length, size, True)
+        return None                     # NumPy's shorter slice, for some start: a dynamic extent
+
+    def first_position(self, axis: int | None) -> Tracer:
+        """The window's first position along the axis (int64); unless the start is proven inside the axis,
+        the call checks afterwards that NumPy's slice holds the whole window (see ``check_bounds``)."""
+        start = ops.convert(self.start, INDEX_DTYPE)
+        if self.proven:
+            return start
+        first, stop = _numpy_bound(start, self.size), _numpy_bound(ops.add(start, _int64(self.extent)), self.size)
+        checks = current_trace().checks
+        if checks.enabled:
+            message = (f"a slice start:start + {self.extent}" + (f":{self.step}" if self.step != 1 else "") +
+                       f" at a traced start, compiled as a window of {self.length} elements, starts at {{value}}"
+                       f", where axis {axis} of size {self.size} holds fewer of them: NumPy's slice would be "
+                       "shorter, and a compiled window's length is static. Keep the start within "
+                       f"[{-self.size}, {self.size - self.span}], or slice with static bounds")
+            checks.require(ops.compare(ops.sub(stop, first), _int64(self.span), "GE"), start,
+                           Check(UnsupportedError, message, user_location()))
+        return first
+
+
+def _int64(n: int) -> Tracer:
+    return ops.constant(n, INDEX_DTYPE)
+
+
+def _numpy_bound(bound: Tracer, size: int) -> Tracer:
+    """A slice bound (int64) as NumPy reads it for a positive step: negative counts from the end, then
+    clipped to ``[0, size]``."""
+    wrapped = ops.select(ops.compare(bound, _int64(0), "LT"), ops.add(bound, _int64(size)), bound)
+    return ops.clamp(_int64(0), wrapped, _int64(size))
 
 
 # ---------------------------------------------------------------- lowering
@@ -236,18 +338,33 @@ def normalized_traced_index(index: Tracer, size: int, axis: int | None) -> Trace
     return ops.select(ops.compare(index, zero, "LT"), wrapped, index)
 
 
+def dynamic_starts(items, shape) -> tuple[list, list]:
+    """The start (int64 Tracer) and size per axis of the one dynamic_slice that reads (or the
+    dynamic_update_slice that writes) traced integers' and windows' positions, the other axes whole."""
+    starts, sizes = [_int64(0)] * len(shape), list(shape)
+    for item in items:
+        if item.kind == "dyn":
+            starts[item.axis] = normalized_traced_index(item.value, shape[item.axis], item.source_axis)
+            sizes[item.axis] = 1
+        elif item.kind == "window":
+            starts[item.axis] = item.value.first_position(item.source_axis)
+            sizes[item.axis] = item.value.span
+    return starts, sizes
+
+
 def _basic(x: Tracer, items) -> Tracer:
     x = _apply_slices(x, items)
-    dynamic = {item.axis: item.value for item in items if item.kind == "dyn"}
-    if dynamic:
-        zero = ops.constant(0, INDEX_DTYPE)
-        axes = {item.axis: item.source_axis for item in items if item.kind == "dyn"}
-        starts = [normalized_traced_index(dynamic[a], x.shape[a], axes[a]) if a in dynamic else zero
-                  for a in range(x.ndim)]
-        x = ops.dynamic_slice(x, starts, [1 if a in dynamic else d for a, d in enumerate(x.shape)])
+    if any(item.kind in ("dyn", "window") for item in items):
+        x = ops.dynamic_slice(x, *dynamic_starts(items, x.shape))
+        steps = [1] * x.ndim
+        for item in items:
+            if item.kind == "window":
+                steps[item.axis] = item.value.step
+        if any(step != 1 for step in steps):
+            x = ops.slice(x, [0] * x.ndim, list(x.shape), steps)
     shape = []
     for item in items:
-        if item.kind == "slice":
+        if item.kind in ("slice", "window"):
             shape.append(x.shape[item.axis])
         elif item.kind == "new":
             shape.append(1)
