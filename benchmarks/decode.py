@@ -17,8 +17,8 @@ every step, as a NumPy user's loop does). Time per token is that of the 64 decod
   ``lax.dynamic_update_slice`` into the caches (donated), attention over the whole cache with a mask of the
   positions so far; ``jax.jit`` once per prompt length and once for the decode steps.
 Also xlac's compile count and total compile time over the first round, whether the three generate the same
-tokens, and one decode step of xlac and of JAX timed alternately (the loops above run one after the other, so
-a shared machine's load can favour either).
+tokens, and one decode step of xlac and of JAX (then of NumPy) timed alternately (the loops above run one after
+the other, so a shared machine's load can favour any of them).
 """
 from __future__ import annotations
 
@@ -194,10 +194,12 @@ def main() -> None:
     print(f"ratio xlac / JAX by hand: {best['xlac'] / best['JAX by hand']:.2f}   "
           f"xlac / NumPy: {best['xlac'] / best['NumPy']:.2f}")
     token, position = np.array([[3]]), PROMPT + STEPS // 2
-    xlac_time, jax_time = interleaved(lambda: np.asarray(steps["xlac"](token, position)),
-                                      lambda: np.asarray(steps["JAX by hand"](token, position)), number=10, rounds=5)
-    print(f"one decode step at position {position}, xlac and JAX alternating (best of 5 rounds of 10): xlac "
-          f"{xlac_time * 1e3:.3f} ms, JAX by hand {jax_time * 1e3:.3f} ms, ratio {xlac_time / jax_time:.2f}")
+    xlac_call = lambda: np.asarray(steps["xlac"](token, position))                   # noqa: E731
+    for other in ("JAX by hand", "NumPy"):
+        xlac_time, other_time = interleaved(xlac_call, lambda: np.asarray(steps[other](token, position)), number=10,
+                                            rounds=5)
+        print(f"one decode step at position {position}, xlac and {other} alternating (best of 5 rounds of 10): "
+              f"xlac {xlac_time * 1e3:.3f} ms, {other} {other_time * 1e3:.3f} ms, ratio {xlac_time / other_time:.2f}")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,7 @@ def batched_matmul(q, k, v, s, e):
     values = np.repeat(v[:, s:e], REP, axis=2).transpose(0, 2, 1, 3)      # (B, H, n?, D)
     scores = q @ keys                                                     # (B, H, Q, n?): the dynamic axis
     n = e - s
-    return (at_front(scores, n, 3, (B, KV * REP, Q, T)), scores @ values,                      # contracted over it: static
+    return (at_front(scores, n, 3, (B, KV * REP, Q, T)), scores @ values,      # contracted over it: static
             np.matmul(q[:, :, :1], keys)[:, :, 0].sum(axis=-1), (keys.swapaxes(-1, -2) @ q[0, 0, 0]).sum(axis=-1),
             q[0] @ keys[0] @ values[0])
 
