@@ -10,9 +10,9 @@ Each case prefills a 16-token prompt, then decodes 64 tokens greedily (batch 1; 
 every step, as a NumPy user's loop does). Time per token is that of the 64 decode steps, best of the rounds:
 - NumPy: the model itself;
 - xlac: the same object after ``xlac.to_device(model)`` (weights and caches resident, the caches written in
-  place), its ``__call__`` compiled with no static argument for the decode steps (one trace and one compile
-  whatever the position); the prompt compiled with ``static_argnums=1`` (its mask is ``np.zeros((L,
-  start_pos))``, a shape from the position);
+  place), its ``__call__`` compiled with no static argument: the prompt per length (its mask is ``np.zeros((L,
+  start_pos))``, a shape from the Python int ``start_pos``, whose value is then taken), every decode step one
+  program whatever the position;
 - JAX by hand: the model written functionally: ``lax.dynamic_slice`` of the rotary tables,
   ``lax.dynamic_update_slice`` into the caches (donated), attention over the whole cache with a mask of the
   positions so far; ``jax.jit`` once per prompt length and once for the decode steps.
@@ -74,17 +74,6 @@ class CompileTimes(logging.Handler):
         found = re.search(r" in ([0-9.]+) ms \(", record.getMessage())
         if found:
             self.ms.append(float(found.group(1)))
-
-
-def xlac_step(model):
-    """The model's step, compiled: the prompt per length (its start position static), every decode step one
-    program whatever the position."""
-    prompt_step, decode_step = xlac.compile(model, static_argnums=1), xlac.compile(model)
-
-    def step(tokens, position):
-        return (prompt_step if tokens.shape[1] > 1 else decode_step)(tokens, position)
-    step.compiled = (prompt_step, decode_step)
-    return step
 
 
 # ---------------------------------------------------------------- JAX by hand
@@ -173,7 +162,7 @@ def main() -> None:
     logging.getLogger("xlac").addHandler(compile_times)
     config.log_compiles, config.compile_notice = True, False
     numpy_model, device_model = copy.deepcopy(reference), xlac.to_device(copy.deepcopy(reference))
-    steps = {"NumPy": numpy_model, "xlac": xlac_step(device_model), "JAX by hand": jax_step(reference)}
+    steps = {"NumPy": numpy_model, "xlac": xlac.compile(device_model), "JAX by hand": jax_step(reference)}
     tokens, best = {}, {}
     for round_ in range(ROUNDS):
         for name, step in steps.items():
@@ -183,11 +172,9 @@ def main() -> None:
                 print(f"{name:12s} first round (compiles included): {time.perf_counter() - start:7.2f} s")
             best[name] = min(best.get(name, np.inf), seconds / STEPS)
         if round_ == 0:
-            prompt_step, decode_step = steps["xlac"].compiled
-            info = [prompt_step.cache_info(), decode_step.cache_info()]
-            print(f"xlac: {sum(i.compiles for i in info)} compiles in the first round ({info[0].compiles} for the "
-                  f"prompt, {info[1].compiles} for the {STEPS} decode steps: {info[1].traces} trace), total compile "
-                  f"time {sum(compile_times.ms) / 1e3:.2f} s")
+            info = steps["xlac"].cache_info()
+            print(f"xlac: {info.compiles} compiles and {info.traces} traces in the first round (the prompt and "
+                  f"{STEPS} decode steps), total compile time {sum(compile_times.ms) / 1e3:.2f} s")
     for name in steps:
         same = "same tokens as NumPy" if np.array_equal(tokens[name], tokens["NumPy"]) else "TOKENS DIFFER"
         print(f"{name:12s} {best[name] * 1e3:8.3f} ms per token   ({same})")
