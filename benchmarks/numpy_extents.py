@@ -1,4 +1,5 @@
-"""NumPy kernels whose slices depend on the loop index (dynamic extents, issue 18), compiled as written,
+"""NumPy kernels whose slices depend on the loop index (dynamic extents, issue 18; windows of static length at
+the loop index, issue 33: the convolution), compiled as written,
 against NumPy and against the same kernel hand-written in JAX with ``where`` masks and ``fori_loop``,
 measured in one run.
 
@@ -22,8 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 from benchmarks.numpy_loops import _on_host, run  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
-from tests.numpy_kernels import (binned_average, cholesky_rows, csr_matvec, forward_substitution,  # noqa: E402
-                                 gram_schmidt, lu_without_pivoting, syr2k_lower)
+from tests.numpy_kernels import (binned_average, cholesky_rows, conv2d_valid, csr_matvec,  # noqa: E402
+                                 forward_substitution, gram_schmidt, levinson_durbin, lu_without_pivoting,
+                                 syr2k_lower)
 
 jax.config.update("jax_enable_x64", True)
 lax = jax.lax
@@ -104,6 +106,30 @@ def binned_average_jax(radius, values, edges):
     return lax.fori_loop(0, edges.shape[0] - 1, step, jnp.zeros(edges.shape[0] - 1))
 
 
+def conv2d_valid_jax(img, k):
+    K, (N, H, W, C), F = k.shape[0], img.shape, k.shape[3]
+
+    def row(r, out):
+        def column(c, out):
+            window = lax.dynamic_slice(img, (0, r, c, 0), (N, K, K, C))
+            return out.at[:, r, c, :].set(jnp.tensordot(window, k, axes=3))
+        return lax.fori_loop(0, W - K + 1, column, out)
+    return lax.fori_loop(0, H - K + 1, row, jnp.zeros((N, H - K + 1, W - K + 1, F)))
+
+
+def levinson_durbin_jax(r):
+    n = r.shape[0]
+    positions = jnp.arange(n)
+
+    def step(k, state):
+        a, e = state
+        mirrored = jnp.clip(k - positions, 0, n - 1)          # r[k - j] and a[k - j] at j
+        lam = -jnp.where(positions < k, a * r[mirrored], 0.0).sum() / e
+        a = jnp.where(positions <= k, a + lam * a[mirrored], a)
+        return a, e * (1.0 - lam * lam)
+    return lax.fori_loop(1, n, step, (jnp.zeros(n).at[0].set(1.0), r[0]))
+
+
 def cases():
     rng = np.random.default_rng(0)
     L, b = {}, {}
@@ -127,6 +153,9 @@ def cases():
         ("CSR matvec 2000, 0.5%", csr_matvec, csr_matvec_jax, (dense[dense != 0], indices, indptr, rng.normal(size=2000)),
          ()),
         ("binned average 100k, 100 bins", binned_average, binned_average_jax, (radius, values, edges), ()),
+        ("conv (4,32,32,3) * (3,3,3,8)", conv2d_valid, conv2d_valid_jax,
+         (rng.normal(size=(4, 32, 32, 3)), rng.normal(size=(3, 3, 3, 8))), ()),
+        ("Levinson-Durbin 1000", levinson_durbin, levinson_durbin_jax, (np.exp(-0.01 * np.arange(1000.0)),), ()),
     ]
 
 

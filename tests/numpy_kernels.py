@@ -124,3 +124,23 @@ def binned_average(radius, values, edges):
         r1, r2 = edges[b], edges[b + 1]
         means[b] = values[(r1 <= radius) & (radius < r2)].mean()
     return means
+
+
+def conv2d_valid(img, k):              # img (N, H, W, C), k (K, K, C, F): windows at the loop indices (issue 33)
+    K = k.shape[0]
+    out = np.zeros((img.shape[0], img.shape[1] - K + 1, img.shape[2] - K + 1, k.shape[3]))
+    for r in range(out.shape[1]):
+        for c in range(out.shape[2]):
+            out[:, r, c, :] = np.tensordot(img[:, r:r + K, c:c + K, :], k, axes=3)
+    return out
+
+
+def levinson_durbin(r):                # prediction coefficients and error of the autocorrelation r
+    a = np.zeros(r.shape[0])
+    a[0] = 1.0
+    e = r[0]
+    for k in range(1, r.shape[0]):
+        lam = -np.dot(a[:k], np.flip(r[1:k + 1])) / e
+        a[:k + 1] = a[:k + 1] + lam * np.flip(a[:k + 1])
+        e *= 1.0 - lam * lam
+    return a, e

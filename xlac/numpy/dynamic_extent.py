@@ -1,5 +1,6 @@
 """Values whose length along some axes is known only when the program runs: ``x[i:j]`` with traced bounds
-and ``x[mask]`` with a traced boolean mask.
+and ``x[mask]`` with a traced boolean mask. (A slice of static length at a traced start, ``x[i:i + K]``, is a
+window of static shape instead: :class:`xlac.numpy.indexing.Window`.)
 
 XLA needs static shapes, so such a value is held as the full-size data it came from plus, per dynamic axis,
 which positions hold its elements (:class:`AxisExtent`): a traced start and count for a slice, a traced
@@ -282,7 +283,7 @@ def read(x: Tracer, index, error: Exception):
         return selected(x, mask_extent(index, ("mask", index.value.id)), index.ndim)
     if not has_traced_slice(index):
         raise error
-    view_index, dynamic = static_view_index(x.ndim, index)
+    view_index, dynamic = static_view_index(x.shape, index)
     view = x[view_index]
     axes = [None] * view.ndim
     for view_axis, (source_axis, bounds) in dynamic.items():
@@ -352,9 +353,11 @@ def _as_static(value, what: str):
     return value
 
 
-def static_view_index(ndim: int, index) -> tuple[tuple, dict]:
-    """``index`` with each traced slice replaced by ``:``, and for each such slice: the axis of the view it
-    becomes, the axis of ``x`` it slices, and its bounds."""
+def static_view_index(shape: tuple, index) -> tuple[tuple, dict]:
+    """``index`` into an array of ``shape`` with each traced slice replaced by ``:`` (or by the positions of
+    its :func:`clipped_window`), and for each such slice: the axis of the view it becomes, the axis of ``x``
+    it slices, and its bounds."""
+    ndim = len(shape)
     entries = index if isinstance(index, tuple) else (index,)
     consumed = sum(0 if e is None or e is Ellipsis else 1 for e in entries)
     view_index, dynamic, view_axis, source_axis = [], {}, 0, 0
@@ -373,8 +376,10 @@ def static_view_index(ndim: int, index) -> tuple[tuple, dict]:
                 step = 1 if entry.step is None else operator.index(entry.step)
                 if step == 0:
                     raise ValueError(located("slice step cannot be zero"))
-                dynamic[view_axis] = (source_axis, (entry.start, entry.stop, step))
-                view_index.append(slice(None))
+                bounds = (entry.start, entry.stop, step)
+                dynamic[view_axis] = (source_axis, bounds)
+                window = clipped_window(bounds, shape[source_axis]) if source_axis < len(shape) else None
+                view_index.append(slice(None) if window is None else slice(window[0], window[0] + window[1]))
             else:
                 view_index.append(entry)
             view_axis, source_axis = view_axis + 1, source_axis + 1
@@ -453,15 +458,39 @@ def bound_key(value, default: int):
         return ("int", default)
     if not isinstance(value, Tracer):
         return ("int", int(value))
-    return ("traced",) + (value.offset_of if value.offset_of is not None else (value.value.id, 0))
+    return ("traced",) + value.offset_form
+
+
+def clipped_window(bounds, size: int) -> tuple | None:
+    """For ``x[i:i + K]`` (step 1, ``K`` a Python int from 1 to ``size``) whose start may run past an end
+    of the axis (else it is a :class:`xlac.numpy.indexing.Window`): the ``K`` positions that hold NumPy's
+    slice wherever it is clipped, as (the first, int64 with its known range, ``K``); else None."""
+    start, stop, step = bounds
+    if step != 1 or not (isinstance(start, Tracer) and isinstance(stop, Tracer)) or start.ndim or stop.ndim or \
+            start.dtype.kind not in "iu" or stop.dtype.kind not in "iu":
+        return None
+    (base, low), (stop_base, high) = start.offset_form, stop.offset_form
+    if base != stop_base or not 1 <= high - low <= size:
+        return None
+    length = high - low
+    first = ufuncs.clip(_bound(start, size, 0), 0, size - length)
+    first.known_range = (0, size - length)
+    return first, length
 
 
 def slice_extent(bounds, size: int) -> AxisExtent:
+    """Where ``x[start:stop]`` (``bounds``, step 1) holds its elements along an axis of ``size``: among the
+    positions of its :func:`clipped_window` where it has one, else among all."""
     start, stop = _bound(bounds[0], size, 0), _bound(bounds[1], size, size)
     count = ufuncs.maximum(stop - start, 0)
+    key = ("slice", size, bound_key(bounds[0], 0), bound_key(bounds[1], size))
+    window = clipped_window(bounds, size)
+    if window is not None:
+        first, size = window
+        start, key = start - first, ("window", size) + key
     positions = ops.iota((size,), INDEX, 0)
     valid = ufuncs.logical_and(positions >= start, positions < start + count)
-    return AxisExtent(valid, count, start, ("slice", size, bound_key(bounds[0], 0), bound_key(bounds[1], size)))
+    return AxisExtent(valid, count, start, key)
 
 
 # ---------------------------------------------------------------- alignment

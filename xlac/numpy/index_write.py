@@ -428,7 +428,7 @@ def write_dynamic(x: Tracer, index, value) -> Tracer:
         flat = shapes.reshape(x, (index.size,) + x.shape[index.ndim:])
         return shapes.reshape(write_selected(flat, mask_extent(index, ("mask", index.value.id)), value),
                            rows + x.shape[index.ndim:])
-    view_index, dynamic = static_view_index(x.ndim, index)
+    view_index, dynamic = static_view_index(x.shape, index)
     region = x[view_index]
     axes, sizes, stepped = [None] * region.ndim, list(region.shape), {}
     for view_axis, (source_axis, bounds) in dynamic.items():

@@ -167,7 +167,15 @@ def parse_index(shape, index) -> tuple[list[IndexItem], tuple[int, ...]]:
 
 def takes_as_windows(shape, index) -> bool:
     """Whether :func:`parse_index` takes ``index``, its slices with traced bounds as windows
-    (:class:`Window`), rather than leaving them to :mod:`xlac.numpy.dynamic_extent`."""
+    (:class:`Window`), rather than leaving them to :mod:`xlac.numpy.dynamic_extent`.
+
+    >>> import numpy as np, xlac
+    >>> found = []
+    >>> _ = xlac.compile(lambda x, i: found.extend([takes_as_windows(x.shape, (slice(i, i + 2), 0)),
+    ...                                              takes_as_windows(x.shape, slice(i, None))]))(np.ones((4, 3)), 1)
+    >>> found
+    [True, False]
+    """
     try:
         parse_index(shape, index)
     except TracerConversionError:
@@ -190,7 +198,7 @@ def _make_item(kind: str, value, work_axis: int, axis: int, size: int) -> IndexI
         return IndexItem("array", work_axis, _normalized_static(value, axis, size), True)
     if kind == "dyn" and size == 0:
         raise IndexError(located(f"index is out of bounds for axis {axis} with size 0"))
-    if kind == "slice" and has_traced_bound(value):
+    if kind == "slice" and _has_traced_bound(value):
         window = Window.of(value, size)
         if window is None:
             _check_slice(value)
@@ -207,7 +215,7 @@ def _normalized_static(index: np.ndarray, axis: int, size: int) -> np.ndarray:
     return np.where(index < 0, index + size, index)
 
 
-def has_traced_bound(s: slice) -> bool:
+def _has_traced_bound(s: slice) -> bool:
     return any(isinstance(bound, Tracer) for bound in (s.start, s.stop, s.step))
 
 
@@ -217,11 +225,6 @@ def _check_slice(s: slice) -> None:
             raise TracerConversionError(located(
                 f"slice bounds must be known at trace time, got a traced {bound.value.type}. Make the bound a "
                 "static argument, or gather with an integer array, e.g. x[start + xnp.arange(size)]."))
-
-
-def _offset_from(bound: Tracer) -> tuple:
-    """(the id of a traced value v, a Python int n): ``bound`` is v + n."""
-    return bound.offset_of if bound.offset_of is not None else (bound.value.id, 0)
 
 
 @dataclass(frozen=True)
@@ -234,7 +237,14 @@ class Window:
     rolled loop's index, ``Tracer.known_range``) proves it inside the axis, or where nothing is known of
     the start: then :meth:`first_position` checks after the call that NumPy's slice is the whole window
     (else :class:`xlac.UnsupportedError` names the start). A slice that may run out of the axis in a known
-    range stays a value of dynamic extent (:mod:`xlac.numpy.dynamic_extent`), which gives NumPy's result."""
+    range stays a value of dynamic extent among the positions it may hold
+    (:func:`xlac.numpy.dynamic_extent.clipped_window`), which gives NumPy's result.
+
+    >>> import numpy as np, xlac
+    >>> window = xlac.compile(lambda x, i: x[i:i + 2] * 10)
+    >>> np.asarray(window(np.arange(5.0), 3)).tolist()
+    [30.0, 40.0]
+    """
 
     start: Tracer
     extent: int           # stop - start
@@ -256,7 +266,7 @@ class Window:
             return None
         if start.ndim or stop.ndim or not (dtypes.is_int(start.dtype) and dtypes.is_int(stop.dtype)):
             return None
-        (base, low), (stop_base, high) = _offset_from(start), _offset_from(stop)
+        (base, low), (stop_base, high) = start.offset_form, stop.offset_form
         if base != stop_base or high - low < 1:
             return None
         length = -(-(high - low) // step)
@@ -480,7 +490,8 @@ def getitem(x, index):
     """``x[index]`` with NumPy 2's indexing rules; ``x[index]`` on traced and ``xlac.Array`` values calls it.
 
     Integers, slices (any step), ``None``, ``...``, integer arrays (NumPy, lists or traced) and boolean
-    masks known at trace time are supported, with NumPy's placement of advanced-index dimensions.
+    masks known at trace time are supported, with NumPy's placement of advanced-index dimensions; a slice
+    of static length at a traced start (``x[i:i + K]``) is a :class:`Window`.
     Static out-of-bounds indices raise NumPy's IndexError at once, traced ones after the call (see
     ``xlac.compile``'s ``check_bounds``); negative traced indices wrap as in NumPy.
     A traced boolean mask raises :class:`xlac.TracerConversionError`: the result's shape would depend on

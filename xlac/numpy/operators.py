@@ -48,8 +48,23 @@ def _ranged(result, x, offset, sign: int, offset_sign: int):
         ends = sorted(sign * end + offset_sign * offset for end in x.known_range)
         result.known_range = (ends[0], ends[1])
     if sign == 1 and x.dtype.kind in "iu":
-        base, shift = x.offset_of if x.offset_of is not None else (x.value.id, 0)
+        base, shift = x.offset_form
         result.offset_of = (base, shift + offset_sign * offset)
+    return result
+
+
+def _scaled(result, x, factor):
+    """``result`` (``x * factor``, ``factor`` a Python int) with what is known of it from ``x``, a traced
+    scalar, as :func:`_ranged` keeps it: the range it lies in, and which value plus which offset it is (two
+    ``r * s`` are one value: ``x[r * s:r * s + K]`` is a window of ``K`` elements)."""
+    if type(factor) is not int or not isinstance(result, Tracer) or not isinstance(x, Tracer) or x.ndim:
+        return result
+    if x.known_range is not None:
+        ends = sorted(end * factor for end in x.known_range)
+        result.known_range = (ends[0], ends[1])
+    if x.dtype.kind in "iu":
+        base, shift = x.offset_form
+        result.offset_of = (("times", base, factor), shift * factor)
     return result
 
 
@@ -119,8 +134,8 @@ class ArrayOperators:
     def __radd__(self, other): return _ranged(ufuncs.add(other, self), self, other, 1, 1)
     def __sub__(self, other): return _ranged(ufuncs.subtract(self, other), self, other, 1, -1)
     def __rsub__(self, other): return _ranged(ufuncs.subtract(other, self), self, other, -1, 1)
-    def __mul__(self, other): return ufuncs.multiply(self, other)
-    def __rmul__(self, other): return ufuncs.multiply(other, self)
+    def __mul__(self, other): return _scaled(ufuncs.multiply(self, other), self, other)
+    def __rmul__(self, other): return _scaled(ufuncs.multiply(other, self), self, other)
     def __truediv__(self, other): return ufuncs.divide(self, other)
     def __rtruediv__(self, other): return ufuncs.divide(other, self)
     def __floordiv__(self, other): return ufuncs.floor_divide(self, other)

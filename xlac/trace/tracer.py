@@ -46,12 +46,17 @@ class Tracer:
         self.mutability = mutability
         # (lowest, highest): values this scalar is known to lie between (a rolled loop's own index), or None
         self.known_range = None
-        # (id of a value v, n): this scalar is v + n, a Python int n (two `k + 1` are one bound), or None
+        # (what identifies a value v, n): this scalar is v + n, a Python int n (two `k + 1` are one bound), or None
         self.offset_of = None
 
     @property
     def shape(self) -> tuple[int, ...]:
         return self.value.type.shape
+
+    @property
+    def offset_form(self) -> tuple:
+        """(what identifies a value v, a Python int n): this scalar is v + n (``offset_of``, else itself + 0)."""
+        return self.offset_of if self.offset_of is not None else (self.value.id, 0)
 
     @property
     def dtype(self):
