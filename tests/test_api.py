@@ -66,6 +66,33 @@ def test_static_argnames_and_argnums_select_python_values():
         f(x, mode=["not", "hashable"])
 
 
+def padded_tail_sum(x, n):
+    return np.concatenate([np.zeros(n), x[n:]]).sum() * n      # n as a shape, as a slice bound, as a number
+
+
+def test_a_python_int_argument_used_as_a_shape_is_taken_as_its_value_and_others_stay_traced():
+    f = xlac.compile(padded_tail_sum)
+    x = np.arange(5.0)
+    for n in (1, 3, 1):
+        assert float(f(x, n)) == padded_tail_sum(x, n)
+    assert float(f(x, n=2)) == padded_tail_sum(x, 2)            # a keyword argument too
+    info = f.cache_info()
+    # 1: traced, stopped at np.zeros(n), traced again with n static; 3: a new value; the second 1: a hit;
+    # n=2 by keyword: another signature, traced twice as the first
+    assert (info.traces, info.compiles, info.hits) == (5, 3, 1)
+    g = xlac.compile(lambda x, n: x[n:].sum() * n)                # n never needed as an int: one trace
+    assert [float(g(x, n)) for n in (1, 3)] == [10.0, 21.0] and g.cache_info().traces == 1
+
+
+def test_a_numpy_integer_or_an_int_inside_a_pytree_used_as_a_shape_still_raises():
+    line = padded_tail_sum.__code__.co_firstlineno + 1
+    with pytest.raises(xlac.TracerConversionError,
+                       match=rf"(?s)Python index.*static argument.*\n  at .*test_api.py:{line} \(in padded_tail_sum\)"):
+        xlac.compile(padded_tail_sum)(np.arange(5.0), np.int64(2))
+    with pytest.raises(xlac.TracerConversionError, match="static argument"):
+        xlac.compile(lambda x, sizes: padded_tail_sum(x, sizes["n"]))(np.arange(5.0), {"n": 2})
+
+
 def test_pytrees_in_and_out():
     @xlac.compile
     def f(params, batch):

@@ -34,7 +34,7 @@ def test_without_the_converter_the_if_raises_and_suggests_where():
 def test_a_shape_from_a_traced_value_and_item_raise_at_the_line():
     line = zeros_of_traced_length.__code__.co_firstlineno + 1
     with pytest.raises(xlac.TracerConversionError, match=rf"(?s)shape.*static argument.*test_readme_errors.py:{line}"):
-        xlac.compile(zeros_of_traced_length)(np.ones(2), 3)
+        xlac.compile(zeros_of_traced_length)(np.ones(2), np.int64(3))
     np.testing.assert_array_equal(np.asarray(xlac.compile(zeros_of_traced_length, static_argnums=1)(np.ones(2), 3)),
                                   np.ones(3))
     line = total_as_python_float.__code__.co_firstlineno + 1

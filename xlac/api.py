@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import threading
 import time
 import types
@@ -28,7 +29,7 @@ from xlac.array import Array
 from xlac.callables import callable_name
 from xlac.captures import Captures
 from xlac.convert import converted
-from xlac.errors import located
+from xlac.errors import ValueNeeded, located
 from xlac.config import config
 from xlac.inspection import Signature, recompile_cause, record_compile
 from xlac.inspection.cost_view import cost_by_line
@@ -280,9 +281,11 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
                                                         inputs.rebuild(tracers))
             wanted = result_shardings(options.out_shardings, out_tree, trace.graph.outputs, name)
             check_outputs = [trace.checks.output().value] if trace.checks.sources else []
-        except BaseException:
+        except BaseException as error:
             if trace.outside is not None:
                 trace.outside.abandon()           # no Tracer stays in a user's object
+            if isinstance(error, ValueNeeded):
+                error.leaf = next((k for k, t in enumerate(tracers) if t.value is error.value), None)
             raise
     outside = OutsideBindings()
     if trace.outside is not None:
@@ -369,6 +372,9 @@ class CompiledFunction:
         self._static_argnums, self._static_argnames = _static_args(fn, static_argnums, static_argnames)
         self._cache: dict = {}
         self._by_call_key: dict = {}      # the fast path: runners by call_key (arrays, scalars, containers)
+        # signature -> the Python int arguments whose values its trace needed (a shape, a range): those are
+        # part of the key from then on (see ``_take_as_value``)
+        self._as_values: dict = {}
         self._lock = threading.Lock()
         self._info = CacheInfo()
         self._hits = 0
@@ -377,16 +383,16 @@ class CompiledFunction:
         """How many times this function was traced, compiled, and served from the cache."""
         return CacheInfo(self._info.traces, self._info.compiles, self._hits)
 
-    def _split(self, args, kwargs, bound: bool = False):
+    def _split(self, args, kwargs, bound: bool = False, as_values=frozenset()):
         """(dynamic args, dynamic kwargs, static values) with static arguments taken out: those named
-        static, a method's ``self`` (``bound``, compared by identity), and objects that are not arrays
-        (a module, a function, a class, a string: see ``is_static_object``)."""
+        static, a method's ``self`` (``bound``, compared by identity), objects that are not arrays
+        (a module, a function, a class, a string: see ``is_static_object``) and ``as_values``."""
         statics = []
         dyn = []
         for i, a in enumerate(args):
             if bound and i == 0:
                 statics.append((0, _ByIdentity(a)))
-            elif i in self._static_argnums:
+            elif i in self._static_argnums or i in as_values:
                 statics.append((i, _hashable(a, f"static argument {i}")))
             elif is_static_object(a):
                 statics.append((i, self._static_object(a, i)))
@@ -394,7 +400,7 @@ class CompiledFunction:
                 dyn.append(a)
         dyn_kwargs = {}
         for k, v in kwargs.items():
-            if k in self._static_argnames:
+            if k in self._static_argnames or k in as_values:
                 statics.append((k, _hashable(v, f"static argument {k!r}")))
             elif is_static_object(v):
                 statics.append((k, self._static_object(v, k)))
@@ -429,8 +435,21 @@ class CompiledFunction:
         return args, kwargs
 
     def _signature(self, args, kwargs, bound: bool = False):
-        """The cache key ``(tree, leaf keys, static values, autocast state)`` and the argument leaves."""
-        dyn_args, dyn_kwargs, statics = self._split(args, kwargs, bound)
+        """The cache key ``(tree, leaf keys, static values, autocast state)`` and the argument leaves; the
+        Python ints an earlier trace of this signature needed as ints are static in it."""
+        key, leaves, _ = self._signature_and_values(args, kwargs, bound)
+        return key, leaves
+
+    def _signature_and_values(self, args, kwargs, bound: bool):
+        """:meth:`_signature`, and whether it holds the values of Python ints taken as values."""
+        key, leaves = self._signature_with(args, kwargs, bound, frozenset())
+        as_values = self._as_values.get(key)
+        if as_values is None:
+            return key, leaves, False
+        return (*self._signature_with(args, kwargs, bound, as_values), True)
+
+    def _signature_with(self, args, kwargs, bound: bool, as_values: frozenset):
+        dyn_args, dyn_kwargs, statics = self._split(args, kwargs, bound, as_values)
         leaves, tree = pytree.flatten((dyn_args, dyn_kwargs))
         leaf_keys = tuple(map(leaf_key, leaves))
         if None in leaf_keys:      # an argument xlac does not take: leaf_spec says which and why
@@ -556,13 +575,44 @@ class CompiledFunction:
             if owner is not None:
                 owner.watch_function(self._fn, ((0, args[0]),) if bound else (), {0: "self"}, fixed=True)
             return (converted(self._fn) if self._convert and trace.convert else self._fn)(*args, **kwargs)
+        try:
+            return self._call_compiled(args, kwargs, bound, fast, shared)
+        except ValueNeeded as needed:
+            if not self._take_as_value(needed, args, kwargs, bound):
+                raise
+        return self._call_compiled(args, kwargs, bound, None, shared)
+
+    def _take_as_value(self, needed: ValueNeeded, args, kwargs, bound: bool) -> bool:
+        """Whether the argument whose value the trace ``needed`` is a Python int passed as an argument of its
+        own (not inside a pytree): then it is static in this signature from now on (the function traces
+        again per value, as with ``static_argnums``)."""
+        key, _ = self._signature(args, kwargs, bound)
+        paths = pytree.leaf_paths(key[0])
+        if needed.leaf is None or needed.leaf >= len(paths):
+            return False
+        found = re.fullmatch(r"\[0\]\[(\d+)\]|\[1\]\['(.+)'\]", paths[needed.leaf])
+        if found is None:
+            return False
+        static_positions = {k for k, _ in key[2] if isinstance(k, int)} | self._static_argnums
+        argument = _original_position(int(found.group(1)), static_positions) if found.group(1) else found.group(2)
+        value = args[argument] if isinstance(argument, int) else kwargs[argument]
+        if type(value) is not int:
+            return False
+        base, _ = self._signature_with(args, kwargs, bound, frozenset())
+        self._as_values[base] = self._as_values.get(base, frozenset()) | {argument}
+        self._by_call_key.clear()          # a fast key does not hold the value
+        return True
+
+    def _call_compiled(self, args, kwargs, bound: bool, fast, shared):
         fast_key = None if fast is None else fast[0]
         if shared is not None and fast_key in self._by_call_key:
             try:
                 return self._by_call_key[fast_key](fast[1])
             except OutsideArrayChanged:
                 del self._by_call_key[fast_key]
-        key, leaves = self._signature(args, kwargs, bound)
+        key, leaves, holds_values = self._signature_and_values(args, kwargs, bound)
+        if holds_values:
+            fast_key = None                  # a fast key does not hold the values
         statics = _unwrap_all(key[2])
         try:
             compiled, result = self._run_compiled(key, leaves, statics, shared)
@@ -589,6 +639,12 @@ class CompiledFunction:
 
     def trace(self, *args, **kwargs) -> Traced:
         """The IR for these arguments (``str()`` prints it), with every pass stage."""
+        key, leaves = self._signature(args, kwargs)
+        try:
+            return self._trace_for(key, leaves)
+        except ValueNeeded as needed:
+            if not self._take_as_value(needed, args, kwargs, False):
+                raise
         key, leaves = self._signature(args, kwargs)
         return self._trace_for(key, leaves)
 
@@ -699,12 +755,18 @@ def _parameter_names(fn) -> list[str]:
 
 
 def _positional_name(names, dyn_index, static_argnums) -> str:
+    i = _original_position(dyn_index, static_argnums)
+    return names[i] if i < len(names) else f"args[{i}]"
+
+
+def _original_position(dyn_index: int, static_argnums) -> int:
+    """The position among all the positional arguments of the ``dyn_index``-th one not static."""
     i, seen = 0, -1
     while True:
         if i not in static_argnums:
             seen += 1
             if seen == dyn_index:
-                return names[i] if i < len(names) else f"args[{i}]"
+                return i
         i += 1
 
 
@@ -728,7 +790,9 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
-    traced once and compiled once; later calls with it run the cached executable.
+    traced once and compiled once; later calls with it run the cached executable. A Python ``int`` argument
+    that the trace needs as an int (a shape: ``np.zeros((n, 2))``) becomes static for that signature: the
+    function is traced again with its value, and each new value compiles again, as with ``static_argnums``.
     ``dump_dir`` writes every stage of each compile there (see ``xlac.inspection``).
 
     A traced index out of bounds raises ``IndexError`` after the call, as NumPy raises it (the program

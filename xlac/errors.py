@@ -113,6 +113,16 @@ class TracerConversionError(TypeError):
     """A traced value was used where Python needs a concrete one (``if x > 0:``, ``int(x)``)."""
 
 
+class ValueNeeded(TracerConversionError):
+    """A Python int argument of a compiled function was used where Python needs an int (a shape, ``range``):
+    ``xlac.compile`` traces again with its value part of the signature. ``value``: the graph input it is;
+    ``leaf``: which argument leaf, set by the trace that has that input."""
+
+    def __init__(self, message: str, value):
+        super().__init__(message)
+        self.value, self.leaf = value, None
+
+
 class UnsupportedError(NotImplementedError):
     """A NumPy feature xlac does not implement."""
 

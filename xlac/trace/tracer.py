@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dis
 
-from xlac.errors import TracerConversionError, UnsupportedError, frame_location, located, user_frame
+from xlac.errors import TracerConversionError, UnsupportedError, ValueNeeded, frame_location, located, user_frame
 from xlac.ir import primitives as P
 from xlac.trace.state import current_trace
 
@@ -69,7 +69,8 @@ class Tracer:
     def __repr__(self) -> str:
         return f"Tracer<{self.value.type}{', weak' if self.weak else ''}>"
 
-    def _concrete_error(self, what: str, instead: str, converts_the_value: bool = False):
+    def _concrete_error(self, what: str, instead: str, converts_the_value: bool = False,
+                        error: type = TracerConversionError):
         frame = user_frame()
         location = frame_location(frame)
         if converts_the_value and frame is not None and frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR:
@@ -78,9 +79,9 @@ class Tracer:
                 f"a traced value ({self.value.type}) was used in a write to a NumPy array (`a[i] = v`, as v or i): "
                 "a NumPy array holds numbers and takes numbers as indices, and the traced value is known only "
                 f"when the program runs. {NUMPY_ARRAY_HINT}", location))
-        raise TracerConversionError(located(
-            f"{what} needs a concrete value, but this is a traced array {self.value.type} inside a compiled "
-            f"function: its value is known only when the program runs. {instead}", location))
+        message = located(f"{what} needs a concrete value, but this is a traced array {self.value.type} inside a "
+                          f"compiled function: its value is known only when the program runs. {instead}", location)
+        raise error(message, self.value) if error is ValueNeeded else error(message)
 
     def __bool__(self):
         self._concrete_error("Python control flow on a traced value (`if`, `while`, `and`, `or`, `not`, bool())",
@@ -100,8 +101,11 @@ class Tracer:
                              converts_the_value=True)
 
     def __index__(self):
+        # A Python int argument (weak, an input of the graph): the compiled function can take its value instead.
+        as_value = self.weak and self.dtype.kind in "iu" and self.value in self._trace.graph.inputs
         self._concrete_error("Using a traced value as a Python index (range(), list index, shape)",
-                             "Index arrays with it instead (x[i] works for traced i), or make it a static argument.")
+                             "Index arrays with it instead (x[i] works for traced i), or make it a static argument.",
+                             error=ValueNeeded if as_value else TracerConversionError)
 
     def __array__(self, dtype=None, copy=None):
         self._concrete_error("np.asarray() / np.array() of a traced value (`np.array([x, y])` too)",
