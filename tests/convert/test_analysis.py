@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xlac
-from xlac.convert.analysis import analyze, effects, written_places
+from xlac.convert.analysis import UNBOUND, analyze, effects, local_names, reaching_definitions, written_places
 
 
 def function(source: str) -> ast.FunctionDef:
@@ -350,3 +350,143 @@ def test_a_temporary_first_bound_in_a_loop_with_a_traced_trip_count_and_read_aft
     with pytest.raises(TypeError, match=r"variable 't' is first bound inside a `for` loop whose trip count is "
                                         r"traced, and read after it: bind it before the loop"):
         xlac.compile(f)(np.ones(3), 4)
+
+
+# ---------------------------------------------------------------- reaching definitions
+
+
+def test_the_definitions_reaching_a_read_through_branches_and_loops():
+    fn = function("""
+        def f(x, n):
+            if x > 0:
+                y = x
+            for i in range(n):
+                y = i
+                z = y
+            return y
+    """)
+    found = reaching_definitions(fn)
+    first, loop = fn.body[0].body[0], fn.body[1]
+    read_in_loop = loop.body[1].value
+    returned = fn.body[2].value
+    assert found.reaching[read_in_loop] == {loop.body[0]}
+    assert found.reaching[returned] == {first, loop.body[0], UNBOUND}
+    assert found.reaching[fn.body[0].test.left] == {fn.args}
+    assert found.bound_before[loop] == {"x", "n"} and found.bound_after[loop] == {"x", "n"}
+    assert found.bound_after[loop.body[-1]] == {"x", "n", "i", "y", "z"}
+
+
+def test_del_a_handler_name_and_a_break_leave_a_name_maybe_unbound():
+    fn = function("""
+        def f(xs):
+            t = 1
+            del t
+            try:
+                u = xs[0]
+            except IndexError as error:
+                pass
+            for x in xs:
+                w = x
+                if x:
+                    break
+                v = x
+            return t, u, v, w, error
+    """)
+    found = reaching_definitions(fn)
+    reads = {n.id: found.reaching[n] for n in fn.body[-1].value.elts}
+    assert all(UNBOUND in definitions for definitions in reads.values())
+    assert found.bound_after[fn.body[-2]] == {"xs"}
+
+
+def test_a_comprehension_reads_now_a_lambda_later():
+    fn = function("""
+        def f(xs):
+            k = 2
+            ys = [x * k for x in xs]
+            k = 3
+            g = lambda: k
+    """)
+    found = reaching_definitions(fn)
+    read_k = fn.body[1].value.elt.right
+    assert found.reaching[read_k] == {fn.body[0]}
+    assert not any(isinstance(n, ast.Name) and n in found.reaching for n in ast.walk(fn.body[3].value.body))
+
+
+@st.composite
+def programs_with_unbound_names(draw):
+    body = draw(blocks())
+    returned = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=2, unique=True))
+    return "def f(a, b):\n" + "".join(f"    {line}\n" for line in body) + f"    return ({', '.join(returned)},)\n"
+
+
+class _RecordDefinitions(ast.NodeTransformer):
+    """Each binding records itself as the name's last definition (``__last__``); before each statement, the
+    names bound (``__bound__``) and, per read of a name, the definition it sees (``__seen__``)."""
+
+    def __init__(self, originals: dict, number: dict):
+        self.originals, self.number = originals, number
+
+    def record_reads(self, original, parts) -> list:
+        out = [ast.parse(f"__bound__.append(({self.number[original]}, set(__last__)))").body[0]]
+        for part in parts:
+            for name in ast.walk(part):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load) or \
+                        isinstance(part, ast.AugAssign) and name is part.target:
+                    key = self.number[self.originals[id(name)]]
+                    out.append(ast.parse(f"__seen__.append(({key}, __last__.get('{name.id}', 'unbound')))").body[0])
+        return out
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            statements = getattr(node, field, None)
+            if not (isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt)):
+                continue
+            out = []
+            for statement in statements:
+                original = self.originals.get(id(statement))
+                if original is None:
+                    out.append(statement)
+                    continue
+                parts = [statement.test] if isinstance(statement, ast.If) else [statement.iter] \
+                    if isinstance(statement, ast.For) else [] if isinstance(statement, (ast.Break, ast.Continue)) \
+                    else [statement]
+                out += self.record_reads(original, parts) + [statement]
+                if isinstance(statement, (ast.Assign, ast.AugAssign)):
+                    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+                    out.append(ast.parse(f"__last__['{target.id}'] = {self.number[original]}").body[0])
+                if isinstance(statement, ast.For):
+                    statement.body.insert(0, ast.parse(
+                        f"__last__['{statement.target.id}'] = {self.number[original]}").body[0])
+            setattr(node, field, out)
+        return node
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs_with_unbound_names())
+def test_the_definition_each_read_sees_when_run_is_among_those_the_analysis_says_reach_it(source):
+    fn = function(source)
+    found = reaching_definitions(fn)
+    number = {node: k for k, node in enumerate(ast.walk(fn))}
+    number[UNBOUND] = "unbound"
+    copy = function(source)
+    originals = {id(c): o for c, o in zip(ast.walk(copy), ast.walk(fn))}
+    instrumented = _RecordDefinitions(originals, number).visit(copy)
+    instrumented.body.insert(0, ast.parse("__last__ = {'a': 'args', 'b': 'args'}").body[0])
+    instrumented.body.insert(0, ast.Global(["__last__"]))
+    namespace = {"__seen__": [], "__bound__": []}
+    exec(compile(ast.fix_missing_locations(ast.Module([instrumented], [])), "<generated>", "exec"), namespace)
+    try:
+        namespace["f"](1, 2)
+    except NameError:                     # a read of a name no path bound: recorded before it failed
+        pass
+    nodes = {k: node for node, k in number.items()}
+    local = local_names(fn)
+    for key, seen in namespace["__seen__"]:
+        if nodes[key].id not in local:            # a global: the analysis follows local names only
+            assert nodes[key] not in found.reaching
+            continue
+        expected = {"args" if d is fn.args else number[d] for d in found.reaching[nodes[key]]}
+        assert seen in expected, source
+    for key, bound in namespace["__bound__"]:
+        assert found.bound_before[nodes[key]] <= bound, source

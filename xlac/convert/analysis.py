@@ -36,6 +36,7 @@ WRITING_METHODS = {   # NumPy array methods that write into the array
 _FRAME_READERS = {"locals", "vars", "eval", "exec", "dir"}
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
@@ -74,11 +75,13 @@ class LoopFacts:
 class FunctionFacts:
     """A function's analysis: ``live_after[statement]``, the names live after it; ``loops[loop]``, a
     :class:`LoopFacts` per ``for``/``while`` of the function's own scope; ``always_live``, names live
-    everywhere."""
+    everywhere; ``definitions``: which bindings reach each read, and which names are surely bound where
+    (:class:`Definitions`)."""
 
     live_after: dict = field(default_factory=dict)
     loops: dict = field(default_factory=dict)
     always_live: frozenset = frozenset()
+    definitions: Definitions | None = None
 
 
 def effects(node: ast.AST) -> Effects:
@@ -128,7 +131,9 @@ def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionFacts:
     >>> analyze(fn).loops[fn.body[1]].carried
     ('t',)
     """
-    return _Liveness(fn).facts
+    facts = _Liveness(fn).facts
+    facts.definitions = reaching_definitions(fn)
+    return facts
 
 
 # ---------------------------------------------------------------- names and places
@@ -324,3 +329,253 @@ def _raising(exits: _Exits, live: frozenset) -> _Exits:
 
 def _in_order(target: ast.expr) -> list[str]:
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
+# ---------------------------------------------------------------- reaching definitions
+
+
+UNBOUND = "unbound"      # in a set of reaching definitions: some path reaches the read with the name unbound
+
+
+@dataclass
+class Definitions:
+    """Reaching definitions over a function's own scope, for its local names (not those declared ``global``
+    or ``nonlocal``).
+
+    A definition is the node that binds a name: a statement (``=``, ``+=``, ``for``, ``with``, ``def``,
+    ``import``, ``match``, ``try``'s handler), a ``:=``, or the function's ``ast.arguments`` for a
+    parameter; :data:`UNBOUND` stands for a path on which the name is not bound (or ``del``-eted).
+    ``reaching[read]``: the definitions that may reach that read (an ``ast.Name`` loaded; the target of
+    ``t += 1`` too). ``bound_before[statement]`` / ``bound_after[statement]``: the local names surely bound
+    when it starts / when it completes normally (absent where it cannot be reached, or cannot complete).
+
+    >>> fn = ast.parse("def f(x, c):\\n    if c:\\n        y = x\\n    z = 1\\n    return y + z").body[0]
+    >>> found = reaching_definitions(fn)
+    >>> read_y = fn.body[2].value.left
+    >>> sorted(type(d).__name__ if d != UNBOUND else d for d in found.reaching[read_y])
+    ['Assign', 'unbound']
+    >>> sorted(found.bound_before[fn.body[2]])
+    ['c', 'x', 'z']
+    """
+
+    reaching: dict = field(default_factory=dict)
+    bound_before: dict = field(default_factory=dict)
+    bound_after: dict = field(default_factory=dict)
+
+
+def reaching_definitions(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Definitions:
+    """The :class:`Definitions` of ``fn``'s own scope."""
+    return _Reaching(fn).definitions
+
+
+def local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
+    """The names local to ``fn``'s own scope: its parameters and every name it binds, except those it
+    declares ``global`` or ``nonlocal``.
+
+    >>> sorted(local_names(ast.parse("def f(a):\\n    global g\\n    g = b = a\\n    [c for c in a]").body[0]))
+    ['a', 'b']
+    """
+    arguments = fn.args
+    names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    declared = {name for n in own_scope(body) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    patterns = {name for n in own_scope(body) if isinstance(n, ast.match_case) for name in _pattern_names(n.pattern)}
+    return (names | effects(ast.Module(body, [])).writes | _walrus_names(body) | patterns) - declared
+
+
+def _pattern_names(pattern: ast.AST) -> set[str]:
+    """The names a ``match`` pattern binds (``case Point(x=px) | [px, *rest]``)."""
+    return {name for n in ast.walk(pattern) for name in (getattr(n, "name", None), getattr(n, "rest", None))
+            if isinstance(name, str)}
+
+
+def _walrus_names(statements) -> set[str]:
+    return {n.target.id for n in own_scope(statements) if isinstance(n, ast.NamedExpr)}
+
+
+class _State(dict):
+    """Per local name, the definitions that reach a point; ``None`` as a whole where no path reaches it."""
+
+    @staticmethod
+    def join(*states):
+        reached = [s for s in states if s is not None]
+        if not reached:
+            return None
+        if len(reached) == 1:
+            return reached[0]
+        return _State({name: frozenset().union(*(s[name] for s in reached)) for name in reached[0]})
+
+    def bound(self) -> frozenset:
+        return frozenset(name for name, definitions in self.items() if UNBOUND not in definitions)
+
+    def binding(self, names, definition, *, kill: bool = True) -> _State:
+        if not names:
+            return self
+        new = _State(self)
+        for name in names:
+            if name in new:
+                new[name] = frozenset({definition}) | (frozenset() if kill else new[name])
+        return new
+
+
+_NOWHERE = None          # the state after a statement that never completes (break, return, raise)
+
+
+class _Reaching:
+    """Forward reaching definitions over structured statements; a loop iterates to its fixed point."""
+
+    def __init__(self, fn):
+        self.definitions = Definitions()
+        self.locals = local_names(fn)
+        self.loop_exits: list[tuple[list, list]] = []        # per enclosing loop: states at break, at continue
+        self.raise_points: list[list] = []                   # per enclosing try/with: states an exception leaves
+        self.found_reads: dict = {}
+        self.found_binds: dict = {}
+        arguments = fn.args
+        parameters = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs} | \
+            {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        start = _State({name: frozenset({arguments if name in parameters else UNBOUND}) for name in self.locals})
+        self.block(fn.body, start)
+
+    def block(self, statements: list, state):
+        for statement in statements:
+            if state is None:
+                break
+            self.definitions.bound_before[statement] = state.bound()
+            for points in self.raise_points:
+                points.append(state)
+            state = self.statement(statement, state)
+            if state is not None:
+                self.definitions.bound_after[statement] = state.bound()
+        for points in self.raise_points:
+            points.append(state)
+        return state
+
+    def reads(self, node: ast.AST | None, state) -> None:
+        """Note the definitions reaching each read of a local name in ``node`` (an expression or a simple
+        statement), evaluated in ``state``."""
+        if node is not None and state is not None:
+            for name in self._names_read(node):
+                self.definitions.reaching[name] = state[name.id]
+
+    def _names_read(self, node: ast.AST) -> list:
+        """The reads of local names in ``node``, the target of ``t += 1`` and a comprehension's reads from
+        this scope (it runs now) included; found once per node (a loop's body is passed over again)."""
+        found = self.found_reads.get(node)
+        if found is not None:
+            return found
+        found = []
+        for child in own_scope([node]):
+            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Store):
+                found.append(child)
+            elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name):
+                found.append(child.target)
+            elif isinstance(child, _COMPREHENSIONS):
+                own = {n.id for n in ast.walk(child) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                found += [n for n in ast.walk(child) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                          and n.id not in own]
+        found = self.found_reads[node] = [name for name in found if name.id in self.locals]
+        return found
+
+    def _binds(self, node: ast.AST) -> tuple:
+        """What a simple statement (or expression) binds: by ``:=`` (maybe), surely, and by ``del``."""
+        found = self.found_binds.get(node)
+        if found is None:
+            deleted = {n.id for n in own_scope([node]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+            bound = _bound_by(node) if isinstance(node, ast.stmt) else set()
+            found = self.found_binds[node] = (_walrus_names([node]), bound, deleted)
+        return found
+
+    def expression(self, node: ast.expr | None, state, definition):
+        """``state`` after evaluating ``node``: its ``:=`` may bind (``definition`` stands for them)."""
+        if node is None or state is None:
+            return state
+        self.reads(node, state)
+        walrus = self._binds(node)[0]
+        return state.binding(walrus, definition, kill=False) if walrus else state
+
+    def statement(self, node: ast.stmt, state):
+        if isinstance(node, ast.If):
+            state = self.expression(node.test, state, node)
+            return _State.join(self.block(node.body, state), self.block(node.orelse, state))
+        if isinstance(node, _LOOPS):
+            return self.loop(node, state)
+        if isinstance(node, ast.Break):
+            self.loop_exits[-1][0].append(state)
+            return _NOWHERE
+        if isinstance(node, ast.Continue):
+            self.loop_exits[-1][1].append(state)
+            return _NOWHERE
+        if isinstance(node, (ast.Return, ast.Raise)):
+            self.reads(node, state)
+            return _NOWHERE
+        if isinstance(node, (ast.With, ast.AsyncWith)):          # a context manager may swallow an exception
+            for item in node.items:
+                state = self.expression(item.context_expr, state, node)
+            targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
+            if targets:
+                target = ast.Assign(targets, ast.Constant(None))
+                self.reads(target, state)
+                state = state.binding(_bound_by(target), node)
+            points = []
+            self.raise_points.append(points)
+            end = self.block(node.body, state)
+            self.raise_points.pop()
+            return _State.join(end, *points)
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            return self.try_(node, state)
+        if isinstance(node, ast.Match):
+            state = self.expression(node.subject, state, node)
+            ends = [state]                                     # no case matches
+            for case in node.cases:
+                self.reads(case.pattern, state)
+                bound = state.binding(_pattern_names(case.pattern), node, kill=False)
+                bound = self.expression(case.guard, bound, node)
+                ends.append(self.block(case.body, bound))
+            return _State.join(*ends)
+        self.reads(node, state)
+        walrus, bound, deleted = self._binds(node)
+        state = state.binding(walrus, node, kill=False).binding(bound, node)
+        return state.binding(deleted, UNBOUND)
+
+    def try_(self, node, state):
+        points = []
+        self.raise_points.append(points)
+        body_end = self.block(node.body, state)
+        self.raise_points.pop()
+        raised = _State.join(state, *points)
+        handler_ends = []
+        for handler in node.handlers:
+            self.reads(handler.type, raised)
+            entry = raised.binding([handler.name], handler) if handler.name and raised is not None else raised
+            end = self.block(handler.body, entry)
+            handler_ends.append(end.binding([handler.name], UNBOUND) if handler.name and end is not None else end)
+        normal = _State.join(self.block(node.orelse, body_end), *handler_ends)
+        if not node.finalbody:
+            return normal
+        # the finally block also runs on the way out of a raise, break or return: joined in, conservatively
+        return self.block(node.finalbody, _State.join(normal, raised))
+
+    def loop(self, node, state):
+        is_for = not isinstance(node, ast.While)
+        if is_for:
+            state = self.expression(node.iter, state, node)
+        entry, head = state, state
+        target = ast.Assign([node.target], ast.Constant(None)) if is_for else None
+        while True:
+            breaks, continues = [], []
+            self.loop_exits.append((breaks, continues))
+            if is_for:
+                self.reads(target, head)
+                tested = head
+                body_start = head.binding(self._binds(target)[1], node)
+            else:
+                tested = body_start = self.expression(node.test, head, node)
+            body_end = self.block(node.body, body_start)
+            self.loop_exits.pop()
+            new_head = _State.join(entry, body_end, *continues)
+            if new_head == head:
+                break
+            head = new_head
+        return _State.join(self.block(node.orelse, tested), *breaks)

@@ -206,16 +206,23 @@ def _branch_function(name: str, params: list[str], body: list, returns: ast.expr
     return ast.FunctionDef(name, args, body or [ast.Pass()], [], None, type_comment=None)
 
 
-def _current(names) -> ast.Call:
-    """``RUNTIME.current_values(locals(), names)``: the variables' values now, UNDEFINED where unbound (read
-    through ``locals()``: a converted statement inside may have unbound a variable again)."""
+def _current(names, bound: frozenset | None) -> ast.expr:
+    """The variables' values now: the tuple of ``names`` where each is surely ``bound`` (see
+    :class:`xlac.convert.analysis.Definitions`), else ``RUNTIME.current_values(locals(), names)``, UNDEFINED
+    where unbound (read through ``locals()``: a converted statement inside may have unbound a variable)."""
+    if bound is not None and bound.issuperset(names):
+        return _names(names, ast.Load)
     return _runtime_call("current_values", [ast.Call(ast.Name("locals", ast.Load()), [], []), _strings(names)])
 
 
-def _assign_back(names, call: ast.expr) -> list:
-    """``(names...) = call``, then each name the call left UNDEFINED unbound again, as Python leaves it."""
+def _assign_back(names, call: ast.expr, sure: set) -> list:
+    """``(names...) = call``, then each name the call left UNDEFINED unbound again, as Python leaves it, except
+    those ``sure`` to be bound after the statement: the runtime gives them values, or UNDEFINED where they
+    are dead (a rolled loop's temporaries), which reads as unbound wherever the converted code reads them."""
     out = [ast.Assign([_names(names, ast.Store)], call)]
     for name in names:
+        if name in sure:
+            continue
         out.append(ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime(UNDEFINED)]),
                           [ast.Delete([ast.Name(name, ast.Del())])], []))
     return out
@@ -310,19 +317,26 @@ class _Converter(ast.NodeTransformer):
         n = next(self.counter)
         names = [v for v in _assigned_names(body + orelse) if v != RUNTIME]
         live = self._live_after(node, names)
+        before, after = self._bound(node)
         true_name, false_name = f"__xlac_if_true_{n}", f"__xlac_if_false_{n}"
         if both_return:
             true_fn = _branch_function(true_name, names, self._block(body), None)
             false_fn = _branch_function(false_name, names, self._block(orelse), None)
         else:
-            true_fn = _branch_function(true_name, names, self._block(body), _current(names))
-            false_fn = _branch_function(false_name, names, self._block(orelse), _current(names))
-        current = _current(names)
+            true_fn = _branch_function(true_name, names, self._block(body), _current(names, after))
+            false_fn = _branch_function(false_name, names, self._block(orelse), _current(names, after))
         call = _runtime_call("if_return" if both_return else "if_stmt",
-                             [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
+                             [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
+                              _current(names, before)],
                              {"names": _strings(names), "live": _strings(live)})
-        out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
+        out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else
+                                     _assign_back(names, call, after or set()))
         return [placed_at(s, node) for s in out]
+
+    def _bound(self, node: ast.stmt) -> tuple[frozenset | None, frozenset | None]:
+        """The names surely bound before ``node`` and after it (None where unknown: unreachable)."""
+        definitions = self.facts[self.function_stack[-1]].definitions
+        return definitions.bound_before.get(node), definitions.bound_after.get(node)
 
     def _live_after(self, node: ast.stmt, names: list[str]) -> list[str]:
         """The names of ``names`` live after ``node`` (some path from there reads them before binding them):
@@ -349,13 +363,16 @@ class _Converter(ast.NodeTransformer):
             return node
         n = next(self.counter)
         names = [v for v in _assigned_names(node.body) if v != RUNTIME]
+        before, after = self._bound(node)
+        at_end = self._bound(node.body[-1])[1]
+        live = self._live_after(node, names)
         test_fn = _branch_function(f"__xlac_while_test_{n}", names, [], test)
-        body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names))
+        body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names, at_end))
         call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
-                                            _current(names)],
-                             {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+                                            _current(names, before)],
+                             {"names": _strings(names), "live": _strings(live),
                               "carried": _strings(self._carried(node, names))})
-        return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
+        return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call, after or set())]]
 
     def visit_For(self, node: ast.For):
         if node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
@@ -365,16 +382,20 @@ class _Converter(ast.NodeTransformer):
         target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
         names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
         item = f"__xlac_item_{n}"
+        before, after = self._bound(node)
+        at_end = self._bound(node.body[-1])[1]
+        live = self._live_after(node, names)
         bind_target = placed_at(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
         body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
-                                   _current(names))
+                                   _current(names, at_end))
         until = getattr(node, "xlac_break", None)
-        keywords = {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+        keywords = {"names": _strings(names), "live": _strings(live),
                     "carried": _strings(self._carried(node, names, until)),
                     "pure": ast.Constant(pure), "until": ast.Constant(until)}
         runner, iterated = self._iteration(node.iter)
-        call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names)], keywords)
-        return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call)]]
+        call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names, before)],
+                             keywords)
+        return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call, after or set())]]
 
     def _iteration(self, iterator: ast.expr) -> tuple[str, ast.expr]:
         """The runtime function running a ``for`` over ``iterator``, and what it is given: ``range(...)``'s
