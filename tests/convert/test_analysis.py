@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xlac
-from xlac.convert.analysis import UNBOUND, analyze, effects, local_names, reaching_definitions, written_places
+from xlac.convert.analysis import UNBOUND, analyze, effects, local_names, reaching_definitions
+from xlac.convert.array_writes import MISSING
+from xlac.convert.rewrite import convert_function
 
 
 def function(source: str) -> ast.FunctionDef:
@@ -34,14 +36,14 @@ def test_a_subscript_store_reads_its_base_and_index_and_stores_into_the_base():
 def test_in_place_writes_through_methods_out_arguments_and_attribute_chains():
     found = effects(ast.parse("a.fill(0); np.add(x, 1, out=self.buf); b += 1; c.rows[0][1] = 2").body[0])
     assert found.stores == {"a"}
-    places = written_places(function("""
+    places = {w.place for w in analyze(function("""
         def f(a, b, c, x):
             a.fill(0)
             np.add(x, 1, out=self.buf)
             b += 1
             c.rows[0][1] = 2
-    """))
-    assert places == {"a", "self.buf", "self", "b", "c.rows"}      # every name in `out=`, conservatively
+    """)).array_writes}
+    assert places == {"a", "self.buf", "b", "c.rows"}
 
 
 def test_nested_scopes_contribute_only_the_names_they_read_from_outside():
@@ -490,3 +492,170 @@ def test_the_definition_each_read_sees_when_run_is_among_those_the_analysis_says
         assert seen in expected, source
     for key, bound in namespace["__bound__"]:
         assert found.bound_before[nodes[key]] <= bound, source
+
+
+# ---------------------------------------------------------------- calls that act on Python state
+
+
+def log_progress(i):
+    print("step", i)
+
+
+def update(t, x):                 # named as a dict's method; acts on nothing
+    return t + x
+
+
+def test_a_loop_whose_helper_prints_unrolls_and_names_the_call(capsys):
+    def f(x):
+        out = np.zeros((40, 3))
+        for i in range(40):
+            log_progress(i)
+            out[i] = x * i
+        return out
+
+    x = np.arange(3.0)
+    compiled = xlac.compile(f)
+    result = compiled(x)
+    assert capsys.readouterr().out.splitlines() == [f"step {i}" for i in range(40)]   # each once, as Python
+    np.testing.assert_array_equal(np.asarray(result), f(x))
+    decision, = compiled.trace(x).loop_decisions
+    assert decision.decision == "unrolled" and "print" in decision.reason, decision
+
+
+def test_a_loop_calling_a_function_named_like_a_container_method_still_rolls():
+    def f(x):
+        t = x * 0
+        out = np.zeros((80, 3))
+        for i in range(80):
+            t = update(t, x)
+            out[i] = t
+        return out
+
+    x = np.arange(3.0)
+    compiled = xlac.compile(f)
+    np.testing.assert_allclose(np.asarray(compiled(x)), f(x))
+    assert [d.decision for d in compiled.trace(x).loop_decisions] == ["rolled"]
+
+
+# ---------------------------------------------------------------- arrays written through views and calls
+
+
+def writes(source: str, resolve=None) -> set:
+    return {(w.place, ast.unparse(w.index) if w.index is not None else None)
+            for w in analyze(function(source), resolve).array_writes}
+
+
+def test_a_store_through_a_view_writes_the_array_it_views():
+    assert writes("""
+        def f(a, b, c, d, e):
+            v = a[1:]
+            v[0] = 1
+            t = b.T
+            t[0, 1] = 2
+            r = np.ravel(c.reshape(-1))
+            r[3] = 0
+            for row in d:
+                row[0] = 1
+            w = e[::2] if e.ndim else e
+            w.fill(0)
+    """) == {("a", None), ("b", None), ("c", None), ("d", None), ("e", None)}
+
+
+def test_a_rebinding_ends_the_view_and_an_array_stored_into_itself_keeps_its_index():
+    assert writes("""
+        def f(a, n):
+            v = a[1:]
+            v = np.zeros(n)
+            v[0] = 1
+            out = np.empty(n)
+            out[n - 1] = a[0]
+    """) == {("v", "0"), ("out", "n - 1")}
+
+
+def fill_head(buffer, value):
+    head = buffer[:2]
+    head[:] = value
+
+
+def fill_through(target, value):
+    fill_head(target, value)
+
+
+def test_a_call_writes_what_its_target_writes():
+    source = """
+        def f(a, b, c, d, e, x):
+            fill_head(a, 1.0)
+            fill_through(value=2.0, target=b)
+            np.copyto(c, x)
+            np.sin(x, out=d)
+            unknown(e, x)
+            np.cos(x)
+    """
+    resolve = {"fill_head": fill_head, "fill_through": fill_through, "np": np}.get
+    assert writes(source, lambda name: resolve(name, MISSING)) == \
+        {("a", None), ("b", None), ("c", None), ("d", None), ("e", None), ("x", None)}   # unknown: any argument
+
+
+def test_a_loops_accesses_name_each_array_and_index():
+    fn = function("""
+        def f(x, out, n):
+            for i in range(n):
+                out[i] = x[i] * 2 + x[i + 1]
+    """)
+    facts = analyze(fn).loops[fn.body[0]]
+    assert [(a.place, ast.unparse(a.index)) for a in facts.array_writes] == [("out", "i")]
+    indexed = [(a.place, ast.unparse(a.index)) for a in facts.array_reads if a.index is not None]
+    assert indexed == [("x", "i"), ("x", "i + 1")]
+
+
+def test_an_array_written_only_through_a_view_is_made_as_an_xlac_array():
+    source = """
+        def f(x):
+            out = np.zeros(3)
+            head = out[:2]
+            head[0] = x.sum()
+            return out
+    """
+    converted = ast.unparse(convert_function(function(source), {"np": np}.get))
+    assert "out = __xlac_runtime__.call_allocation(" in converted
+
+
+ARRAYS = "abc"
+
+
+@st.composite
+def array_programs(draw):
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        name, base = draw(st.sampled_from("uvw")), draw(st.sampled_from(ARRAYS + "uvw"))
+        kind = draw(st.sampled_from(["view", "new", "store", "call", "rebind"]))
+        if kind == "view":
+            view = draw(st.sampled_from(["{}[1:]", "{}[::2]", "{}.T", "{}.reshape(-1)", "np.ravel({})"]))
+            lines.append(f"{name} = {view.format(base)}")
+        elif kind == "new":
+            lines.append(f"{name} = {base} * 2")
+        elif kind == "rebind":
+            lines.append(f"{name} = {base}")
+        elif kind == "store":
+            lines.append(f"{base}[0] = 7.0")
+        else:
+            lines.append(f"{draw(st.sampled_from(['fill_head', 'fill_through']))}({base}, 9.0)")
+    return "def f(a, b, c):\n    u = v = w = a\n" + "".join(f"    {line}\n" for line in lines)
+
+
+@settings(max_examples=30, deadline=None)
+@given(array_programs())
+def test_the_arrays_a_run_changes_are_among_those_the_analysis_says_it_writes(source):
+    fn = function(source)
+    resolve = {"fill_head": fill_head, "fill_through": fill_through, "np": np}.get
+    written = {w.place for w in analyze(fn, lambda name: resolve(name, MISSING)).array_writes}
+    namespace = {"np": np, "fill_head": fill_head, "fill_through": fill_through}
+    exec(compile(ast.Module([fn], []), "<generated>", "exec"), namespace)
+    arrays = {name: np.arange(1.0, 7.0).reshape(2, 3) + k for k, name in enumerate(ARRAYS)}
+    before = {name: array.copy() for name, array in arrays.items()}
+    try:
+        namespace["f"](**arrays)
+    except (IndexError, ValueError):
+        pass
+    changed = {name for name in ARRAYS if not np.array_equal(arrays[name], before[name])}
+    assert changed <= written, source

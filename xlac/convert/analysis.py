@@ -29,13 +29,23 @@ Names that code may reach other than by reading them in the function (read by a 
 from __future__ import annotations
 
 import ast
+import builtins
+import dataclasses
+import inspect
+import math
+import types
+import weakref
 from dataclasses import dataclass, field
+from typing import Callable
 
-WRITING_METHODS = {   # NumPy array methods that write into the array
-    "fill", "sort", "put", "itemset", "resize", "partition", "setfield"}
+import numpy as np
+
+from xlac.convert.array_writes import MISSING, array_accesses
+from xlac.convert.known_calls import UNKNOWN, method_effects
+from xlac.convert.source import NotConvertible, definition_of, is_user_code
+from xlac.convert.syntax import SCOPES as _SCOPES, own_scope, place_of
+
 _FRAME_READERS = {"locals", "vars", "eval", "exec", "dir"}
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
-           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -63,12 +73,21 @@ class LoopFacts:
     """One loop: ``written``, the names an iteration may bind (the target of a ``for`` first); ``carried``,
     those the loop must carry (read before bound in an iteration, by the test, or after the loop);
     ``live_after``: the names live after the loop; ``iteration``: the effects of one iteration (test, target
-    and body). A name in ``written`` but not in ``carried`` is local to each iteration."""
+    and body). A name in ``written`` but not in ``carried`` is local to each iteration.
+
+    ``array_writes`` and ``array_reads``: the :class:`xlac.convert.array_writes.ArrayAccess` es of one
+    iteration (test, target and body), in source order: each names the array's place (a parameter, a
+    local array, outside state) through views and calls, and the index where it is the array itself that
+    is indexed (``out[i] = v`` writes ``out`` at ``i``; ``v = out[1:]`` then ``v[i] = 1`` writes ``out``
+    at an index not known, None). Iterations are independent where no iteration reads or writes a place
+    at an index that another writes."""
 
     written: tuple
     carried: tuple
     live_after: frozenset
     iteration: Effects
+    array_writes: tuple = ()
+    array_reads: tuple = ()
 
 
 @dataclass
@@ -76,12 +95,14 @@ class FunctionFacts:
     """A function's analysis: ``live_after[statement]``, the names live after it; ``loops[loop]``, a
     :class:`LoopFacts` per ``for``/``while`` of the function's own scope; ``always_live``, names live
     everywhere; ``definitions``: which bindings reach each read, and which names are surely bound where
-    (:class:`Definitions`)."""
+    (:class:`Definitions`); ``array_writes``: every write into an array (or another object in place) of
+    the function's own scope and the scopes inside it, as :class:`xlac.convert.array_writes.ArrayAccess` es."""
 
     live_after: dict = field(default_factory=dict)
     loops: dict = field(default_factory=dict)
     always_live: frozenset = frozenset()
     definitions: Definitions | None = None
+    array_writes: tuple = ()
 
 
 def effects(node: ast.AST) -> Effects:
@@ -115,17 +136,12 @@ def effects(node: ast.AST) -> Effects:
     return Effects(frozenset(reads), frozenset(writes), frozenset(stores))
 
 
-def written_places(fn: ast.AST) -> set[str]:
-    """Every place ``fn`` or a scope inside it writes into in place.
-
-    >>> sorted(written_places(ast.parse("def f(a, s):\\n    a[0] = 1\\n    s.buf.fill(0)").body[0]))
-    ['a', 's.buf']
-    """
-    return {place for node in ast.walk(fn) for place in _stored_places(node)}
-
-
-def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionFacts:
-    """Liveness and loop facts over the statements of ``fn``'s own scope (see :class:`FunctionFacts`).
+def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, resolve: Callable | None = None) -> FunctionFacts:
+    """Liveness, reaching definitions, array accesses and loop facts over the statements of ``fn``'s own
+    scope (see :class:`FunctionFacts`). ``resolve(name)``: the object a global or free name of ``fn``
+    holds, or MISSING (then a call to it may write into its arguments); a user function found so has its
+    source analysed for the parameters it writes (see :func:`written_parameters`). By default, names
+    resolve as in a module that imported ``numpy as np`` and ``math``, with Python's builtins.
 
     >>> fn = ast.parse("def f(n):\\n    t = 0\\n    for i in range(n):\\n        t = t + i\\n    return 1").body[0]
     >>> analyze(fn).loops[fn.body[1]].carried
@@ -133,20 +149,78 @@ def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> FunctionFacts:
     """
     facts = _Liveness(fn).facts
     facts.definitions = reaching_definitions(fn)
+    accesses = array_accesses(fn, facts.definitions.reaching, resolve=resolve or _usual_names,
+                              function_writes=written_parameters)
+    facts.array_writes = tuple(a for a in accesses if a.write)
+    for loop, loop_facts in facts.loops.items():
+        inside = {id(n) for n in own_scope([loop]) if n is not loop} | \
+            {id(n) for n in own_scope([loop.target if isinstance(loop, ast.For) else loop.test])}
+        if isinstance(loop, (ast.For, ast.AsyncFor)):
+            inside -= {id(n) for n in own_scope([loop.iter])} | {id(n) for s in loop.orelse for n in own_scope([s])}
+        else:
+            inside -= {id(n) for s in loop.orelse for n in own_scope([s])}
+        mine = [a for a in accesses if id(a.node) in inside]
+        facts.loops[loop] = dataclasses.replace(loop_facts, array_writes=tuple(a for a in mine if a.write),
+                                                array_reads=tuple(a for a in mine if not a.write))
     return facts
 
 
+def written_parameters(function) -> frozenset | None:
+    """The names of the parameters a user function (a plain Python function whose source is found) may
+    write into, through views and the helpers it calls; None for anything else.
+
+    >>> import numpy as np
+    >>> def fill_head(buffer, value):
+    ...     head = buffer[:2]
+    ...     head[:] = value
+    >>> written_parameters(fill_head), written_parameters(np.sin)
+    (frozenset({'buffer'}), None)
+    """
+    if not isinstance(function, types.FunctionType) or not is_user_code(function.__code__):
+        return None
+    code = function.__code__
+    if code in _WRITTEN_PARAMETERS:
+        return _WRITTEN_PARAMETERS[code]
+    _WRITTEN_PARAMETERS[code] = None             # a recursive call writes what it may: anything
+    try:
+        definition = definition_of(function)
+    except NotConvertible:
+        return None
+    parameters = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount +
+                                       bool(code.co_flags & inspect.CO_VARARGS) +
+                                       bool(code.co_flags & inspect.CO_VARKEYWORDS)])
+    facts = analyze(definition, namespace_resolver(function))
+    written = frozenset(a.place.split(".")[0] for a in facts.array_writes) & parameters
+    _WRITTEN_PARAMETERS[code] = written
+    return written
+
+
+_WRITTEN_PARAMETERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_USUAL_MODULES = {"np": np, "numpy": np, "math": math}
+
+
+def _usual_names(name: str):
+    return _USUAL_MODULES.get(name, getattr(builtins, name, MISSING))
+
+
+def namespace_resolver(function) -> Callable:
+    """``resolve(name)`` for ``analyze``: what a global, free or builtin name of ``function`` holds now."""
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or ()))
+    namespace = function.__globals__
+    builtin_names = namespace.get("__builtins__", builtins)
+    builtin_names = builtin_names if isinstance(builtin_names, dict) else vars(builtin_names)
+
+    def resolve(name: str):
+        if name in cells:
+            try:
+                return cells[name].cell_contents
+            except ValueError:                   # an empty cell
+                return MISSING
+        return namespace.get(name, builtin_names.get(name, MISSING))
+    return resolve
+
+
 # ---------------------------------------------------------------- names and places
-
-
-def place_of(node: ast.expr) -> str | None:
-    """A name or attribute chain (``out``, ``self.cache``) as text; None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = place_of(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
 
 
 def _stored_places(node: ast.AST) -> list[str]:
@@ -158,7 +232,7 @@ def _stored_places(node: ast.AST) -> list[str]:
         target = node.target
         bases.append(target.value if isinstance(target, ast.Subscript) else target)
     elif isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Attribute) and node.func.attr in WRITING_METHODS:
+        if isinstance(node.func, ast.Attribute) and _writes_its_object(node.func.attr):
             bases.append(node.func.value)
         bases.extend(element for keyword in node.keywords if keyword.arg == "out"
                      for element in ast.walk(keyword.value) if isinstance(element, (ast.Name, ast.Attribute)))
@@ -172,26 +246,10 @@ def _stored_places(node: ast.AST) -> list[str]:
     return places
 
 
-def own_scope(nodes):
-    """The nodes of ``nodes`` and below, not entering nested scopes (yielded themselves, with the parts of
-    them evaluated in this scope: decorators, defaults, a comprehension's first iterable)."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(child, _SCOPES):
-                stack.append(child)
-                continue
-            yield child
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                stack.extend(child.args.defaults + [d for d in child.args.kw_defaults if d is not None])
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.extend(child.decorator_list)
-            if isinstance(child, ast.ClassDef):
-                stack.extend(child.bases + [k.value for k in child.keywords])
-            if isinstance(child, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-                stack.append(child.generators[0].iter)
+def _writes_its_object(method: str) -> bool:
+    """Whether ``x.method(...)`` is known to write into ``x`` (``a.fill(0)``, ``xs.append(v)``)."""
+    effects = method_effects(method)
+    return effects is not UNKNOWN and "self" in effects.writes
 
 
 def _free_names(scope: ast.AST) -> Effects:

@@ -56,15 +56,14 @@ class Loop:
     returns their new values (a ``while`` ignores ``item``); ``live``: the names read after the loop;
     ``carried``: the names an iteration may read from the one before or that are read after the loop (the
     others are local to each iteration: a rolled loop does not carry them, see
-    :mod:`xlac.convert.analysis`); ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...); ``until``:
-    the position in the values of the loop's break flag, if it has one (it stops when that is set)."""
+    :mod:`xlac.convert.analysis`); ``until``: the position in the values of the loop's break flag, if it has
+    one (it stops when that is set)."""
 
     body: Callable
     names: tuple
     live: tuple
     carried: tuple
     kind: str = "for"
-    pure: bool = True
     until: int | None = None
 
 
@@ -196,18 +195,18 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         _decided("for", trips, "unrolled", "xlac.compile(loops='unroll')" if mode == "unroll" else
                  "it runs fewer than 2 iterations")
         return _unrolled(range(trips), item_of, loop, values)
-    graph = current_trace().graph
-    nodes_before = len(graph.nodes)
+    graph, python_effects = current_trace().graph, current_trace().python_effects
+    nodes_before, effects_before = len(graph.nodes), len(python_effects)
     first = values
     values = _next_iteration(loop, item_of(0), values)
-    body = graph.nodes[nodes_before:]
+    body, acted = graph.nodes[nodes_before:], python_effects[effects_before:]
     body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
         _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
         return _unrolled(range(1, trips), item_of, loop, values)
-    if mode == "auto" and not loop.pure:
-        reason = "its body calls print, append or another function that acts on Python state"
+    if mode == "auto" and acted:
+        reason = f"its body calls {acted[0]}, which acts on Python state (traced again, it would act again)"
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
         reason = "it changes a Python list, dict or set"
     if reason is None:

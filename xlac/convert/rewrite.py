@@ -45,10 +45,11 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
+from typing import Callable
 
-from xlac.convert.analysis import FunctionFacts, analyze, own_scope, place_of, written_places
+from xlac.convert.analysis import FunctionFacts, analyze
 from xlac.convert.loop_exits import lower_loop_exits
-from xlac.convert.syntax import placed_at
+from xlac.convert.syntax import own_scope, place_of, placed_at
 
 RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
@@ -57,11 +58,12 @@ _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__impor
 ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 
 
-def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """``fn`` (a ``def`` without decorators) converted, nested functions included."""
+def convert_function(fn: ast.FunctionDef, resolve: Callable | None = None) -> ast.FunctionDef:
+    """``fn`` (a ``def`` without decorators) converted, nested functions included. ``resolve(name)``: what
+    a global or free name holds (see :func:`xlac.convert.analysis.analyze`)."""
     lower_loop_exits(fn)
     _normalize_returns(fn)
-    converted = _Converter(written_places(fn), _bound_names(fn)).visit(fn)
+    converted = _Converter(_bound_names(fn), resolve).visit(fn)
     return ast.fix_missing_locations(converted)
 
 
@@ -131,22 +133,6 @@ def _inside_loop(node: ast.AST, statements) -> bool:
     for loop in own_scope(statements):
         if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
             return True
-    return False
-
-
-_PYTHON_STATE_CALLS = {"print", "input", "open", "append", "extend", "insert", "pop", "remove", "add", "update",
-                       "setdefault", "discard", "clear", "write", "popitem", "appendleft", "extendleft", "send"}
-
-
-def _acts_on_python_state(statements) -> bool:
-    """Whether ``statements`` call something that looks like a Python side effect (``print(...)``,
-    ``xs.append(...)``): run again, it would happen again, so their loop is not traced twice."""
-    for node in ast.walk(ast.Module(list(statements), [])):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name in _PYTHON_STATE_CALLS:
-                return True
     return False
 
 
@@ -268,9 +254,8 @@ def _contains(node: ast.AST, kinds) -> bool:
 
 
 class _Converter(ast.NodeTransformer):
-    def __init__(self, written_places: set[str], bound_names: set[str]):
-        self.written_places = written_places
-        self.bound_names = bound_names
+    def __init__(self, bound_names: set[str], resolve: Callable | None):
+        self.bound_names, self.resolve = bound_names, resolve
         self.counter = itertools.count()
         self.function_stack: list[ast.AST] = []
         self.facts: dict[ast.AST, FunctionFacts] = {}     # per function, analysed before it is rewritten
@@ -281,7 +266,7 @@ class _Converter(ast.NodeTransformer):
         if _contains(node, (ast.Yield, ast.YieldFrom)) and not self.function_stack:
             return node                                  # a generator: traced as written
         self.function_stack.append(node)
-        self.facts[node] = analyze(node)
+        self.facts[node] = analyze(node, self.resolve)
         node = self.generic_visit(node)
         self.function_stack.pop()
         return node
@@ -378,7 +363,6 @@ class _Converter(ast.NodeTransformer):
         if node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
             return self.generic_visit(node)
         n = next(self.counter)
-        pure = not _acts_on_python_state(node.body)          # before the body is rewritten
         target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
         names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
         item = f"__xlac_item_{n}"
@@ -391,7 +375,7 @@ class _Converter(ast.NodeTransformer):
         until = getattr(node, "xlac_break", None)
         keywords = {"names": _strings(names), "live": _strings(live),
                     "carried": _strings(self._carried(node, names, until)),
-                    "pure": ast.Constant(pure), "until": ast.Constant(until)}
+                    "until": ast.Constant(until)}
         runner, iterated = self._iteration(node.iter)
         call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names, before)],
                              keywords)
@@ -509,7 +493,8 @@ class _Converter(ast.NodeTransformer):
         if isinstance(value, (ast.BinOp, ast.UnaryOp)):      # `t = b * 2`: NumPy's operators make new arrays
             node.value = placed_at(_runtime_call("operator_result", [value]), value)
             return node
-        writes_into = any(place_of(t) in self.written_places for t in node.targets)
+        written = {access.place for access in self.facts[self.function_stack[-1]].array_writes if not access.assumed}
+        writes_into = any(place_of(t) in written for t in node.targets)
         if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id == RUNTIME:
