@@ -11,7 +11,7 @@ or ``zip`` of traced arrays) rolls when its trip count times its body's ops is l
 ``xlac.compile``'s ``loops``), as a ``fori_loop`` (or a ``while_loop`` when it may break), else it stays a
 Python loop, as before conversion: its body is traced once per iteration. A ``while`` whose test is
 concrete stays a Python loop; one whose test becomes traced after some iterations rolls from there. A loop's
-break flag (see :mod:`xlac.convert.loop_exits`) is part of its test; once traced in a Python loop, each
+break flag (see :mod:`xlac.convert.exits`) is part of its test; once traced in a Python loop, each
 later iteration runs under it as a conditional. Each decision is noted on the trace
 (``Traced.loop_decisions``).
 
@@ -39,7 +39,6 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.control_flow import fori_loop, while_loop
-from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.inspection.loops import LoopDecision
@@ -57,7 +56,8 @@ class Loop:
     ``carried``: the names an iteration may read from the one before or that are read after the loop (the
     others are local to each iteration: a rolled loop does not carry them, see
     :mod:`xlac.convert.analysis`); ``until``: the position in the values of the loop's break flag, if it has
-    one (it stops when that is set)."""
+    one (it stops when that is set); ``returned``: the names holding the value of a ``return`` inside the
+    loop (see :mod:`xlac.convert.exits`)."""
 
     body: Callable
     names: tuple
@@ -65,6 +65,7 @@ class Loop:
     carried: tuple
     kind: str = "for"
     until: int | None = None
+    returned: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -285,7 +286,7 @@ def _next_iteration(loop: Loop, item, values: tuple) -> tuple:
     if loop.until is None or not isinstance(values[loop.until], Tracer):
         return loop.body(item, *values)
     return traced_if(values[loop.until], [lambda *vs: loop.body(item, *vs), lambda *vs: vs], values, loop.names,
-                     loop.live, "for")
+                     loop.live, "for", loop.returned)
 
 
 def _stopped(flag) -> bool:
@@ -369,7 +370,7 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     for name, value in zip(names, values):
         if value is UNDEFINED:
-            if name in live and name.startswith(RETURN_VALUE_PREFIX):
+            if name in live and name in loop.returned:
                 raise UnsupportedError(located(
                     f"a `return` inside a `{kind}` loop whose trip count is traced: the returned value's type is "
                     "not known before the loop runs. Bind the result to a variable before the loop, `break`, "

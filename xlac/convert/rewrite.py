@@ -48,7 +48,7 @@ import sys
 from typing import Callable
 
 from xlac.convert.analysis import FunctionFacts, analyze
-from xlac.convert.loop_exits import lower_loop_exits
+from xlac.convert.exits import Exits, always_returns, normalize_exits, tail_returns
 from xlac.convert.syntax import own_scope, place_of, placed_at
 
 RUNTIME = "__xlac_runtime__"
@@ -61,9 +61,8 @@ ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 def convert_function(fn: ast.FunctionDef, resolve: Callable | None = None) -> ast.FunctionDef:
     """``fn`` (a ``def`` without decorators) converted, nested functions included. ``resolve(name)``: what
     a global or free name holds (see :func:`xlac.convert.analysis.analyze`)."""
-    lower_loop_exits(fn)
-    _normalize_returns(fn)
-    converted = _Converter(_bound_names(fn), resolve).visit(fn)
+    exits = normalize_exits(fn)
+    converted = _Converter(_bound_names(fn), resolve, exits).visit(fn)
     return ast.fix_missing_locations(converted)
 
 
@@ -110,7 +109,7 @@ def _assigned_names(statements) -> list[str]:
 def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str | None:
     """Why these branch statements (a loop's body with ``loop``) cannot become a function, or None.
     ``returns``: the branch must end in a return on every path, and return nowhere else."""
-    tail = _tail_returns(statements) if returns else set()
+    tail = tail_returns(statements) if returns else set()
     for node in own_scope(statements):
         if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
             return "its loop body uses break or continue" if loop else "it leaves a loop with break or continue"
@@ -134,30 +133,6 @@ def _inside_loop(node: ast.AST, statements) -> bool:
         if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
             return True
     return False
-
-
-def _always_returns(statements) -> bool:
-    """Whether every path through ``statements`` ends in a return at its end."""
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, ast.Return):
-        return True
-    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
-
-
-def _returns_inside(statements) -> bool:
-    return any(isinstance(n, ast.Return) for n in own_scope(statements))
-
-
-def _tail_returns(statements) -> set[int]:
-    """The ids of the returns that end the paths of ``statements`` (see :func:`_always_returns`)."""
-    if not _always_returns(statements):
-        return set()
-    last = statements[-1]
-    if isinstance(last, ast.Return):
-        return {id(last)}
-    return _tail_returns(last.body) | _tail_returns(last.orelse)
 
 
 # ---------------------------------------------------------------- building nodes
@@ -254,8 +229,8 @@ def _contains(node: ast.AST, kinds) -> bool:
 
 
 class _Converter(ast.NodeTransformer):
-    def __init__(self, bound_names: set[str], resolve: Callable | None):
-        self.bound_names, self.resolve = bound_names, resolve
+    def __init__(self, bound_names: set[str], resolve: Callable | None, exits: Exits):
+        self.bound_names, self.resolve, self.exits = bound_names, resolve, exits
         self.counter = itertools.count()
         self.function_stack: list[ast.AST] = []
         self.facts: dict[ast.AST, FunctionFacts] = {}     # per function, analysed before it is rewritten
@@ -291,7 +266,7 @@ class _Converter(ast.NodeTransformer):
         if store is not None:
             return self.visit(store)
         body, orelse = node.body, node.orelse
-        both_return = _always_returns(body) and _always_returns(orelse)
+        both_return = always_returns(body) and always_returns(orelse)
         reason = _unconvertible_reason(body, both_return) or _unconvertible_reason(orelse, both_return)
         test = self.visit(node.test)
         if reason is not None:
@@ -313,10 +288,16 @@ class _Converter(ast.NodeTransformer):
         call = _runtime_call("if_return" if both_return else "if_stmt",
                              [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
                               _current(names, before)],
-                             {"names": _strings(names), "live": _strings(live)})
+                             {"names": _strings(names), "live": _strings(live), **self._returned(names)})
         out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else
                                      _assign_back(names, call, after or set()))
         return [placed_at(s, node) for s in out]
+
+    def _returned(self, names: list[str]) -> dict:
+        """The ``returned=`` keyword of a runtime call: those of ``names`` that hold the value of a ``return``
+        inside a loop (see :class:`xlac.convert.exits.Exits`), where there are some."""
+        returned = [n for n in names if n in self.exits.return_values]
+        return {"returned": _strings(returned)} if returned else {}
 
     def _bound(self, node: ast.stmt) -> tuple[frozenset | None, frozenset | None]:
         """The names surely bound before ``node`` and after it (None where unknown: unreachable)."""
@@ -356,7 +337,7 @@ class _Converter(ast.NodeTransformer):
         call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
                                             _current(names, before)],
                              {"names": _strings(names), "live": _strings(live),
-                              "carried": _strings(self._carried(node, names))})
+                              "carried": _strings(self._carried(node, names)), **self._returned(names)})
         return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call, after or set())]]
 
     def visit_For(self, node: ast.For):
@@ -372,10 +353,10 @@ class _Converter(ast.NodeTransformer):
         bind_target = placed_at(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
         body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
                                    _current(names, at_end))
-        until = getattr(node, "xlac_break", None)
+        until = self.exits.break_flags.get(node)
         keywords = {"names": _strings(names), "live": _strings(live),
                     "carried": _strings(self._carried(node, names, until)),
-                    "until": ast.Constant(until)}
+                    "until": ast.Constant(until), **self._returned(names)}
         runner, iterated = self._iteration(node.iter)
         call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names, before)],
                              keywords)
@@ -519,41 +500,3 @@ def _index_expression(index: ast.expr) -> ast.expr:
 _AUGMENTED_SYMBOLS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
                       ast.Mod: "%=", ast.Pow: "**=", ast.MatMult: "@=", ast.BitAnd: "&=", ast.BitOr: "|=",
                       ast.BitXor: "^=", ast.LShift: "<<=", ast.RShift: ">>="}
-
-
-def _normalize_returns(fn: ast.FunctionDef) -> None:
-    """Rewrite every block so that an ``if`` with a branch that returns ends its block (see
-    :func:`_returns_as_else`)."""
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                at_end = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body"
-                setattr(node, field, _returns_as_else(value, at_end))
-
-
-def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
-    """``if t: ...; return a`` followed by more statements becomes ``if t: ...; return a`` / ``else:`` the
-    rest (the rest joins every branch that does not return; after an ``if`` whose branches all return it is
-    never reached), so that the ``if`` converts. At a function's end, a branch that does not return gets
-    ``return None``. The same program, for Python."""
-    for i, statement in enumerate(statements):
-        if not isinstance(statement, ast.If):
-            continue
-        rest = statements[i + 1:]
-        is_last = not rest
-        branches_return = [_always_returns(statement.body), _always_returns(statement.orelse)]
-        if not (_returns_inside(statement.body) or _returns_inside(statement.orelse)):
-            if is_last:
-                statement.body = _returns_as_else(statement.body, at_function_end)
-                statement.orelse = _returns_as_else(statement.orelse, at_function_end) if statement.orelse else []
-            continue
-        for field, returns in zip(("body", "orelse"), branches_return):
-            branch = getattr(statement, field)
-            if not returns:
-                branch = branch + rest
-                if at_function_end and not _always_returns(branch):
-                    branch = branch + [placed_at(ast.Return(ast.Constant(None)), statement)]
-            setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])
-        return statements[:i + 1]
-    return statements

@@ -44,11 +44,12 @@ def current_values(local_vars: dict, names: tuple) -> tuple:
     return tuple(local_vars.get(name, UNDEFINED) for name in names)
 
 
-def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
-    """An ``if`` statement: the new values of the variables ``names`` it binds."""
+def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, returned: tuple = ()) -> tuple:
+    """An ``if`` statement: the new values of the variables ``names`` it binds (``returned``: those holding
+    the value of a ``return`` inside a loop)."""
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
-    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if")
+    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if", returned)
 
 
 def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple):
@@ -84,26 +85,27 @@ def concrete_test(test, *, reason: str, what: str = "if"):
 # ---------------------------------------------------------------- loops
 
 
-def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple) -> tuple:
+def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
+               returned: tuple = ()) -> tuple:
     """A ``while`` loop: the new values of the variables ``names`` its body binds; ``carried``: those it
-    carries from one iteration to the next."""
-    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while")
+    carries from one iteration to the next; ``returned``: those holding the value of a ``return`` inside it."""
+    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while", returned=returned)
     return loops.while_stmt(test_fn, body, values)
 
 
 def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
-              until: str | None) -> tuple:
+              until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
-    ``until``: its break flag's name, if any."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until))
+    ``until``: its break flag's name, if any; ``returned`` as for ``while_stmt``."""
+    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
     return loops.for_range(bounds, loop, values)
 
 
 def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
-             until: str | None) -> tuple:
+             until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
     or a Python iterable."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until))
+    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
     return loops.for_each(iterable, loop, values)
 
 
