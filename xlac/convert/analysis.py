@@ -147,8 +147,9 @@ def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, resolve: Callable | None
     >>> analyze(fn).loops[fn.body[1]].carried
     ('t',)
     """
-    facts = _Liveness(fn).facts
-    facts.definitions = reaching_definitions(fn)
+    liveness = _Liveness(fn)
+    facts = liveness.facts
+    facts.definitions = _Reaching(fn, liveness._bound).definitions
     accesses = array_accesses(fn, facts.definitions.reaching, resolve=resolve or _usual_names,
                               function_writes=written_parameters)
     facts.array_writes = tuple(a for a in accesses if a.write)
@@ -304,6 +305,8 @@ class _Liveness:
 
     def __init__(self, fn):
         self.facts = FunctionFacts()
+        self.found_effects: dict = {}
+        self.found_bound: dict = {}
         everything = effects(ast.Module(fn.body, []))
         reads_frame = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _FRAME_READERS
                           for n in own_scope(fn.body))
@@ -318,6 +321,19 @@ class _Liveness:
         self.facts.always_live = frozenset(always)
         self.block(fn.body, frozenset(always), _Exits(at_return=frozenset(always)))
 
+    def _effects(self, node: ast.AST) -> Effects:
+        """``effects(node)``, found once per node (a loop's body is passed over until its fixed point)."""
+        found = self.found_effects.get(node)
+        if found is None:
+            found = self.found_effects[node] = effects(node)
+        return found
+
+    def _bound(self, statement: ast.stmt) -> set[str]:
+        found = self.found_bound.get(statement)
+        if found is None:
+            found = self.found_bound[statement] = _bound_by(statement)
+        return found
+
     def block(self, statements: list, out: frozenset, exits: _Exits) -> frozenset:
         live = out
         for statement in reversed(statements):
@@ -327,7 +343,7 @@ class _Liveness:
 
     def statement(self, node: ast.stmt, out: frozenset, exits: _Exits) -> frozenset:
         if isinstance(node, ast.If):
-            return effects(node.test).reads | self.block(node.body, out, exits) | self.block(node.orelse, out, exits)
+            return self._effects(node.test).reads | self.block(node.body, out, exits) | self.block(node.orelse, out, exits)
         if isinstance(node, _LOOPS):
             return self.loop(node, out, exits)
         if isinstance(node, ast.Break):
@@ -335,7 +351,7 @@ class _Liveness:
         if isinstance(node, ast.Continue):
             return exits.at_continue
         if isinstance(node, (ast.Return, ast.Raise)):
-            return effects(node).reads | exits.at_return
+            return self._effects(node).reads | exits.at_return
         if isinstance(node, (ast.With, ast.AsyncWith)):   # a context manager may swallow an exception
             header = frozenset().union(*(effects(item.context_expr).reads for item in node.items))
             targets = [item.optional_vars for item in node.items if item.optional_vars is not None]
@@ -347,7 +363,7 @@ class _Liveness:
             cases = frozenset().union(*(effects(c.pattern).reads | (effects(c.guard).reads if c.guard else set())
                                         | self.block(c.body, out, exits) for c in node.cases))
             return effects(node.subject).reads | cases | out
-        return (out - _bound_by(node)) | effects(node).reads
+        return (out - self._bound(node)) | self._effects(node).reads
 
     def try_(self, node, out: frozenset, exits: _Exits) -> frozenset:
         # the finally block runs after the try's body, a handler, or an exception: its reads stay live through both
@@ -360,7 +376,7 @@ class _Liveness:
 
     def loop(self, node, out: frozenset, exits: _Exits) -> frozenset:
         is_for = not isinstance(node, ast.While)
-        header = effects(node.iter if is_for else node.test).reads
+        header = self._effects(node.iter if is_for else node.test).reads
         target = effects(ast.Assign([node.target], ast.Constant(None))) if is_for else Effects()
         head = frozenset()
         while True:
@@ -483,8 +499,9 @@ _NOWHERE = None          # the state after a statement that never completes (bre
 class _Reaching:
     """Forward reaching definitions over structured statements; a loop iterates to its fixed point."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, bound_by: Callable = _bound_by):
         self.definitions = Definitions()
+        self.bound_by = bound_by                 # shared with the liveness analysis, which caches it
         self.locals = local_names(fn)
         self.loop_exits: list[tuple[list, list]] = []        # per enclosing loop: states at break, at continue
         self.raise_points: list[list] = []                   # per enclosing try/with: states an exception leaves
@@ -541,7 +558,7 @@ class _Reaching:
         found = self.found_binds.get(node)
         if found is None:
             deleted = {n.id for n in own_scope([node]) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
-            bound = _bound_by(node) if isinstance(node, ast.stmt) else set()
+            bound = self.bound_by(node) if isinstance(node, ast.stmt) else set()
             found = self.found_binds[node] = (_walrus_names([node]), bound, deleted)
         return found
 

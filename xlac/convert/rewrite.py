@@ -61,9 +61,11 @@ ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 def convert_function(fn: ast.FunctionDef, resolve: Callable | None = None) -> ast.FunctionDef:
     """``fn`` (a ``def`` without decorators) converted, nested functions included. ``resolve(name)``: what
     a global or free name holds (see :func:`xlac.convert.analysis.analyze`)."""
+    if _contains(fn, (ast.Yield, ast.YieldFrom)):
+        return fn                                        # a generator: traced as written
     exits = normalize_exits(fn)
     converted = _Converter(_bound_names(fn), resolve, exits).visit(fn)
-    return ast.fix_missing_locations(converted)
+    return ast.fix_missing_locations(_Expressions().visit(converted))
 
 
 # ---------------------------------------------------------------- analysis
@@ -238,8 +240,6 @@ class _Converter(ast.NodeTransformer):
     # ---- scopes
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
-        if _contains(node, (ast.Yield, ast.YieldFrom)) and not self.function_stack:
-            return node                                  # a generator: traced as written
         self.function_stack.append(node)
         self.facts[node] = analyze(node, self.resolve)
         node = self.generic_visit(node)
@@ -388,36 +388,6 @@ class _Converter(ast.NodeTransformer):
         message = [_thunk(node.msg)] if node.msg is not None else []
         return placed_at(ast.Expr(_runtime_call("assert_", [node.test, *message], sources)), node)
 
-    # ---- expressions
-
-    def visit_IfExp(self, node: ast.IfExp):
-        node = self.generic_visit(node)
-        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        return placed_at(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
-
-    def visit_BoolOp(self, node: ast.BoolOp):
-        node = self.generic_visit(node)
-        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        attr = "and_" if isinstance(node.op, ast.And) else "or_"
-        return placed_at(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
-
-    def visit_UnaryOp(self, node: ast.UnaryOp):
-        node = self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            return placed_at(_runtime_call("not_", [node.operand]), node)
-        return node
-
-    def visit_Compare(self, node: ast.Compare):
-        node = self.generic_visit(node)
-        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)) or \
-                _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
-        operands = [_thunk(e) for e in [node.left, *node.comparators]]
-        return placed_at(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
-
     def visit_Call(self, node: ast.Call):
         callee = node.func
         if isinstance(callee, ast.Attribute):                   # a method: its object may be outside state
@@ -481,6 +451,45 @@ class _Converter(ast.NodeTransformer):
                 and value.func.value.id == RUNTIME:
             value.func.attr = "call_allocation"       # a NumPy array the function fills: an xlac one
         return node
+
+
+class _Expressions(ast.NodeTransformer):
+    """The expressions Python evaluates lazily or by truth, as runtime calls (after :class:`_Converter`, on
+    its result): conditional expressions, ``and``/``or``, ``not`` and chained comparisons."""
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        return placed_at(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        attr = "and_" if isinstance(node.op, ast.And) else "or_"
+        return placed_at(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return placed_at(_runtime_call("not_", [node.operand]), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare):
+        node = self.generic_visit(node)
+        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)) or \
+                _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
+        operands = [_thunk(e) for e in [node.left, *node.comparators]]
+        return placed_at(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
 
 
 _COMPARISON_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
