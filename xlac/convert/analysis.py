@@ -149,7 +149,7 @@ def analyze(fn: ast.FunctionDef | ast.AsyncFunctionDef, resolve: Callable | None
     """
     liveness = _Liveness(fn)
     facts = liveness.facts
-    facts.definitions = _Reaching(fn, liveness._bound).definitions
+    facts.definitions = _Reaching(fn, liveness._bound, _local_names(fn, liveness.everything.writes)).definitions
     accesses = array_accesses(fn, facts.definitions.reaching, resolve=resolve or _usual_names,
                               function_writes=written_parameters)
     facts.array_writes = tuple(a for a in accesses if a.write)
@@ -307,7 +307,7 @@ class _Liveness:
         self.facts = FunctionFacts()
         self.found_effects: dict = {}
         self.found_bound: dict = {}
-        everything = effects(ast.Module(fn.body, []))
+        everything = self.everything = effects(ast.Module(fn.body, []))
         reads_frame = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _FRAME_READERS
                           for n in own_scope(fn.body))
         declared = {name for n in own_scope(fn.body) if isinstance(n, (ast.Global, ast.Nonlocal))
@@ -449,13 +449,25 @@ def local_names(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[
     >>> sorted(local_names(ast.parse("def f(a):\\n    global g\\n    g = b = a\\n    [c for c in a]").body[0]))
     ['a', 'b']
     """
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    return _local_names(fn, effects(ast.Module(body, [])).writes)
+
+
+def _local_names(fn, written: frozenset) -> set[str]:
+    """:func:`local_names`, given the names ``fn``'s body binds (its :func:`effects`' writes)."""
     arguments = fn.args
     names = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     names.update(a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None)
     body = fn.body if isinstance(fn.body, list) else [fn.body]
-    declared = {name for n in own_scope(body) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
-    patterns = {name for n in own_scope(body) if isinstance(n, ast.match_case) for name in _pattern_names(n.pattern)}
-    return (names | effects(ast.Module(body, [])).writes | _walrus_names(body) | patterns) - declared
+    declared, patterns, walrus = set(), set(), set()
+    for n in own_scope(body):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+        elif isinstance(n, ast.match_case):
+            patterns |= _pattern_names(n.pattern)
+        elif isinstance(n, ast.NamedExpr):
+            walrus.add(n.target.id)
+    return (names | written | walrus | patterns) - declared
 
 
 def _pattern_names(pattern: ast.AST) -> set[str]:
@@ -499,10 +511,10 @@ _NOWHERE = None          # the state after a statement that never completes (bre
 class _Reaching:
     """Forward reaching definitions over structured statements; a loop iterates to its fixed point."""
 
-    def __init__(self, fn, bound_by: Callable = _bound_by):
+    def __init__(self, fn, bound_by: Callable = _bound_by, local: set | None = None):
         self.definitions = Definitions()
         self.bound_by = bound_by                 # shared with the liveness analysis, which caches it
-        self.locals = local_names(fn)
+        self.locals = local_names(fn) if local is None else local
         self.loop_exits: list[tuple[list, list]] = []        # per enclosing loop: states at break, at continue
         self.raise_points: list[list] = []                   # per enclosing try/with: states an exception leaves
         self.found_reads: dict = {}
