@@ -623,23 +623,16 @@ def test_an_array_written_only_through_a_view_is_made_as_an_xlac_array():
 ARRAYS = "abc"
 
 
+ARRAY_STATEMENTS = ["{name} = {base}[1:]", "{name} = {base}[::2]", "{name} = {base}.T", "{name} = {base}.reshape(-1)",
+                    "{name} = np.ravel({base})", "{name} = {base} * 2", "{name} = {base}", "{base}[0] = 7.0",
+                    "fill_head({base}, 9.0)", "fill_through({base}, 9.0)"]
+
+
 @st.composite
 def array_programs(draw):
-    lines = []
-    for _ in range(draw(st.integers(1, 6))):
-        name, base = draw(st.sampled_from("uvw")), draw(st.sampled_from(ARRAYS + "uvw"))
-        kind = draw(st.sampled_from(["view", "new", "store", "call", "rebind"]))
-        if kind == "view":
-            view = draw(st.sampled_from(["{}[1:]", "{}[::2]", "{}.T", "{}.reshape(-1)", "np.ravel({})"]))
-            lines.append(f"{name} = {view.format(base)}")
-        elif kind == "new":
-            lines.append(f"{name} = {base} * 2")
-        elif kind == "rebind":
-            lines.append(f"{name} = {base}")
-        elif kind == "store":
-            lines.append(f"{base}[0] = 7.0")
-        else:
-            lines.append(f"{draw(st.sampled_from(['fill_head', 'fill_through']))}({base}, 9.0)")
+    lines = [draw(st.sampled_from(ARRAY_STATEMENTS)).format(name=draw(st.sampled_from("uvw")),
+                                                             base=draw(st.sampled_from(ARRAYS + "uvw")))
+             for _ in range(draw(st.integers(1, 6)))]
     return "def f(a, b, c):\n    u = v = w = a\n" + "".join(f"    {line}\n" for line in lines)
 
 
