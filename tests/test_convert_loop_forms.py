@@ -1,4 +1,4 @@
-"""The forms converted loops take (xlac/convert/loop_exits.py, xlac/convert/loops.py): break, continue and
+"""The forms converted loops take (xlac/convert/exits.py, xlac/convert/loops.py): break, continue and
 return under traced tests, for over arrays' rows, enumerate and zip, the roll policy and its report,
 gradients and vmap through converted loops. The oracle: the same Python on NumPy arrays, and JAX."""
 import inspect

@@ -272,9 +272,23 @@ def test_an_outside_array_a_helper_writes_is_still_written_back():
     STATE[:] = 0
 
 
+def made_elsewhere():
+    return np.zeros(24)
+
+
+def test_an_array_a_helper_writes_through_any_view_is_made_as_an_xlac_array_and_matches_numpy():
+    def f(x):
+        b = np.zeros(24)                      # the converter sees fill_all write b through grid
+        grid = b.reshape(4, 6)[:, ::2]
+        fill_all(grid, x.reshape(4, 3))
+        return b
+
+    np.testing.assert_array_equal(np.asarray(xlac.compile(f)(X)), f(X))
+
+
 def test_a_view_basic_indexing_cannot_make_is_refused_with_the_line():
     def f(x):
-        b = np.zeros(24)
+        b = made_elsewhere()                  # a NumPy array, made where the converter does not see it
         grid = b.reshape(4, 6)[:, ::2]        # not basic indexing of b, nor a contiguous range of it
         fill_all(grid, x.reshape(4, 3))
         return b

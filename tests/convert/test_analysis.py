@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import xlac
-from xlac.convert.analysis import analyze, effects, written_places
+from xlac.convert.analysis import UNBOUND, analyze, effects, local_names, reaching_definitions
+from xlac.convert.array_writes import MISSING
+from xlac.convert.rewrite import convert_function
 
 
 def function(source: str) -> ast.FunctionDef:
@@ -34,14 +36,14 @@ def test_a_subscript_store_reads_its_base_and_index_and_stores_into_the_base():
 def test_in_place_writes_through_methods_out_arguments_and_attribute_chains():
     found = effects(ast.parse("a.fill(0); np.add(x, 1, out=self.buf); b += 1; c.rows[0][1] = 2").body[0])
     assert found.stores == {"a"}
-    places = written_places(function("""
+    places = {w.place for w in analyze(function("""
         def f(a, b, c, x):
             a.fill(0)
             np.add(x, 1, out=self.buf)
             b += 1
             c.rows[0][1] = 2
-    """))
-    assert places == {"a", "self.buf", "self", "b", "c.rows"}      # every name in `out=`, conservatively
+    """)).array_writes}
+    assert places == {"a", "self.buf", "b", "c.rows"}
 
 
 def test_nested_scopes_contribute_only_the_names_they_read_from_outside():
@@ -350,3 +352,303 @@ def test_a_temporary_first_bound_in_a_loop_with_a_traced_trip_count_and_read_aft
     with pytest.raises(TypeError, match=r"variable 't' is first bound inside a `for` loop whose trip count is "
                                         r"traced, and read after it: bind it before the loop"):
         xlac.compile(f)(np.ones(3), 4)
+
+
+# ---------------------------------------------------------------- reaching definitions
+
+
+def test_the_definitions_reaching_a_read_through_branches_and_loops():
+    fn = function("""
+        def f(x, n):
+            if x > 0:
+                y = x
+            for i in range(n):
+                y = i
+                z = y
+            return y
+    """)
+    found = reaching_definitions(fn)
+    first, loop = fn.body[0].body[0], fn.body[1]
+    read_in_loop = loop.body[1].value
+    returned = fn.body[2].value
+    assert found.reaching[read_in_loop] == {loop.body[0]}
+    assert found.reaching[returned] == {first, loop.body[0], UNBOUND}
+    assert found.reaching[fn.body[0].test.left] == {fn.args}
+    assert found.bound_before[loop] == {"x", "n"} and found.bound_after[loop] == {"x", "n"}
+    assert found.bound_after[loop.body[-1]] == {"x", "n", "i", "y", "z"}
+
+
+def test_del_a_handler_name_and_a_break_leave_a_name_maybe_unbound():
+    fn = function("""
+        def f(xs):
+            t = 1
+            del t
+            try:
+                u = xs[0]
+            except IndexError as error:
+                pass
+            for x in xs:
+                w = x
+                if x:
+                    break
+                v = x
+            return t, u, v, w, error
+    """)
+    found = reaching_definitions(fn)
+    reads = {n.id: found.reaching[n] for n in fn.body[-1].value.elts}
+    assert all(UNBOUND in definitions for definitions in reads.values())
+    assert found.bound_after[fn.body[-2]] == {"xs"}
+
+
+def test_a_comprehension_reads_now_a_lambda_later():
+    fn = function("""
+        def f(xs):
+            k = 2
+            ys = [x * k for x in xs]
+            k = 3
+            g = lambda: k
+    """)
+    found = reaching_definitions(fn)
+    read_k = fn.body[1].value.elt.right
+    assert found.reaching[read_k] == {fn.body[0]}
+    assert not any(isinstance(n, ast.Name) and n in found.reaching for n in ast.walk(fn.body[3].value.body))
+
+
+@st.composite
+def programs_with_unbound_names(draw):
+    body = draw(blocks())
+    returned = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=2, unique=True))
+    return "def f(a, b):\n" + "".join(f"    {line}\n" for line in body) + f"    return ({', '.join(returned)},)\n"
+
+
+class _RecordDefinitions(ast.NodeTransformer):
+    """Each binding records itself as the name's last definition (``__last__``); before each statement, the
+    names bound (``__bound__``) and, per read of a name, the definition it sees (``__seen__``)."""
+
+    def __init__(self, originals: dict, number: dict):
+        self.originals, self.number = originals, number
+
+    def record_reads(self, original, parts) -> list:
+        out = [ast.parse(f"__bound__.append(({self.number[original]}, set(__last__)))").body[0]]
+        for part in parts:
+            for name in ast.walk(part):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load) or \
+                        isinstance(part, ast.AugAssign) and name is part.target:
+                    key = self.number[self.originals[id(name)]]
+                    out.append(ast.parse(f"__seen__.append(({key}, __last__.get('{name.id}', 'unbound')))").body[0])
+        return out
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse"):
+            statements = getattr(node, field, None)
+            if not (isinstance(statements, list) and statements and isinstance(statements[0], ast.stmt)):
+                continue
+            out = []
+            for statement in statements:
+                original = self.originals.get(id(statement))
+                if original is None:
+                    out.append(statement)
+                    continue
+                parts = [statement.test] if isinstance(statement, ast.If) else [statement.iter] \
+                    if isinstance(statement, ast.For) else [] if isinstance(statement, (ast.Break, ast.Continue)) \
+                    else [statement]
+                out += self.record_reads(original, parts) + [statement]
+                if isinstance(statement, (ast.Assign, ast.AugAssign)):
+                    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
+                    out.append(ast.parse(f"__last__['{target.id}'] = {self.number[original]}").body[0])
+                if isinstance(statement, ast.For):
+                    statement.body.insert(0, ast.parse(
+                        f"__last__['{statement.target.id}'] = {self.number[original]}").body[0])
+            setattr(node, field, out)
+        return node
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs_with_unbound_names())
+def test_the_definition_each_read_sees_when_run_is_among_those_the_analysis_says_reach_it(source):
+    fn = function(source)
+    found = reaching_definitions(fn)
+    number = {node: k for k, node in enumerate(ast.walk(fn))}
+    number[UNBOUND] = "unbound"
+    copy = function(source)
+    originals = {id(c): o for c, o in zip(ast.walk(copy), ast.walk(fn))}
+    instrumented = _RecordDefinitions(originals, number).visit(copy)
+    instrumented.body.insert(0, ast.parse("__last__ = {'a': 'args', 'b': 'args'}").body[0])
+    instrumented.body.insert(0, ast.Global(["__last__"]))
+    namespace = {"__seen__": [], "__bound__": []}
+    exec(compile(ast.fix_missing_locations(ast.Module([instrumented], [])), "<generated>", "exec"), namespace)
+    try:
+        namespace["f"](1, 2)
+    except NameError:                     # a read of a name no path bound: recorded before it failed
+        pass
+    nodes = {k: node for node, k in number.items()}
+    local = local_names(fn)
+    for key, seen in namespace["__seen__"]:
+        if nodes[key].id not in local:            # a global: the analysis follows local names only
+            assert nodes[key] not in found.reaching
+            continue
+        expected = {"args" if d is fn.args else number[d] for d in found.reaching[nodes[key]]}
+        assert seen in expected, source
+    for key, bound in namespace["__bound__"]:
+        assert found.bound_before[nodes[key]] <= bound, source
+
+
+# ---------------------------------------------------------------- calls that act on Python state
+
+
+def log_progress(i):
+    print("step", i)
+
+
+def update(t, x):                 # named as a dict's method; acts on nothing
+    return t + x
+
+
+def test_a_loop_whose_helper_prints_unrolls_and_names_the_call(capsys):
+    def f(x):
+        out = np.zeros((40, 3))
+        for i in range(40):
+            log_progress(i)
+            out[i] = x * i
+        return out
+
+    x = np.arange(3.0)
+    compiled = xlac.compile(f)
+    result = compiled(x)
+    assert capsys.readouterr().out.splitlines() == [f"step {i}" for i in range(40)]   # each once, as Python
+    np.testing.assert_array_equal(np.asarray(result), f(x))
+    decision, = compiled.trace(x).loop_decisions
+    assert decision.decision == "unrolled" and "print" in decision.reason, decision
+
+
+def test_a_loop_calling_a_function_named_like_a_container_method_still_rolls():
+    def f(x):
+        t = x * 0
+        out = np.zeros((80, 3))
+        for i in range(80):
+            t = update(t, x)
+            out[i] = t
+        return out
+
+    x = np.arange(3.0)
+    compiled = xlac.compile(f)
+    np.testing.assert_allclose(np.asarray(compiled(x)), f(x))
+    assert [d.decision for d in compiled.trace(x).loop_decisions] == ["rolled"]
+
+
+# ---------------------------------------------------------------- arrays written through views and calls
+
+
+def writes(source: str, resolve=None) -> set:
+    return {(w.place, ast.unparse(w.index) if w.index is not None else None)
+            for w in analyze(function(source), resolve).array_writes}
+
+
+def test_a_store_through_a_view_writes_the_array_it_views():
+    assert writes("""
+        def f(a, b, c, d, e):
+            v = a[1:]
+            v[0] = 1
+            t = b.T
+            t[0, 1] = 2
+            r = np.ravel(c.reshape(-1))
+            r[3] = 0
+            for row in d:
+                row[0] = 1
+            w = e[::2] if e.ndim else e
+            w.fill(0)
+    """) == {("a", None), ("b", None), ("c", None), ("d", None), ("e", None)}
+
+
+def test_a_rebinding_ends_the_view_and_an_array_stored_into_itself_keeps_its_index():
+    assert writes("""
+        def f(a, n):
+            v = a[1:]
+            v = np.zeros(n)
+            v[0] = 1
+            out = np.empty(n)
+            out[n - 1] = a[0]
+    """) == {("v", "0"), ("out", "n - 1")}
+
+
+def fill_head(buffer, value):
+    head = buffer[:2]
+    head[:] = value
+
+
+def fill_through(target, value):
+    fill_head(target, value)
+
+
+def test_a_call_writes_what_its_target_writes():
+    source = """
+        def f(a, b, c, d, e, x):
+            fill_head(a, 1.0)
+            fill_through(value=2.0, target=b)
+            np.copyto(c, x)
+            np.sin(x, out=d)
+            unknown(e, x)
+            np.cos(x)
+    """
+    resolve = {"fill_head": fill_head, "fill_through": fill_through, "np": np}.get
+    assert writes(source, lambda name: resolve(name, MISSING)) == \
+        {("a", None), ("b", None), ("c", None), ("d", None), ("e", None), ("x", None)}   # unknown: any argument
+
+
+def test_a_loops_accesses_name_each_array_and_index():
+    fn = function("""
+        def f(x, out, n):
+            for i in range(n):
+                out[i] = x[i] * 2 + x[i + 1]
+    """)
+    facts = analyze(fn).loops[fn.body[0]]
+    assert [(a.place, ast.unparse(a.index)) for a in facts.array_writes] == [("out", "i")]
+    indexed = [(a.place, ast.unparse(a.index)) for a in facts.array_reads if a.index is not None]
+    assert indexed == [("x", "i"), ("x", "i + 1")]
+
+
+def test_an_array_written_only_through_a_view_is_made_as_an_xlac_array():
+    source = """
+        def f(x):
+            out = np.zeros(3)
+            head = out[:2]
+            head[0] = x.sum()
+            return out
+    """
+    converted = ast.unparse(convert_function(function(source), {"np": np}.get))
+    assert "out = __xlac_runtime__.call_allocation(" in converted
+
+
+ARRAYS = "abc"
+
+
+ARRAY_STATEMENTS = ["{name} = {base}[1:]", "{name} = {base}[::2]", "{name} = {base}.T", "{name} = {base}.reshape(-1)",
+                    "{name} = np.ravel({base})", "{name} = {base} * 2", "{name} = {base}", "{base}[0] = 7.0",
+                    "fill_head({base}, 9.0)", "fill_through({base}, 9.0)"]
+
+
+@st.composite
+def array_programs(draw):
+    lines = [draw(st.sampled_from(ARRAY_STATEMENTS)).format(name=draw(st.sampled_from("uvw")),
+                                                             base=draw(st.sampled_from(ARRAYS + "uvw")))
+             for _ in range(draw(st.integers(1, 6)))]
+    return "def f(a, b, c):\n    u = v = w = a\n" + "".join(f"    {line}\n" for line in lines)
+
+
+@settings(max_examples=30, deadline=None)
+@given(array_programs())
+def test_the_arrays_a_run_changes_are_among_those_the_analysis_says_it_writes(source):
+    fn = function(source)
+    resolve = {"fill_head": fill_head, "fill_through": fill_through, "np": np}.get
+    written = {w.place for w in analyze(fn, lambda name: resolve(name, MISSING)).array_writes}
+    namespace = {"np": np, "fill_head": fill_head, "fill_through": fill_through}
+    exec(compile(ast.Module([fn], []), "<generated>", "exec"), namespace)
+    arrays = {name: np.arange(1.0, 7.0).reshape(2, 3) + k for k, name in enumerate(ARRAYS)}
+    before = {name: array.copy() for name, array in arrays.items()}
+    try:
+        namespace["f"](**arrays)
+    except (IndexError, ValueError):
+        pass
+    changed = {name for name in ARRAYS if not np.array_equal(arrays[name], before[name])}
+    assert changed <= written, source

@@ -29,7 +29,6 @@ import numpy as np
 
 from xlac.array import Array
 from xlac.control_flow import bind_case, branch_index, trace_branches, with_outputs
-from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.errors import located
 from xlac.numpy._core import is_python_scalar
 from xlac.trace import ops, pytree
@@ -49,9 +48,10 @@ UNDEFINED = Undefined()
 BRANCH_NAMES = ("else", "if")          # branch 0 runs when the test is false
 
 
-def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: str) -> tuple:
+def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: str, returned: tuple = ()) -> tuple:
     """``branches[bool(test)](*values)`` for a traced ``test``: a tuple with one value per name of ``names``.
-    ``live``: the names read after the ``if``. ``what`` names the construct in errors."""
+    ``live``: the names read after the ``if``; ``returned``: those holding the value of a ``return`` inside a
+    loop (see :mod:`xlac.convert.exits`). ``what`` names the construct in errors."""
     index = branch_index(what, test)
     outcomes: list[list] = [None, None]
     fills: dict[int, object] = {}          # per name: makes its value where a branch leaves it unbound
@@ -66,7 +66,7 @@ def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: st
             return [leaf for leaves, _ in per_name for leaf in leaves if is_array_like(leaf)]
         return run
     regions = trace_branches(what, [traced(k, fn) for k, fn in enumerate(branches)], [], [None, None])
-    fills.update(_return_value_fills(names, outcomes, regions))
+    fills.update(_return_value_fills(names, returned, outcomes, regions))
     if fills:
         regions = trace_branches(what, [traced(k, fn) for k, fn in enumerate(branches)], [], [None, None])
     results: list = []
@@ -130,13 +130,13 @@ def _raising_when_taken(fn, other, values: tuple) -> tuple:
         return other(*values)
 
 
-def _return_value_fills(names: tuple, outcomes: list, regions) -> dict:
-    """For each value stored by a ``return`` inside a loop (see :mod:`xlac.convert.loop_exits`) that one
-    branch leaves unbound: zeros of the other branch's type, never read (the returned flag says so)."""
+def _return_value_fills(names: tuple, returned: tuple, outcomes: list, regions) -> dict:
+    """For each value stored by a ``return`` inside a loop (``returned``) that one branch leaves unbound:
+    zeros of the other branch's type, never read (the returned flag says so)."""
     fills = {}
     for j, name in enumerate(names):
         bound = [outcomes[k][j][0] != [UNDEFINED] for k in (0, 1)]
-        if not name.startswith(RETURN_VALUE_PREFIX) or all(bound) or not any(bound):
+        if name not in returned or all(bound) or not any(bound):
             continue
         k = bound.index(True)
         leaves, tree = outcomes[k][j]

@@ -15,22 +15,17 @@ its line with another) is traced as written; :func:`why_not_converted` says why.
 from __future__ import annotations
 
 import ast
-import copy
 import functools
 import inspect
-import linecache
-import os
-import sysconfig
 import threading
 import types
 import weakref
 from dataclasses import dataclass
 
+from xlac.convert.analysis import namespace_resolver
 from xlac.convert.rewrite import RUNTIME, convert_function
+from xlac.convert.source import NotConvertible, definition_of, is_user_code
 
-_LIBRARY_DIRS = tuple(os.path.realpath(p) + os.sep for p in
-                      {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
-_XLAC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FACTORY = "__xlac_factory__"
 
 
@@ -76,20 +71,6 @@ def why_not_converted(fn) -> str | None:
     return entry if isinstance(entry, str) else None
 
 
-def is_user_code(code: types.CodeType) -> bool:
-    """Whether code is the user's: not xlac's, nor the standard library's or an installed package's."""
-    return _is_user_file(code.co_filename)
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_user_file(filename: str) -> bool:
-    if filename.startswith("<frozen"):
-        return False
-    path = os.path.realpath(filename) if not filename.startswith("<") else filename
-    return not path.startswith(_LIBRARY_DIRS) and not path.startswith(_XLAC_DIR) or \
-        path.endswith(os.path.join("xlac", "__main__.py"))
-
-
 def _converted_function(fn: types.FunctionType) -> types.FunctionType:
     if not is_user_code(fn.__code__):
         return fn
@@ -116,26 +97,22 @@ def _entry(fn: types.FunctionType) -> _ConvertedCode | str:
         if entry is None:
             try:
                 entry = _convert(fn)
-            except _NotConvertible as reason:
+            except NotConvertible as reason:
                 entry = str(reason)
             _by_code[code] = entry
     return entry
 
 
-class _NotConvertible(Exception):
-    pass
-
-
 def _convert(fn: types.FunctionType) -> _ConvertedCode:
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-        raise _NotConvertible("a generator or coroutine")
-    definition = _definition(fn)
+        raise NotConvertible("a generator or coroutine")
+    definition = definition_of(fn)
     if any(isinstance(n, (ast.Name, ast.Attribute)) and _is_private(n.id if isinstance(n, ast.Name) else n.attr)
            for n in ast.walk(definition)):
-        raise _NotConvertible("it uses a private name (__name), which Python mangles per class")
+        raise NotConvertible("it uses a private name (__name), which Python mangles per class")
     _strip_evaluated_at_def(definition)
-    converted_def = convert_function(definition)
+    converted_def = convert_function(definition, namespace_resolver(fn))
     freevars = list(code.co_freevars)
     # The def binds its name in the factory: a function that calls itself by that name must still reach it
     # where the original does (its module's global, or its own closure cell), not the factory's local.
@@ -152,7 +129,7 @@ def _convert(fn: types.FunctionType) -> _ConvertedCode:
     sample = namespace[_FACTORY](*[None] * len(freevars))
     new_code = sample.__code__
     if RUNTIME not in new_code.co_freevars:
-        raise _NotConvertible("nothing to convert")
+        raise NotConvertible("nothing to convert")
     return _ConvertedCode(new_code, sample.__closure__[new_code.co_freevars.index(RUNTIME)])
 
 
@@ -169,39 +146,3 @@ def _strip_evaluated_at_def(definition: ast.FunctionDef) -> None:
 
 def _is_private(name: str) -> bool:
     return name.startswith("__") and not name.endswith("__") and not name.startswith("__xlac")
-
-
-def _definition(fn: types.FunctionType) -> ast.FunctionDef:
-    """``fn``'s ``def`` (a lambda as a ``def`` returning its body), found by its line in its file's syntax
-    tree (so that a lambda inside a larger expression is found too), undecorated; a copy."""
-    code = fn.__code__
-    tree = _file_tree(code.co_filename)
-    if code.co_name == "<lambda>":
-        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
-        if len(lambdas) != 1:
-            raise _NotConvertible("a lambda that shares its line with another lambda")
-        node = copy.deepcopy(lambdas[0])
-        body = [ast.copy_location(ast.Return(node.body), node.body)]
-        return ast.copy_location(ast.FunctionDef("<lambda>", node.args, body, [], None, type_comment=None), node)
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name and \
-                (node.decorator_list[0].lineno if node.decorator_list else node.lineno) == code.co_firstlineno:
-            node = copy.deepcopy(node)
-            node.decorator_list = []
-            return node
-    raise _NotConvertible("its def is not where its code says it starts (the file changed?)")
-
-
-def _file_tree(filename: str) -> ast.Module:
-    lines = linecache.getlines(filename)
-    if not lines:
-        raise _NotConvertible("its source is not available")
-    return _parsed("".join(lines))
-
-
-@functools.lru_cache(maxsize=64)
-def _parsed(source: str) -> ast.Module:
-    try:
-        return ast.parse(source)
-    except SyntaxError:
-        raise _NotConvertible("its file does not parse") from None

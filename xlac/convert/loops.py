@@ -13,7 +13,7 @@ Python loop, as before conversion: its body is traced once per iteration. A loop
 iterations are shown independent runs at once instead, batched (see :mod:`xlac.convert.vectorized_loops`).
 A ``while`` whose test is concrete stays a Python loop; one whose test becomes traced after some iterations
 rolls from there. A loop's
-break flag (see :mod:`xlac.convert.loop_exits`) is part of its test; once traced in a Python loop, each
+break flag (see :mod:`xlac.convert.exits`) is part of its test; once traced in a Python loop, each
 later iteration runs under it as a conditional. Each decision is noted on the trace
 (``Traced.loop_decisions``).
 
@@ -41,7 +41,6 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.control_flow import fori_loop, while_loop
-from xlac.convert.loop_exits import RETURN_VALUE_PREFIX
 from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
 from xlac.convert.vectorized_loops import NotVectorized, vectorized_fori
 from xlac.config import config
@@ -60,16 +59,17 @@ class Loop:
     returns their new values (a ``while`` ignores ``item``); ``live``: the names read after the loop;
     ``carried``: the names an iteration may read from the one before or that are read after the loop (the
     others are local to each iteration: a rolled loop does not carry them, see
-    :mod:`xlac.convert.analysis`); ``pure``: the body calls nothing that looks like a Python side effect (print, append, ...); ``until``:
-    the position in the values of the loop's break flag, if it has one (it stops when that is set)."""
+    :mod:`xlac.convert.analysis`); ``until``: the position in the values of the loop's break flag, if it has
+    one (it stops when that is set); ``returned``: the names holding the value of a ``return`` inside the
+    loop (see :mod:`xlac.convert.exits`)."""
 
     body: Callable
     names: tuple
     live: tuple
     carried: tuple
     kind: str = "for"
-    pure: bool = True
     until: int | None = None
+    returned: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -201,18 +201,18 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         _decided("for", trips, "unrolled", "xlac.compile(loops='unroll')" if mode == "unroll" else
                  "it runs fewer than 2 iterations")
         return _unrolled(range(trips), item_of, loop, values)
-    graph = current_trace().graph
-    nodes_before = len(graph.nodes)
+    graph, python_effects = current_trace().graph, current_trace().python_effects
+    nodes_before, effects_before = len(graph.nodes), len(python_effects)
     first = values
     values = _next_iteration(loop, item_of(0), values)
-    body = graph.nodes[nodes_before:]
+    body, acted = graph.nodes[nodes_before:], python_effects[effects_before:]
     body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
         _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
         return _unrolled(range(1, trips), item_of, loop, values)
-    if mode == "auto" and not loop.pure:
-        reason = "its body calls print, append or another function that acts on Python state"
+    if mode == "auto" and acted:
+        reason = f"its body calls {acted[0]}, which acts on Python state (traced again, it would act again)"
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
         reason = "it changes a Python list, dict or set"
     if reason is None:
@@ -318,7 +318,7 @@ def _next_iteration(loop: Loop, item, values: tuple) -> tuple:
     if loop.until is None or not isinstance(values[loop.until], Tracer):
         return loop.body(item, *values)
     return traced_if(values[loop.until], [lambda *vs: loop.body(item, *vs), lambda *vs: vs], values, loop.names,
-                     loop.live, "for")
+                     loop.live, "for", loop.returned)
 
 
 def _stopped(flag) -> bool:
@@ -403,7 +403,7 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
     carried_names = []
     for name, value in zip(names, values):
         if value is UNDEFINED:
-            if name in live and name.startswith(RETURN_VALUE_PREFIX):
+            if name in live and name in loop.returned:
                 raise UnsupportedError(located(
                     f"a `return` inside a `{kind}` loop whose trip count is traced: the returned value's type is "
                     "not known before the loop runs. Bind the result to a variable before the loop, `break`, "

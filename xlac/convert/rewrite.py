@@ -45,10 +45,11 @@ from __future__ import annotations
 import ast
 import itertools
 import sys
+from typing import Callable
 
-from xlac.convert.analysis import FunctionFacts, analyze, own_scope, place_of, written_places
-from xlac.convert.loop_exits import lower_loop_exits
-from xlac.convert.syntax import placed_at
+from xlac.convert.analysis import FunctionFacts, analyze
+from xlac.convert.exits import Exits, always_returns, normalize_exits, tail_returns
+from xlac.convert.syntax import own_scope, place_of, placed_at
 
 RUNTIME = "__xlac_runtime__"
 UNDEFINED = "UNDEFINED"                      # RUNTIME.UNDEFINED: a variable no branch has bound yet
@@ -57,12 +58,14 @@ _FRAME_READERS = {"super", "locals", "globals", "vars", "eval", "exec", "__impor
 ASSERTS_RUN = not sys.flags.optimize         # `python -O` compiles no assert
 
 
-def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
-    """``fn`` (a ``def`` without decorators) converted, nested functions included."""
-    lower_loop_exits(fn)
-    _normalize_returns(fn)
-    converted = _Converter(written_places(fn), _bound_names(fn)).visit(fn)
-    return ast.fix_missing_locations(converted)
+def convert_function(fn: ast.FunctionDef, resolve: Callable | None = None) -> ast.FunctionDef:
+    """``fn`` (a ``def`` without decorators) converted, nested functions included. ``resolve(name)``: what
+    a global or free name holds (see :func:`xlac.convert.analysis.analyze`)."""
+    if _contains(fn, (ast.Yield, ast.YieldFrom)):
+        return fn                                        # a generator: traced as written
+    exits = normalize_exits(fn)
+    converted = _Converter(_bound_names(fn), resolve, exits).visit(fn)
+    return ast.fix_missing_locations(_Expressions().visit(converted))
 
 
 # ---------------------------------------------------------------- analysis
@@ -108,7 +111,7 @@ def _assigned_names(statements) -> list[str]:
 def _unconvertible_reason(statements, returns: bool, loop: bool = False) -> str | None:
     """Why these branch statements (a loop's body with ``loop``) cannot become a function, or None.
     ``returns``: the branch must end in a return on every path, and return nowhere else."""
-    tail = _tail_returns(statements) if returns else set()
+    tail = tail_returns(statements) if returns else set()
     for node in own_scope(statements):
         if isinstance(node, (ast.Break, ast.Continue)) and not _inside_loop(node, statements):
             return "its loop body uses break or continue" if loop else "it leaves a loop with break or continue"
@@ -132,46 +135,6 @@ def _inside_loop(node: ast.AST, statements) -> bool:
         if isinstance(loop, (ast.For, ast.While, ast.AsyncFor)) and any(n is node for n in ast.walk(loop)):
             return True
     return False
-
-
-_PYTHON_STATE_CALLS = {"print", "input", "open", "append", "extend", "insert", "pop", "remove", "add", "update",
-                       "setdefault", "discard", "clear", "write", "popitem", "appendleft", "extendleft", "send"}
-
-
-def _acts_on_python_state(statements) -> bool:
-    """Whether ``statements`` call something that looks like a Python side effect (``print(...)``,
-    ``xs.append(...)``): run again, it would happen again, so their loop is not traced twice."""
-    for node in ast.walk(ast.Module(list(statements), [])):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-            if name in _PYTHON_STATE_CALLS:
-                return True
-    return False
-
-
-def _always_returns(statements) -> bool:
-    """Whether every path through ``statements`` ends in a return at its end."""
-    if not statements:
-        return False
-    last = statements[-1]
-    if isinstance(last, ast.Return):
-        return True
-    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
-
-
-def _returns_inside(statements) -> bool:
-    return any(isinstance(n, ast.Return) for n in own_scope(statements))
-
-
-def _tail_returns(statements) -> set[int]:
-    """The ids of the returns that end the paths of ``statements`` (see :func:`_always_returns`)."""
-    if not _always_returns(statements):
-        return set()
-    last = statements[-1]
-    if isinstance(last, ast.Return):
-        return {id(last)}
-    return _tail_returns(last.body) | _tail_returns(last.orelse)
 
 
 # ---------------------------------------------------------------- building nodes
@@ -206,16 +169,23 @@ def _branch_function(name: str, params: list[str], body: list, returns: ast.expr
     return ast.FunctionDef(name, args, body or [ast.Pass()], [], None, type_comment=None)
 
 
-def _current(names) -> ast.Call:
-    """``RUNTIME.current_values(locals(), names)``: the variables' values now, UNDEFINED where unbound (read
-    through ``locals()``: a converted statement inside may have unbound a variable again)."""
+def _current(names, bound: frozenset | None) -> ast.expr:
+    """The variables' values now: the tuple of ``names`` where each is surely ``bound`` (see
+    :class:`xlac.convert.analysis.Definitions`), else ``RUNTIME.current_values(locals(), names)``, UNDEFINED
+    where unbound (read through ``locals()``: a converted statement inside may have unbound a variable)."""
+    if bound is not None and bound.issuperset(names):
+        return _names(names, ast.Load)
     return _runtime_call("current_values", [ast.Call(ast.Name("locals", ast.Load()), [], []), _strings(names)])
 
 
-def _assign_back(names, call: ast.expr) -> list:
-    """``(names...) = call``, then each name the call left UNDEFINED unbound again, as Python leaves it."""
+def _assign_back(names, call: ast.expr, sure: set) -> list:
+    """``(names...) = call``, then each name the call left UNDEFINED unbound again, as Python leaves it, except
+    those ``sure`` to be bound after the statement: the runtime gives them values, or UNDEFINED where they
+    are dead (a rolled loop's temporaries), which reads as unbound wherever the converted code reads them."""
     out = [ast.Assign([_names(names, ast.Store)], call)]
     for name in names:
+        if name in sure:
+            continue
         out.append(ast.If(ast.Compare(ast.Name(name, ast.Load()), [ast.Is()], [_runtime(UNDEFINED)]),
                           [ast.Delete([ast.Name(name, ast.Del())])], []))
     return out
@@ -261,9 +231,8 @@ def _contains(node: ast.AST, kinds) -> bool:
 
 
 class _Converter(ast.NodeTransformer):
-    def __init__(self, written_places: set[str], bound_names: set[str]):
-        self.written_places = written_places
-        self.bound_names = bound_names
+    def __init__(self, bound_names: set[str], resolve: Callable | None, exits: Exits):
+        self.bound_names, self.resolve, self.exits = bound_names, resolve, exits
         self.counter = itertools.count()
         self.function_stack: list[ast.AST] = []
         self.facts: dict[ast.AST, FunctionFacts] = {}     # per function, analysed before it is rewritten
@@ -271,10 +240,8 @@ class _Converter(ast.NodeTransformer):
     # ---- scopes
 
     def visit_FunctionDef(self, node: ast.FunctionDef):
-        if _contains(node, (ast.Yield, ast.YieldFrom)) and not self.function_stack:
-            return node                                  # a generator: traced as written
         self.function_stack.append(node)
-        self.facts[node] = analyze(node)
+        self.facts[node] = analyze(node, self.resolve)
         node = self.generic_visit(node)
         self.function_stack.pop()
         return node
@@ -299,7 +266,7 @@ class _Converter(ast.NodeTransformer):
         if store is not None:
             return self.visit(store)
         body, orelse = node.body, node.orelse
-        both_return = _always_returns(body) and _always_returns(orelse)
+        both_return = always_returns(body) and always_returns(orelse)
         reason = _unconvertible_reason(body, both_return) or _unconvertible_reason(orelse, both_return)
         test = self.visit(node.test)
         if reason is not None:
@@ -310,19 +277,32 @@ class _Converter(ast.NodeTransformer):
         n = next(self.counter)
         names = [v for v in _assigned_names(body + orelse) if v != RUNTIME]
         live = self._live_after(node, names)
+        before, after = self._bound(node)
         true_name, false_name = f"__xlac_if_true_{n}", f"__xlac_if_false_{n}"
         if both_return:
             true_fn = _branch_function(true_name, names, self._block(body), None)
             false_fn = _branch_function(false_name, names, self._block(orelse), None)
         else:
-            true_fn = _branch_function(true_name, names, self._block(body), _current(names))
-            false_fn = _branch_function(false_name, names, self._block(orelse), _current(names))
-        current = _current(names)
+            true_fn = _branch_function(true_name, names, self._block(body), _current(names, after))
+            false_fn = _branch_function(false_name, names, self._block(orelse), _current(names, after))
         call = _runtime_call("if_return" if both_return else "if_stmt",
-                             [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()), current],
-                             {"names": _strings(names), "live": _strings(live)})
-        out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else _assign_back(names, call))
+                             [test, ast.Name(true_name, ast.Load()), ast.Name(false_name, ast.Load()),
+                              _current(names, before)],
+                             {"names": _strings(names), "live": _strings(live), **self._returned(names)})
+        out = [true_fn, false_fn] + ([ast.Return(call)] if both_return else
+                                     _assign_back(names, call, after or set()))
         return [placed_at(s, node) for s in out]
+
+    def _returned(self, names: list[str]) -> dict:
+        """The ``returned=`` keyword of a runtime call: those of ``names`` that hold the value of a ``return``
+        inside a loop (see :class:`xlac.convert.exits.Exits`), where there are some."""
+        returned = [n for n in names if n in self.exits.return_values]
+        return {"returned": _strings(returned)} if returned else {}
+
+    def _bound(self, node: ast.stmt) -> tuple[frozenset | None, frozenset | None]:
+        """The names surely bound before ``node`` and after it (None where unknown: unreachable)."""
+        definitions = self.facts[self.function_stack[-1]].definitions
+        return definitions.bound_before.get(node), definitions.bound_after.get(node)
 
     def _live_after(self, node: ast.stmt, names: list[str]) -> list[str]:
         """The names of ``names`` live after ``node`` (some path from there reads them before binding them):
@@ -349,32 +329,38 @@ class _Converter(ast.NodeTransformer):
             return node
         n = next(self.counter)
         names = [v for v in _assigned_names(node.body) if v != RUNTIME]
+        before, after = self._bound(node)
+        at_end = self._bound(node.body[-1])[1]
+        live = self._live_after(node, names)
         test_fn = _branch_function(f"__xlac_while_test_{n}", names, [], test)
-        body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names))
+        body_fn = _branch_function(f"__xlac_while_body_{n}", names, self._block(node.body), _current(names, at_end))
         call = _runtime_call("while_stmt", [ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()),
-                                            _current(names)],
-                             {"names": _strings(names), "live": _strings(self._live_after(node, names)),
-                              "carried": _strings(self._carried(node, names))})
-        return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call)]]
+                                            _current(names, before)],
+                             {"names": _strings(names), "live": _strings(live),
+                              "carried": _strings(self._carried(node, names)), **self._returned(names)})
+        return [placed_at(s, node) for s in [test_fn, body_fn, *_assign_back(names, call, after or set())]]
 
     def visit_For(self, node: ast.For):
         if node.orelse or _unconvertible_reason(node.body, False, loop=True) is not None:
             return self.generic_visit(node)
         n = next(self.counter)
-        pure = not _acts_on_python_state(node.body)          # before the body is rewritten
         target_names = [v for v in _assigned_names([ast.Assign([node.target], ast.Constant(None))])]
         names = list(dict.fromkeys(target_names + [v for v in _assigned_names(node.body) if v != RUNTIME]))
         item = f"__xlac_item_{n}"
+        before, after = self._bound(node)
+        at_end = self._bound(node.body[-1])[1]
+        live = self._live_after(node, names)
         bind_target = placed_at(ast.Assign([node.target], ast.Name(item, ast.Load())), node.target)
         body_fn = _branch_function(f"__xlac_for_body_{n}", [item] + names, [bind_target] + self._block(node.body),
-                                   _current(names))
-        until = getattr(node, "xlac_break", None)
-        keywords = {"names": _strings(names), "live": _strings(self._live_after(node, names)),
+                                   _current(names, at_end))
+        until = self.exits.break_flags.get(node)
+        keywords = {"names": _strings(names), "live": _strings(live),
                     "carried": _strings(self._carried(node, names, until)),
-                    "pure": ast.Constant(pure), "until": ast.Constant(until)}
+                    "until": ast.Constant(until), **self._returned(names)}
         runner, iterated = self._iteration(node.iter)
-        call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names)], keywords)
-        return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call)]]
+        call = _runtime_call(runner, [iterated, ast.Name(body_fn.name, ast.Load()), _current(names, before)],
+                             keywords)
+        return [placed_at(s, node) for s in [body_fn, *_assign_back(names, call, after or set())]]
 
     def _iteration(self, iterator: ast.expr) -> tuple[str, ast.expr]:
         """The runtime function running a ``for`` over ``iterator``, and what it is given: ``range(...)``'s
@@ -401,36 +387,6 @@ class _Converter(ast.NodeTransformer):
         node = self.generic_visit(node)
         message = [_thunk(node.msg)] if node.msg is not None else []
         return placed_at(ast.Expr(_runtime_call("assert_", [node.test, *message], sources)), node)
-
-    # ---- expressions
-
-    def visit_IfExp(self, node: ast.IfExp):
-        node = self.generic_visit(node)
-        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        return placed_at(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
-
-    def visit_BoolOp(self, node: ast.BoolOp):
-        node = self.generic_visit(node)
-        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        attr = "and_" if isinstance(node.op, ast.And) else "or_"
-        return placed_at(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
-
-    def visit_UnaryOp(self, node: ast.UnaryOp):
-        node = self.generic_visit(node)
-        if isinstance(node.op, ast.Not):
-            return placed_at(_runtime_call("not_", [node.operand]), node)
-        return node
-
-    def visit_Compare(self, node: ast.Compare):
-        node = self.generic_visit(node)
-        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)) or \
-                _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
-            return node
-        symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
-        operands = [_thunk(e) for e in [node.left, *node.comparators]]
-        return placed_at(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
 
     def visit_Call(self, node: ast.Call):
         callee = node.func
@@ -488,12 +444,52 @@ class _Converter(ast.NodeTransformer):
         if isinstance(value, (ast.BinOp, ast.UnaryOp)):      # `t = b * 2`: NumPy's operators make new arrays
             node.value = placed_at(_runtime_call("operator_result", [value]), value)
             return node
-        writes_into = any(place_of(t) in self.written_places for t in node.targets)
+        written = {access.place for access in self.facts[self.function_stack[-1]].array_writes if not access.assumed}
+        writes_into = any(place_of(t) in written for t in node.targets)
         if writes_into and isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr == "call" and isinstance(value.func.value, ast.Name) \
                 and value.func.value.id == RUNTIME:
             value.func.attr = "call_allocation"       # a NumPy array the function fills: an xlac one
         return node
+
+
+class _Expressions(ast.NodeTransformer):
+    """The expressions Python evaluates lazily or by truth, as runtime calls (after :class:`_Converter`, on
+    its result): conditional expressions, ``and``/``or``, ``not`` and chained comparisons."""
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        return placed_at(_runtime_call("if_expr", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        node = self.generic_visit(node)
+        if _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        attr = "and_" if isinstance(node.op, ast.And) else "or_"
+        return placed_at(_runtime_call(attr, [_thunk(v) for v in node.values]), node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        node = self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return placed_at(_runtime_call("not_", [node.operand]), node)
+        return node
+
+    def visit_Compare(self, node: ast.Compare):
+        node = self.generic_visit(node)
+        if len(node.ops) == 1 and not isinstance(node.ops[0], (ast.In, ast.NotIn)) or \
+                _contains(node, (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)):
+            return node
+        symbols = tuple(_COMPARISON_SYMBOLS[type(op)] for op in node.ops)
+        operands = [_thunk(e) for e in [node.left, *node.comparators]]
+        return placed_at(_runtime_call("compare_chain", operands, {"ops": _strings(symbols)}), node)
 
 
 _COMPARISON_SYMBOLS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
@@ -513,41 +509,3 @@ def _index_expression(index: ast.expr) -> ast.expr:
 _AUGMENTED_SYMBOLS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/=", ast.FloorDiv: "//=",
                       ast.Mod: "%=", ast.Pow: "**=", ast.MatMult: "@=", ast.BitAnd: "&=", ast.BitOr: "|=",
                       ast.BitXor: "^=", ast.LShift: "<<=", ast.RShift: ">>="}
-
-
-def _normalize_returns(fn: ast.FunctionDef) -> None:
-    """Rewrite every block so that an ``if`` with a branch that returns ends its block (see
-    :func:`_returns_as_else`)."""
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            value = getattr(node, field, None)
-            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                at_end = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body"
-                setattr(node, field, _returns_as_else(value, at_end))
-
-
-def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
-    """``if t: ...; return a`` followed by more statements becomes ``if t: ...; return a`` / ``else:`` the
-    rest (the rest joins every branch that does not return; after an ``if`` whose branches all return it is
-    never reached), so that the ``if`` converts. At a function's end, a branch that does not return gets
-    ``return None``. The same program, for Python."""
-    for i, statement in enumerate(statements):
-        if not isinstance(statement, ast.If):
-            continue
-        rest = statements[i + 1:]
-        is_last = not rest
-        branches_return = [_always_returns(statement.body), _always_returns(statement.orelse)]
-        if not (_returns_inside(statement.body) or _returns_inside(statement.orelse)):
-            if is_last:
-                statement.body = _returns_as_else(statement.body, at_function_end)
-                statement.orelse = _returns_as_else(statement.orelse, at_function_end) if statement.orelse else []
-            continue
-        for field, returns in zip(("body", "orelse"), branches_return):
-            branch = getattr(statement, field)
-            if not returns:
-                branch = branch + rest
-                if at_function_end and not _always_returns(branch):
-                    branch = branch + [placed_at(ast.Return(ast.Constant(None)), statement)]
-            setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])
-        return statements[:i + 1]
-    return statements

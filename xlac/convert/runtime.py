@@ -17,7 +17,7 @@ import xlac.numpy as xnp
 from xlac.convert import branches, loops
 from xlac.convert.branches import UNDEFINED
 from xlac.convert.cache import converted
-from xlac.convert.analysis import WRITING_METHODS
+from xlac.convert.known_calls import UNKNOWN, effects_of
 from xlac.convert.substitutes import substitute
 from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
@@ -44,11 +44,12 @@ def current_values(local_vars: dict, names: tuple) -> tuple:
     return tuple(local_vars.get(name, UNDEFINED) for name in names)
 
 
-def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple) -> tuple:
-    """An ``if`` statement: the new values of the variables ``names`` it binds."""
+def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple, returned: tuple = ()) -> tuple:
+    """An ``if`` statement: the new values of the variables ``names`` it binds (``returned``: those holding
+    the value of a ``return`` inside a loop)."""
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
-    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if")
+    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if", returned)
 
 
 def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple):
@@ -84,26 +85,27 @@ def concrete_test(test, *, reason: str, what: str = "if"):
 # ---------------------------------------------------------------- loops
 
 
-def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple) -> tuple:
+def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
+               returned: tuple = ()) -> tuple:
     """A ``while`` loop: the new values of the variables ``names`` its body binds; ``carried``: those it
-    carries from one iteration to the next."""
-    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while")
+    carries from one iteration to the next; ``returned``: those holding the value of a ``return`` inside it."""
+    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while", returned=returned)
     return loops.while_stmt(test_fn, body, values)
 
 
 def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
-              pure: bool, until: str | None) -> tuple:
+              until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
-    ``pure``: its body calls nothing that acts on Python state; ``until``: its break flag's name, if any."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", pure, _position(names, until))
+    ``until``: its break flag's name, if any; ``returned`` as for ``while_stmt``."""
+    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
     return loops.for_range(bounds, loop, values)
 
 
 def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, carried: tuple,
-             pure: bool, until: str | None) -> tuple:
+             until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
     or a Python iterable."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", pure, _position(names, until))
+    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
     return loops.for_each(iterable, loop, values)
 
 
@@ -366,11 +368,14 @@ def call(fn, *args, **kwargs):
             return run(*args, **kwargs)
         except RecursionError:
             raise UnsupportedError(_endless_recursion(fn)) from None
+    effects = effects_of(fn)
     array = getattr(fn, "__self__", None)
     if type(array) is np.ndarray and array.dtype in SUPPORTED and \
             any(isinstance(a, Tracer) for a in (*args, *kwargs.values())):
         # a NumPy array's method given traced values (`b.fill(t)`, `b.dot(t)`): its traced value's method
-        return getattr(trace.capture(array, write=fn.__name__ in WRITING_METHODS), fn.__name__)(*args, **kwargs)
+        return getattr(trace.capture(array, write="self" in effects.writes), fn.__name__)(*args, **kwargs)
+    if effects.python_state and effects is not UNKNOWN:      # a library's function: assumed not to
+        trace.python_effects.append(getattr(fn, "__qualname__", None) or repr(fn))
     result = fn(*args, **kwargs)
     if owner is not None and _is_numpys(fn):
         owner.note_made(fn, args, kwargs, result)

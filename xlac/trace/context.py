@@ -59,6 +59,9 @@ class Trace:
         self.loops = loops if loops is not None else enclosing.loops if enclosing is not None else "auto"
         # How each converted loop ran (xlac.convert.loops.LoopDecision), one list for a trace and those inside.
         self.loop_decisions: list = enclosing.loop_decisions if enclosing is not None else []
+        # The names of the calls that acted on Python state (print, list.append: xlac.convert.known_calls) while
+        # tracing converted code, one list for a trace and those inside: a loop that made one is not traced again.
+        self.python_effects: list = enclosing.python_effects if enclosing is not None else []
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
         # The owner of what the traced function reaches outside its arguments and of the arrays its call

@@ -1,20 +1,26 @@
-"""``break``, ``continue`` and ``return`` inside loops rewritten as flags (TensorFlow AutoGraph's rewriting),
-so that every loop body runs to its end and can become a function of its variables, and a loop whose exit
-depends on a traced value can become one XLA loop whose carry holds the flags.
+"""Exits normalised before the rewrite, so that every loop body and every branch of an ``if`` runs to its end
+and can become a function of its variables: one pass, :func:`normalize_exits`, whose result
+(:class:`Exits`) the rewrite reads.
+
+Inside loops, ``break``, ``continue`` and ``return`` become flags (TensorFlow AutoGraph's rewriting), so that
+a loop whose exit depends on a traced value can become one XLA loop whose carry holds the flags:
 
 - ``break`` sets the loop's break flag: a ``while`` tests ``not flag and (test)``, a ``for`` stops when it
-  is set (the loop node carries the flag's name as ``xlac_break``); an ``else`` clause runs when it is not set.
+  is set (``Exits.break_flags``); an ``else`` clause runs when it is not set.
 - ``continue`` sets the iteration's skip flag, cleared at the top of each iteration.
-- ``return value`` inside a loop stores the value and sets a returned flag and the break flag; after the loop,
-  ``if returned: return value``.
+- ``return value`` inside a loop stores the value (in one of ``Exits.return_values``) and sets a returned
+  flag and the break flag; after the loop, ``if returned: return value``.
 - The statements of the body after one that may have exited run under ``if not <flag>:``.
 
 A loop whose exit sits inside ``try``, ``with`` or ``match`` stays as written. Only the loop's own exits
 change (not those of loops or functions nested in it). Generated names start with ``__xlac_``.
 
+Then every block is rewritten so that an ``if`` with a branch that returns ends its block: the statements
+after it join the branches that do not return (see :func:`_returns_as_else`).
+
 >>> import ast
 >>> tree = ast.parse("def f(xs):\\n    for x in xs:\\n        if x < 0:\\n            break\\n        y = x\\n")
->>> lower_loop_exits(tree.body[0])
+>>> exits = normalize_exits(tree.body[0])
 >>> print(ast.unparse(tree.body[0]))
 def f(xs):
     __xlac_break_0 = False
@@ -23,27 +29,45 @@ def f(xs):
             __xlac_break_0 = True
         if not __xlac_break_0:
             y = x
+>>> list(exits.break_flags.values()), exits.return_values
+(['__xlac_break_0'], frozenset())
 """
 from __future__ import annotations
 
 import ast
 import itertools
+from dataclasses import dataclass
 
-from xlac.convert.syntax import placed_at
+from xlac.convert.syntax import own_scope, placed_at
 
-__all__ = ["lower_loop_exits", "RETURN_VALUE_PREFIX"]
-
-RETURN_VALUE_PREFIX = "__xlac_return_value_"      # the value a `return` inside a loop stores
+__all__ = ["Exits", "always_returns", "normalize_exits", "tail_returns"]
 
 
-def lower_loop_exits(fn: ast.FunctionDef) -> None:
-    """Rewrite the exits of every loop in ``fn`` (nested functions included), innermost loops first."""
-    _Lowering().visit(fn)
+@dataclass(frozen=True)
+class Exits:
+    """What :func:`normalize_exits` made: ``break_flags[loop]``, the name of the flag a ``for`` loop's
+    ``break`` (or ``return``) sets, on which the loop stops; ``return_values``, the variables in which a
+    ``return`` inside a loop stores its value (unbound until it runs: a traced ``if`` that binds one in one
+    branch only gives the other zeros of its type, never read, as the returned flag says)."""
+
+    break_flags: dict
+    return_values: frozenset
+
+
+def normalize_exits(fn: ast.FunctionDef) -> Exits:
+    """Rewrite the exits of every loop in ``fn`` (nested functions included), innermost loops first, then
+    its returns from inside branches (see the module's docstring)."""
+    lowering = _Lowering()
+    lowering.visit(fn)
+    _normalize_returns(fn)
+    return Exits(lowering.break_flags, frozenset(lowering.return_values))
 
 
 class _Lowering(ast.NodeTransformer):
     def __init__(self):
         self.counter = itertools.count()
+        self.break_flags: dict = {}
+        self.return_values: list = []
 
     def visit_While(self, node: ast.While):
         return self._lower(self.generic_visit(node))
@@ -65,6 +89,7 @@ class _Lowering(ast.NodeTransformer):
             before.append(_assign(flags.break_name, False))
         if flags.returns:
             before.append(_assign(flags.returned_name, False))
+            self.return_values.append(flags.value_name)
         first = loop.body[0]
         loop.body = ([placed_at(_assign(flags.skip_name, False), first)] if flags.continues else []) + \
             flags.guarded(loop.body)
@@ -72,7 +97,7 @@ class _Lowering(ast.NodeTransformer):
             if isinstance(loop, ast.While):
                 loop.test = placed_at(ast.BoolOp(ast.And(), [_not(flags.break_name), loop.test]), loop.test)
             else:
-                loop.xlac_break = flags.break_name
+                self.break_flags[loop] = flags.break_name
         if loop.orelse:
             after += [ast.If(_not(flags.break_name), loop.orelse, [])] if flags.breaks else loop.orelse
             loop.orelse = []
@@ -89,7 +114,7 @@ class _Flags:
     def __init__(self, n: int, *, breaks: bool, continues: bool, returns: bool):
         self.breaks, self.continues, self.returns = breaks, continues, returns
         self.break_name, self.skip_name = f"__xlac_break_{n}", f"__xlac_continue_{n}"
-        self.returned_name, self.value_name = f"__xlac_returned_{n}", f"{RETURN_VALUE_PREFIX}{n}"
+        self.returned_name, self.value_name = f"__xlac_returned_{n}", f"__xlac_return_value_{n}"
 
     def guarded(self, statements: list) -> list:
         """``statements`` with each exit replaced by setting flags, and what follows a statement that may
@@ -145,3 +170,68 @@ def _assign(name: str, value: bool) -> ast.Assign:
 
 def _not(name: str) -> ast.UnaryOp:
     return ast.UnaryOp(ast.Not(), ast.Name(name, ast.Load()))
+
+
+# ---------------------------------------------------------------- returns from branches
+
+
+def _normalize_returns(fn: ast.FunctionDef) -> None:
+    """Rewrite every block so that an ``if`` with a branch that returns ends its block (see
+    :func:`_returns_as_else`)."""
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                at_end = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and field == "body"
+                setattr(node, field, _returns_as_else(value, at_end))
+
+
+def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
+    """``if t: ...; return a`` followed by more statements becomes ``if t: ...; return a`` / ``else:`` the
+    rest (the rest joins every branch that does not return; after an ``if`` whose branches all return it is
+    never reached), so that the ``if`` converts. At a function's end, a branch that does not return gets
+    ``return None``. The same program, for Python."""
+    for i, statement in enumerate(statements):
+        if not isinstance(statement, ast.If):
+            continue
+        rest = statements[i + 1:]
+        is_last = not rest
+        branches_return = [always_returns(statement.body), always_returns(statement.orelse)]
+        if not (_returns_inside(statement.body) or _returns_inside(statement.orelse)):
+            if is_last:
+                statement.body = _returns_as_else(statement.body, at_function_end)
+                statement.orelse = _returns_as_else(statement.orelse, at_function_end) if statement.orelse else []
+            continue
+        for field, returns in zip(("body", "orelse"), branches_return):
+            branch = getattr(statement, field)
+            if not returns:
+                branch = branch + rest
+                if at_function_end and not always_returns(branch):
+                    branch = branch + [placed_at(ast.Return(ast.Constant(None)), statement)]
+            setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])
+        return statements[:i + 1]
+    return statements
+
+
+def always_returns(statements) -> bool:
+    """Whether every path through ``statements`` ends in a return at its end."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and always_returns(last.body) and always_returns(last.orelse)
+
+
+def _returns_inside(statements) -> bool:
+    return any(isinstance(n, ast.Return) for n in own_scope(statements))
+
+
+def tail_returns(statements) -> set[int]:
+    """The ids of the returns that end the paths of ``statements`` (see :func:`always_returns`)."""
+    if not always_returns(statements):
+        return set()
+    last = statements[-1]
+    if isinstance(last, ast.Return):
+        return {id(last)}
+    return tail_returns(last.body) | tail_returns(last.orelse)
