@@ -11,6 +11,7 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
+from xlac.numpy.ufuncs.complex_special import complex_exp
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
@@ -32,7 +33,7 @@ def _float_unary(name: str, apply, doc_example: str):
     return ufunc(fn)
 
 
-exp = _float_unary("exp", ops.exp, ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
+exp = _float_unary("exp", lambda a: complex_exp(a) if a.dtype.kind == "c" else ops.exp(a), ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
 expm1 = _float_unary("expm1", ops.expm1, ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
 log = _float_unary("log", ops.log, ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
 log1p = _float_unary("log1p", ops.log1p, ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")

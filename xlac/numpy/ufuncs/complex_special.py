@@ -1,0 +1,38 @@
+"""Complex elementwise functions at the special values C99 Annex G and the Array API standard specify (signed
+zeros, infinities and NaNs in either part), written as selects around XLA's operation so that they lower to
+every device.
+
+>>> import numpy as np, xlac.numpy as xnp
+>>> np.asarray(xnp.exp(np.array([complex(np.inf, 0.0), complex(1.0, -0.0)])))
+array([       inf+0.j, 2.71828183-0.j])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from xlac.numpy.ufuncs.float_bits import _copysign, _is_zero
+from xlac.trace import ops
+
+__all__ = []
+
+
+def _equals(part, value: float):
+    return ops.compare(part, ops.full_like(part, value), "EQ")
+
+
+def _not_finite(part):
+    return ops.not_(ops.is_finite(part))
+
+
+def complex_exp(z):
+    """``exp(z)`` with Annex G's special cases: ``exp(x ± 0j) = exp(x) ± 0j``; ``exp(-inf + yj) = 0 ± 0j``
+    and ``exp(+inf + yj) = inf + nanj`` for an infinite or NaN ``y``; XLA's ``exp`` elsewhere."""
+    x, y = ops.real(z), ops.imag(z)
+    zero = ops.full_like(x, 0)
+    result = ops.exp(z)
+    result = ops.select(_is_zero(y), ops.complex(ops.exp(x), y), result)
+    y_infinite = ops.and_(_not_finite(y), ops.compare(y, y, "EQ"))
+    vanishing = ops.complex(zero, ops.select(y_infinite, _copysign(zero, y), zero))
+    result = ops.select(ops.and_(_equals(x, -np.inf), _not_finite(y)), vanishing, result)
+    unbounded = ops.complex(ops.full_like(x, np.inf), ops.full_like(x, np.nan))
+    return ops.select(ops.and_(_equals(x, np.inf), _not_finite(y)), unbounded, result)
