@@ -31,8 +31,36 @@ def complex_exp(z):
     zero = ops.full_like(x, 0)
     result = ops.exp(z)
     result = ops.select(_is_zero(y), ops.complex(ops.exp(x), y), result)
-    y_infinite = ops.and_(_not_finite(y), ops.compare(y, y, "EQ"))
-    vanishing = ops.complex(zero, ops.select(y_infinite, _copysign(zero, y), zero))
+    vanishing = ops.complex(zero, ops.select(_is_infinite(y), _copysign(zero, y), zero))
     result = ops.select(ops.and_(_equals(x, -np.inf), _not_finite(y)), vanishing, result)
     unbounded = ops.complex(ops.full_like(x, np.inf), ops.full_like(x, np.nan))
     return ops.select(ops.and_(_equals(x, np.inf), _not_finite(y)), unbounded, result)
+
+
+def _is_nan(part):
+    return ops.compare(part, part, "NE")
+
+
+def _is_infinite(part):
+    return ops.compare(ops.abs(part), ops.full_like(part, np.inf), "EQ")
+
+
+def complex_log(z):
+    """``log(z)`` with Annex G's ``log(±inf + nanj) = log(nan ± infj) = inf + nanj``; XLA's ``log`` elsewhere."""
+    x, y = ops.real(z), ops.imag(z)
+    infinite_beside_nan = ops.or_(ops.and_(_is_infinite(x), _is_nan(y)), ops.and_(_is_nan(x), _is_infinite(y)))
+    unbounded = ops.complex(ops.full_like(x, np.inf), ops.full_like(x, np.nan))
+    return ops.select(infinite_beside_nan, unbounded, ops.log(z))
+
+
+def complex_sqrt(z):
+    """``sqrt(z)`` with Annex G's special cases: the imaginary part has the sign of ``z``'s (``sqrt(conj(z)) =
+    conj(sqrt(z))``, also for -0); ``sqrt(x ± infj) = inf ± infj`` for every ``x``; ``sqrt(-inf + nanj) =
+    nan + infj`` and ``sqrt(inf + nanj) = inf + nanj``; XLA's ``sqrt`` elsewhere."""
+    x, y = ops.real(z), ops.imag(z)
+    root = ops.sqrt(z)
+    result = ops.complex(ops.real(root), _copysign(ops.imag(root), y))
+    inf, nan = ops.full_like(x, np.inf), ops.full_like(x, np.nan)
+    result = ops.select(ops.and_(_equals(x, np.inf), _is_nan(y)), ops.complex(inf, nan), result)
+    result = ops.select(ops.and_(_equals(x, -np.inf), _is_nan(y)), ops.complex(nan, inf), result)
+    return ops.select(_is_infinite(y), ops.complex(inf, y), result)
