@@ -47,10 +47,21 @@ def _is_infinite(part):
 
 def complex_log(z):
     """``log(z)`` with Annex G's ``log(±inf + nanj) = log(nan ± infj) = inf + nanj``; XLA's ``log`` elsewhere."""
+    return _unbounded_beside_nan(z, ops.log(z))
+
+
+def complex_log1p(z):
+    """``log1p(z)`` with the standard's ``log1p(±inf + nanj) = log1p(nan ± infj) = inf + nanj``; XLA's
+    ``log1p`` elsewhere."""
+    return _unbounded_beside_nan(z, ops.log1p(z))
+
+
+def _unbounded_beside_nan(z, result):
+    """``result``, but ``inf + nanj`` where one part of ``z`` is infinite and the other NaN (logarithms)."""
     x, y = ops.real(z), ops.imag(z)
     infinite_beside_nan = ops.or_(ops.and_(_is_infinite(x), _is_nan(y)), ops.and_(_is_nan(x), _is_infinite(y)))
     unbounded = ops.complex(ops.full_like(x, np.inf), ops.full_like(x, np.nan))
-    return ops.select(infinite_beside_nan, unbounded, ops.log(z))
+    return ops.select(infinite_beside_nan, unbounded, result)
 
 
 def complex_sqrt(z):

@@ -11,7 +11,7 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
-from xlac.numpy.ufuncs.complex_special import complex_exp, complex_log, complex_sqrt
+from xlac.numpy.ufuncs.complex_special import complex_exp, complex_log, complex_log1p, complex_sqrt
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
@@ -36,7 +36,7 @@ def _float_unary(name: str, apply, doc_example: str):
 exp = _float_unary("exp", lambda a: complex_exp(a) if a.dtype.kind == "c" else ops.exp(a), ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
 expm1 = _float_unary("expm1", ops.expm1, ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
 log = _float_unary("log", lambda a: complex_log(a) if a.dtype.kind == "c" else ops.log(a), ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
-log1p = _float_unary("log1p", ops.log1p, ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
+log1p = _float_unary("log1p", lambda a: complex_log1p(a) if a.dtype.kind == "c" else ops.log1p(a), ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
 sqrt = _float_unary("sqrt", lambda a: complex_sqrt(a) if a.dtype.kind == "c" else ops.sqrt(a), ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
 cbrt = _float_unary("cbrt", ops.cbrt, ">>> np.asarray(xnp.cbrt(np.array([8.0])))\narray([2.])")
 tanh = _float_unary("tanh", ops.tanh, ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
