@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlac.numpy.ufuncs.float_bits import _copysign, _is_zero
+from xlac.numpy.ufuncs.float_bits import _copysign, _is_zero, _sign_set
 from xlac.trace import ops
 
 __all__ = []
@@ -75,3 +75,41 @@ def complex_sqrt(z):
     result = ops.select(ops.and_(_equals(x, np.inf), _is_nan(y)), ops.complex(inf, nan), result)
     result = ops.select(ops.and_(_equals(x, -np.inf), _is_nan(y)), ops.complex(nan, inf), result)
     return ops.select(_is_infinite(y), ops.complex(inf, y), result)
+
+
+def _negated_where(condition, value):
+    return ops.select(condition, ops.neg(value), value)
+
+
+def complex_sinh(z, real_sinh, real_cosh):
+    """``sinh(x + yj) = sinh(x) cos(y) + cosh(x) sin(y) j`` from the real ``real_sinh``/``real_cosh`` at ``|x|,
+    |y|``, then signed (``sinh`` is odd in ``x`` and conjugate-symmetric), with Annex G's cases:
+    ``sinh(x ± 0j) = sinh(x) ± 0j``, ``sinh(±0 + yj) = ±0 + nanj`` and ``sinh(±inf + yj) = inf + nanj``
+    (Annex G leaves the sign of that inf open) for an infinite or NaN ``y``."""
+    x, y = ops.real(z), ops.imag(z)
+    a, b = ops.abs(x), ops.abs(y)
+    zero, inf, nan = ops.full_like(a, 0), ops.full_like(a, np.inf), ops.full_like(a, np.nan)
+    re, im = ops.mul(real_sinh(a), ops.cos(b)), ops.mul(real_cosh(a), ops.sin(b))
+    for where, case_re, case_im in [(_is_zero(y), real_sinh(a), zero), (ops.and_(_is_zero(x), _not_finite(y)), zero, nan)]:
+        re, im = ops.select(where, case_re, re), ops.select(where, case_im, im)
+    re, im = _negated_where(_sign_set(x), re), _negated_where(_sign_set(y), im)
+    unbounded = ops.and_(_equals(a, np.inf), _not_finite(y))          # +inf whatever the sign, as NumPy
+    return ops.complex(ops.select(unbounded, inf, re), ops.select(unbounded, nan, im))
+
+
+def complex_cosh(z, real_sinh, real_cosh):
+    """``cosh(x + yj) = cosh(x) cos(y) + sinh(x) sin(y) j`` from the real ``real_sinh``/``real_cosh`` at ``|x|,
+    |y|``, the imaginary part then signed by the signs of ``x`` and ``y``, with Annex G's cases:
+    ``cosh(x ± 0j) = cosh(x) ± 0j`` (signed as ``x * y``), ``cosh(±0 + yj) = nan + 0j`` and
+    ``cosh(±inf + yj) = inf + nanj`` for an infinite or NaN ``y``."""
+    x, y = ops.real(z), ops.imag(z)
+    a, b = ops.abs(x), ops.abs(y)
+    zero, inf, nan = ops.full_like(a, 0), ops.full_like(a, np.inf), ops.full_like(a, np.nan)
+    re, im = ops.mul(real_cosh(a), ops.cos(b)), ops.mul(real_sinh(a), ops.sin(b))
+    re, im = ops.select(_is_zero(y), real_cosh(a), re), ops.select(_is_zero(y), zero, im)
+    im = _negated_where(ops.xor(_sign_set(x), _sign_set(y)), im)
+    cases = [(ops.and_(_is_zero(x), _not_finite(y)), nan, zero),
+             (ops.and_(_equals(a, np.inf), _not_finite(y)), inf, nan)]
+    for where, case_re, case_im in cases:
+        re, im = ops.select(where, case_re, re), ops.select(where, case_im, im)
+    return ops.complex(re, im)
