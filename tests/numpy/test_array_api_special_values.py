@@ -45,7 +45,7 @@ def same_value(got, want) -> bool:
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
-@pytest.mark.parametrize("name", ["sign", "exp", "log", "log1p", "sqrt", "sinh", "cosh"])
+@pytest.mark.parametrize("name", ["sign", "exp", "log", "log1p", "sqrt", "sinh", "cosh", "tanh"])
 def test_special_values(name, dtype):
     args = (COMPLEX if np.dtype(dtype).kind == "c" else np.array(PARTS)).astype(dtype)
     want = expected(name, args)

@@ -113,3 +113,22 @@ def complex_cosh(z, real_sinh, real_cosh):
     for where, case_re, case_im in cases:
         re, im = ops.select(where, case_re, re), ops.select(where, case_im, im)
     return ops.complex(re, im)
+
+
+def complex_tanh(z):
+    """XLA's ``tanh`` at ``|x| + |y|j``, then signed (``tanh`` is odd in ``x`` and conjugate-symmetric), with
+    Annex G's cases: ``tanh(x ± 0j) = tanh(x) ± 0j``, ``tanh(±0 + yj) = ±0 + nanj`` for an infinite or NaN
+    ``y``, and ``tanh(±inf + yj) = ±1 + 0j`` with the sign of ``sin(2y)`` on the zero (of ``y`` when ``y`` is
+    not finite)."""
+    x, y = ops.real(z), ops.imag(z)
+    a, b = ops.abs(x), ops.abs(y)
+    zero, one, nan = ops.full_like(a, 0), ops.full_like(a, 1), ops.full_like(a, np.nan)
+    quadrant = ops.tanh(ops.complex(a, b))
+    re, im = ops.real(quadrant), ops.imag(quadrant)
+    twice_b = ops.add(b, b)
+    cases = [(_is_zero(y), ops.real(ops.tanh(ops.complex(a, zero))), zero),
+             (ops.and_(_is_zero(x), _not_finite(y)), zero, nan),
+             (_equals(a, np.inf), one, ops.select(ops.is_finite(b), _copysign(zero, ops.sin(twice_b)), zero))]
+    for where, case_re, case_im in cases:
+        re, im = ops.select(where, case_re, re), ops.select(where, case_im, im)
+    return ops.complex(_negated_where(_sign_set(x), re), _negated_where(_sign_set(y), im))

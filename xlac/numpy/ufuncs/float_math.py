@@ -12,7 +12,7 @@ import numpy as np
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
 from xlac.numpy.ufuncs.complex_special import (complex_cosh, complex_exp, complex_log, complex_log1p,
-                                                 complex_sinh, complex_sqrt)
+                                                 complex_sinh, complex_sqrt, complex_tanh)
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
@@ -40,7 +40,7 @@ log = _float_unary("log", lambda a: complex_log(a) if a.dtype.kind == "c" else o
 log1p = _float_unary("log1p", lambda a: complex_log1p(a) if a.dtype.kind == "c" else ops.log1p(a), ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
 sqrt = _float_unary("sqrt", lambda a: complex_sqrt(a) if a.dtype.kind == "c" else ops.sqrt(a), ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
 cbrt = _float_unary("cbrt", ops.cbrt, ">>> np.asarray(xnp.cbrt(np.array([8.0])))\narray([2.])")
-tanh = _float_unary("tanh", ops.tanh, ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
+tanh = _float_unary("tanh", lambda a: complex_tanh(a) if a.dtype.kind == "c" else ops.tanh(a), ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
 sin = _float_unary("sin", ops.sin, ">>> np.asarray(xnp.sin(np.zeros(1)))\narray([0.])")
 cos = _float_unary("cos", ops.cos, ">>> np.asarray(xnp.cos(np.zeros(1)))\narray([1.])")
 tan = _float_unary("tan", ops.tan, ">>> np.asarray(xnp.tan(np.zeros(1)))\narray([0.])")
