@@ -91,8 +91,12 @@ class Array:
     def __xlac_array__(self) -> np.ndarray:
         return self.__array__()
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._buffer.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this array's buffer: versioned when ``max_version`` allows DLPack 1.x, the
+        legacy (unversioned) one otherwise, as the standard asks."""
+        if max_version is not None and max_version[0] < 1:
+            max_version = None
+        return self._buffer.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return self._buffer.__dlpack_device__()

@@ -242,3 +242,50 @@ def test_in_place_method_on_read_only_view_raises():
         return view
     with pytest.raises(ValueError, match="assignment destination is read-only"):
         xlac.compile(sort_broadcast)(np.array([2, 1]))
+
+
+# ---------------------------------------------------------------- device= on the creation functions
+
+CREATIONS = [
+    ("zeros", lambda xp, **kw: xp.zeros((2, 3), dtype="int32", **kw)),
+    ("ones", lambda xp, **kw: xp.ones(3, **kw)),
+    ("full", lambda xp, **kw: xp.full((2,), 7.5, **kw)),
+    ("empty", lambda xp, **kw: xp.zeros_like(xp.empty((2, 2), **kw))),     # empty's values are unspecified
+    ("zeros_like", lambda xp, **kw: xp.zeros_like(np.ones((2, 2)), **kw)),
+    ("ones_like", lambda xp, **kw: xp.ones_like(np.ones(3, np.int8), **kw)),
+    ("full_like", lambda xp, **kw: xp.full_like(np.ones(3), -2.0, **kw)),
+    ("empty_like", lambda xp, **kw: xp.zeros_like(xp.empty_like(np.ones(3), **kw))),
+    ("eye", lambda xp, **kw: xp.eye(3, 4, k=1, **kw)),
+    ("arange", lambda xp, **kw: xp.arange(1, 7, 2, **kw)),
+    ("linspace", lambda xp, **kw: xp.linspace(0.0, 1.0, 5, **kw)),
+    ("asarray", lambda xp, **kw: xp.asarray([1, 2, 3], dtype="float32", **kw)),
+    ("fftfreq", lambda xp, **kw: xp.fft.fftfreq(5, d=0.5, **kw)),
+    ("rfftfreq", lambda xp, **kw: xp.fft.rfftfreq(6, **kw)),
+]
+
+
+@pytest.mark.parametrize("name, make", CREATIONS, ids=[c[0] for c in CREATIONS])
+def test_creation_device(name, make):
+    device = xnp.__array_namespace_info__().default_device()
+    expected = make(np)
+    for chosen in (None, device, "cpu"):
+        result = make(xnp, device=chosen)
+        assert_matches(result, expected)
+        assert result.device == (device if chosen is None else xlac.runtime.get_device(chosen))
+    assert_matches(xlac.compile(lambda: make(xnp, device=device))(), expected)
+    with pytest.raises(ValueError, match=f"{name}: unknown device 'tpu9'; expected None or one of"):
+        make(xnp, device="tpu9")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fftfreq_dtype(dtype):
+    assert_matches(xnp.fft.fftfreq(7, 0.3, dtype=dtype), np.fft.fftfreq(7, 0.3).astype(dtype))
+    assert_matches(xnp.fft.rfftfreq(7, 0.3, dtype=dtype), np.fft.rfftfreq(7, 0.3).astype(dtype))
+
+
+def test_dlpack_keywords():
+    a = xlac.asarray(np.arange(4.0))
+    for max_version in (None, (0, 0), (1, 0)):
+        assert "dltensor" in repr(a.__dlpack__(stream=None, max_version=max_version, dl_device=None, copy=None))
+    assert '"dltensor"' in repr(a.__dlpack__(max_version=(0, 8)))        # a pre-1.0 consumer gets the legacy capsule
+    np.testing.assert_array_equal(np.from_dlpack(a), np.arange(4.0))

@@ -207,8 +207,12 @@ def test_clip_both_bounds():
     x = np.array([-3, 0, 5, 9], np.int8)
     check(xnp.clip(x, 0, 6), np.clip(x, 0, 6), label="clip")
     check(xnp.clip(x, np.int16(-1), 2.5), np.clip(x, np.int16(-1), 2.5), label="clip mixed")
-    with pytest.raises(ValueError, match="a_min and a_max"):
-        xnp.clip(x)
+    check(xnp.clip(x), x, label="clip without bounds (the standard: x)")
+    check(xnp.clip(x, min=0), np.clip(x, min=0), label="clip min=")
+    check(xnp.clip(x, a_max=2), np.clip(x, max=2), label="clip a_max=")
+    check(xlac.compile(lambda v: xnp.clip(v, max=1))(x), np.clip(x, max=1), label="clip max= compiled")
+    with pytest.raises(TypeError, match="clip: give each bound once"):
+        xnp.clip(x, min=0, a_min=1)
 
 
 # ---------------------------------------------------------------- error paths and eager mode

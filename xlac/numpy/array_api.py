@@ -20,6 +20,7 @@ from xlac.ir import dtypes as _dtypes
 from xlac.numpy import dtypes as _dtype_functions
 from xlac.numpy import shapes
 from xlac.numpy._core import normalize_axis
+from xlac.numpy.devices import check_device, known_devices, on_device, to_device
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static
 from xlac.numpy.shapes import as_array
 from xlac.trace import ops
@@ -50,27 +51,6 @@ KINDS = {
 # ---------------------------------------------------------------- inspection
 
 
-def _devices() -> list:
-    """The default backend's devices, then the CPU's when the default backend is another."""
-    found = list(runtime.default_device().client.local_devices())
-    cpu = runtime.get_device("cpu")
-    if cpu not in found:
-        found.extend(cpu.client.local_devices())
-    return found
-
-
-def _check_device(device, op: str):
-    """``device`` (a device or a name such as ``"cpu"``) must be one of :func:`_devices`."""
-    if device is None:
-        return
-    try:
-        known = runtime.get_device(device) in _devices()
-    except (TypeError, ValueError):
-        known = False
-    if not known:
-        raise ValueError(located(f"{op}: unknown device {device!r}; the devices are {_devices()}"))
-
-
 class ArrayNamespaceInfo:
     """What ``__array_namespace_info__()`` returns: the capabilities, devices and dtypes of ``xlac.numpy``.
 
@@ -95,17 +75,17 @@ class ArrayNamespaceInfo:
 
     def devices(self) -> list:
         """The devices arrays can be placed on."""
-        return _devices()
+        return known_devices()
 
     def default_dtypes(self, *, device=None) -> dict:
         """NumPy's defaults: float64, complex128, and int64 for integers and indices."""
-        _check_device(device, "default_dtypes")
+        check_device(device, "default_dtypes")
         return {"real floating": np.dtype("float64"), "complex floating": np.dtype("complex128"),
                 "integral": np.dtype("int64"), "indexing": np.dtype("int64")}
 
     def dtypes(self, *, device=None, kind=None) -> dict:
         """The standard's dtypes of ``kind`` (None, a kind name or a tuple of them), by name."""
-        _check_device(device, "dtypes")
+        check_device(device, "dtypes")
         kinds = (kind,) if isinstance(kind, str) else kind
         if kinds is not None:
             unknown = [k for k in kinds if k not in KINDS]
@@ -194,7 +174,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     array([ 1, -1], dtype=int32)
     """
     target = _dtypes.canonical(dtype)
-    if not copy and _is_array(x) and x.dtype == target and _on_device(x, device):
+    if not copy and _is_array(x) and x.dtype == target and on_device(x, device):
         return x
     result = _dtype_functions.astype(x, target)
     return result if device is None else to_device(result, device)
@@ -211,7 +191,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     array([0, 1, 2])
     """
     if isinstance(x, (Array, Tracer)):
-        if copy is False and not _on_device(x, device):
+        if copy is False and not on_device(x, device):
             raise ValueError(located(f"from_dlpack: copy=False, but the array lives on {x.device}, not {device}"))
         result = _dtype_functions.astype(x, x.dtype) if copy else x
         return result if device is None else to_device(result, device)
@@ -226,30 +206,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return device_array(host, device=device)
 
 
-def to_device(x, device, /):
-    """``x`` on ``device``: an ``xlac.Array`` is moved (the same one when it is already there); a traced
-    array stays where the compiled function runs.
-
-    >>> import xlac
-    >>> a = xlac.asarray([1.0])
-    >>> to_device(a, a.device) is a
-    True
-    """
-    target = runtime.get_device(device)
-    if _on_device(x, target):
-        return x
-    if isinstance(x, Array):
-        return Array._from_buffer(runtime.put_buffer(x._buffer, target), x._xlac_type, target)
-    raise ValueError(located(f"to_device: a traced array cannot move to {target} inside a compiled function; "
-                             "move the arguments before the call or compile for that device"))
-
-
 def _is_array(x) -> bool:
     return isinstance(x, (Array, Tracer))
-
-
-def _on_device(x, device) -> bool:
-    return device is None or x.device == runtime.get_device(device)
 
 
 bool = np.bool_  # noqa: A001  (the standard's name for the boolean dtype; defined last, after the code above)

@@ -21,6 +21,7 @@ from xlac.ir.dtypes import FLOAT64, INT64
 from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _core, reductions, shapes, ufuncs
+from xlac.numpy.devices import takes_device
 from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops, views
@@ -47,6 +48,7 @@ def _new_shape(shape, op: str) -> tuple[int, ...]:
 # ---------------------------------------------------------------- filled arrays
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def zeros(shape, dtype=None):
     """An array of ``shape`` filled with zeros (float64 unless ``dtype`` says otherwise).
@@ -58,6 +60,7 @@ def zeros(shape, dtype=None):
     return ops.full(_new_shape(shape, "zeros"), 0, _dtype_or(dtype, FLOAT64))
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def ones(shape, dtype=None):
     """An array of ``shape`` filled with ones.
@@ -68,6 +71,7 @@ def ones(shape, dtype=None):
     return ops.full(_new_shape(shape, "ones"), 1, _dtype_or(dtype, FLOAT64))
 
 
+@takes_device
 def empty(shape, dtype=None):
     """An array of ``shape``; xlac has no uninitialized memory, so it is filled with zeros.
 
@@ -77,6 +81,7 @@ def empty(shape, dtype=None):
     return zeros(shape, dtype)
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, or an array broadcast to ``shape``).
@@ -107,6 +112,7 @@ def _like(a, dtype, shape, op: str):
     return dims, _dtype_or(dtype, x.dtype)
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype of ``a`` (either may be overridden).
@@ -118,6 +124,7 @@ def zeros_like(a, dtype=None, shape=None):
     return ops.full(dims, 0, dtype)
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def ones_like(a, dtype=None, shape=None):
     """Ones with the shape and dtype of ``a`` (either may be overridden).
@@ -129,6 +136,7 @@ def ones_like(a, dtype=None, shape=None):
     return ops.full(dims, 1, dtype)
 
 
+@takes_device
 def empty_like(a, dtype=None, shape=None):
     """Like :func:`zeros_like` (xlac has no uninitialized memory).
 
@@ -138,6 +146,7 @@ def empty_like(a, dtype=None, shape=None):
     return zeros_like(a, dtype, shape)
 
 
+@takes_device
 @numpy_function_with_static("shape")
 def full_like(a, fill_value, dtype=None, shape=None):
     """``fill_value`` in an array with the shape and dtype of ``a``; the value is cast (unsafely) to that dtype.
@@ -180,6 +189,7 @@ def _arange_length(start, stop, step) -> int:
     return max(0, math.ceil(quotient))
 
 
+@takes_device
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values ``start, start + step, ...`` below ``stop``, as ``np.arange``.
 
@@ -226,6 +236,7 @@ def _arange(start, stop, step, dtype):
     return ops.convert(values, dtype)
 
 
+@takes_device
 @numpy_function_with_static("num", "axis")
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``), as ``np.linspace``.
@@ -300,6 +311,7 @@ def _offset_mask(n: int, m: int, k: int, direction: str) -> Tracer:
     return ops.compare(cols, rows, direction)
 
 
+@takes_device
 @numpy_function_with_static("N", "M", "k")
 def eye(N, M=None, k=0, dtype=None):
     """An ``N x M`` matrix with ones on diagonal ``k`` (0 the main, positive above) and zeros elsewhere.
@@ -399,6 +411,7 @@ def array(object, dtype=None, *, copy=True, ndmin=0):
     return _new_array(result, object) if copy is not False else result
 
 
+@takes_device
 def asarray(a, dtype=None, order=None, *, copy=None):
     """``a`` as an array, without a copy when it already is one of ``dtype``.
 

@@ -22,6 +22,7 @@ from xlac.errors import located
 from xlac.ir import dtypes
 from xlac.numpy import _out
 from xlac.numpy._core import asarray, normalize_axis
+from xlac.numpy.devices import takes_device
 from xlac.numpy._dispatch import numpy_function_with_static
 from xlac.numpy.ufuncs import divide, multiply
 from xlac.trace import ops
@@ -424,36 +425,45 @@ def _count(n, op: str) -> int:
     return n
 
 
-def _check_device(device, op: str) -> None:
-    if device not in (None, "cpu"):
-        raise ValueError(located(f"{op}: device must be None or 'cpu', got {device!r}"))
+def _frequency_dtype(dtype, op: str):
+    """The dtype ``fftfreq``/``rfftfreq`` return: float64 by default, else the real floating ``dtype`` asked."""
+    if dtype is None:
+        return np.dtype(np.float64)
+    wanted = dtypes.canonical(dtype)
+    if wanted.kind != "f":
+        raise ValueError(located(f"{op}: dtype must be a real floating dtype, got {wanted}"))
+    return wanted
 
 
+@takes_device
 @numpy_function_with_static("n")
-def fftfreq(n, d=1.0, device=None):
-    """The sample frequencies of :func:`fft`'s output for ``n`` points spaced ``d`` apart (float64).
+def fftfreq(n, /, d=1.0, *, dtype=None):
+    """The sample frequencies of :func:`fft`'s output for ``n`` points spaced ``d`` apart (float64 unless
+    ``dtype`` names another real floating dtype; computed in float64 and rounded once).
 
     >>> import numpy as np, xlac.numpy as xnp
     >>> np.asarray(xnp.fft.fftfreq(4, d=0.5))
     array([ 0. ,  0.5, -1. , -0.5])
     """
-    _check_device(device, "fftfreq")
+    wanted = _frequency_dtype(dtype, "fftfreq")
     n = _count(n, "fftfreq")
     integers = np.concatenate([np.arange((n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
-    return _frequencies(ops.constant(integers, np.int64), n, d)
+    return ops.convert(asarray(_frequencies(ops.constant(integers, np.int64), n, d)), wanted)
 
 
+@takes_device
 @numpy_function_with_static("n")
-def rfftfreq(n, d=1.0, device=None):
-    """The sample frequencies of :func:`rfft`'s output for ``n`` points spaced ``d`` apart (float64).
+def rfftfreq(n, /, d=1.0, *, dtype=None):
+    """The sample frequencies of :func:`rfft`'s output for ``n`` points spaced ``d`` apart (float64 unless
+    ``dtype`` names another real floating dtype).
 
     >>> import numpy as np, xlac.numpy as xnp
     >>> np.asarray(xnp.fft.rfftfreq(4))
     array([0.  , 0.25, 0.5 ])
     """
-    _check_device(device, "rfftfreq")
+    wanted = _frequency_dtype(dtype, "rfftfreq")
     n = _count(n, "rfftfreq")
-    return _frequencies(ops.iota((n // 2 + 1,), np.int64, 0), n, d)
+    return ops.convert(asarray(_frequencies(ops.iota((n // 2 + 1,), np.int64, 0), n, d)), wanted)
 
 
 def _roll(x, shift: int, axis: int):

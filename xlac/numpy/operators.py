@@ -30,7 +30,8 @@ from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac import runtime
 from xlac.errors import TracerConversionError, UnsupportedError, located
-from xlac.numpy.array_api import namespace_for, to_device
+from xlac.numpy.array_api import namespace_for
+from xlac.numpy.devices import to_device
 from xlac.numpy.dtypes import with_complex_part
 from xlac.numpy import dynamic_extent
 from xlac.trace.tracer import Tracer

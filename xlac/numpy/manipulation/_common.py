@@ -88,6 +88,7 @@ def _static_function(name: str, *static_params: str, view: str | None = None, ch
         public.__doc__ = fn.__doc__
         public.__module__ = fn.__module__
         public.__wrapped_numpy__ = fn
+        public.__signature__ = inspect.signature(fn)
         return public
     return decorate
 

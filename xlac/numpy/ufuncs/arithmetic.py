@@ -12,6 +12,7 @@ from xlac.errors import located, user_location
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, promote
 from xlac.ir.dtypes import BOOL
+from xlac.numpy.ufuncs.float_bits import _copysign, _is_zero
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.trace import ops
 from xlac.trace.checks import Check
@@ -269,7 +270,33 @@ def sign(x):
     if dtypes.is_unsigned_int(a.dtype):
         zero = ops.full(a.shape, 0, a.dtype)
         return ops.convert(ops.compare(a, zero, "NE"), a.dtype)
+    if a.dtype.kind == "c":
+        return _complex_sign(a)
+    if a.dtype.kind == "f":     # XLA's sign keeps -0's sign bit; NumPy and the standard give +0
+        return ops.select(_is_zero(a), ops.full_like(a, 0), ops.sign(a))
     return ops.sign(a)
+
+
+def _complex_sign(z):
+    """``z / |z|`` as the standard gives it: ``0+0j`` for any signed zero, ``nan+nanj`` when a part is NaN
+    (NumPy 2.4 gives ``1+0j`` for ``inf+nanj``) or both are infinite (``inf/inf``), and with one infinite part
+    its direction (``sign(inf - 2j) = 1 + 0j``, as NumPy)."""
+    re, im = ops.real(z), ops.imag(z)
+    zero, one = ops.full_like(re, 0), ops.full_like(re, 1)
+
+    def infinite(part):
+        return ops.compare(ops.abs(part), ops.full_like(part, np.inf), "EQ")
+
+    def unit(part):     # an infinite part counts as ±1, a finite one as +0 beside it
+        return ops.select(infinite(part), _copysign(one, part), zero)
+
+    has_infinity = ops.or_(infinite(re), infinite(im))
+    result = ops.sign(ops.select(has_infinity, ops.complex(unit(re), unit(im)), z))
+    result = ops.select(ops.and_(_is_zero(re), _is_zero(im)), ops.complex(zero, zero), result)
+    nan = ops.full_like(re, np.nan)
+    undefined = ops.or_(ops.or_(ops.compare(re, re, "NE"), ops.compare(im, im, "NE")),
+                        ops.and_(infinite(re), infinite(im)))
+    return ops.select(undefined, ops.complex(nan, nan), result)
 
 
 def _minmax(name: str, larger: bool, x1, x2, propagate_nan: bool):

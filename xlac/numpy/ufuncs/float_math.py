@@ -11,6 +11,8 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
+from xlac.numpy.ufuncs.complex_special import (complex_cosh, complex_exp, complex_log, complex_log1p,
+                                                 complex_sinh, complex_sqrt, complex_tanh)
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
@@ -32,13 +34,13 @@ def _float_unary(name: str, apply, doc_example: str):
     return ufunc(fn)
 
 
-exp = _float_unary("exp", ops.exp, ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
+exp = _float_unary("exp", lambda a: complex_exp(a) if a.dtype.kind == "c" else ops.exp(a), ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
 expm1 = _float_unary("expm1", ops.expm1, ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
-log = _float_unary("log", ops.log, ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
-log1p = _float_unary("log1p", ops.log1p, ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
-sqrt = _float_unary("sqrt", ops.sqrt, ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
+log = _float_unary("log", lambda a: complex_log(a) if a.dtype.kind == "c" else ops.log(a), ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
+log1p = _float_unary("log1p", lambda a: complex_log1p(a) if a.dtype.kind == "c" else ops.log1p(a), ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
+sqrt = _float_unary("sqrt", lambda a: complex_sqrt(a) if a.dtype.kind == "c" else ops.sqrt(a), ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
 cbrt = _float_unary("cbrt", ops.cbrt, ">>> np.asarray(xnp.cbrt(np.array([8.0])))\narray([2.])")
-tanh = _float_unary("tanh", ops.tanh, ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
+tanh = _float_unary("tanh", lambda a: complex_tanh(a) if a.dtype.kind == "c" else ops.tanh(a), ">>> np.asarray(xnp.tanh(np.zeros(1)))\narray([0.])")
 sin = _float_unary("sin", ops.sin, ">>> np.asarray(xnp.sin(np.zeros(1)))\narray([0.])")
 cos = _float_unary("cos", ops.cos, ">>> np.asarray(xnp.cos(np.zeros(1)))\narray([1.])")
 tan = _float_unary("tan", ops.tan, ">>> np.asarray(xnp.tan(np.zeros(1)))\narray([0.])")
@@ -101,13 +103,11 @@ def _half(a):
     return ops.full(a.shape, 0.5, a.dtype)
 
 
-def _hyperbolic(near_zero, odd: bool, complex_body):
+def _hyperbolic(near_zero, odd: bool):
     """sinh (``odd``) or cosh, as fdlibm computes them for real ``a``: ``near_zero(|a|)`` below the size
     where ``exp(-|a|)`` no longer shows in the result, ``(exp(|a| / 2) / 2) * exp(|a| / 2)`` above it (finite
     up to the result's own overflow, where ``exp(|a|) / 2`` overflows first)."""
     def body(a):
-        if a.dtype.kind == "c":
-            return complex_body(a)
         size, half, zero = ops.abs(a), _half(a), ops.full(a.shape, 0, a.dtype)
         half_exp = ops.exp(ops.mul(half, size))
         beyond = 0.5 * np.log(1 / np.finfo(a.dtype).eps) + 1
@@ -131,11 +131,12 @@ def _cosh_near_zero(size):
     return ops.mul(_half(size), ops.add(e, ops.div(ops.full(size.shape, 1, size.dtype), e)))
 
 
+_real_sinh, _real_cosh = _hyperbolic(_sinh_near_zero, True), _hyperbolic(_cosh_near_zero, False)
 sinh = _float_unary_composite(
-    "sinh", _hyperbolic(_sinh_near_zero, True, lambda a: ops.mul(_half(a), ops.sub(ops.exp(a), ops.exp(ops.neg(a))))),
+    "sinh", lambda a: complex_sinh(a, _real_sinh, _real_cosh) if a.dtype.kind == "c" else _real_sinh(a),
     ">>> np.asarray(xnp.sinh(np.array([1e-8, 710.0])))\narray([1.00000000e-008, 1.11699738e+308])")
 cosh = _float_unary_composite(
-    "cosh", _hyperbolic(_cosh_near_zero, False, lambda a: ops.mul(_half(a), ops.add(ops.exp(a), ops.exp(ops.neg(a))))),
+    "cosh", lambda a: complex_cosh(a, _real_sinh, _real_cosh) if a.dtype.kind == "c" else _real_cosh(a),
     ">>> np.asarray(xnp.cosh(np.array([0.0, 710.0])))\narray([1.00000000e+000, 1.11699738e+308])")
 def _one_minus_square_root(a):
     one = ops.full(a.shape, 1, a.dtype)

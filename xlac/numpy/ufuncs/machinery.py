@@ -71,7 +71,18 @@ def ufunc(fn=None, *, nout: int = 1, cast_inputs: int | None = None, signature: 
     public.nin, public.nout, public.nargs = nin, nout, nin + nout
     public.identity = reference.identity if isinstance(reference, np.ufunc) else None
     public.signature = signature
+    public.__signature__ = _call_signature(fn, nout)
     return public
+
+
+def _call_signature(fn, nout: int) -> inspect.Signature:
+    """NumPy's ufunc call: the inputs positional-only, ``out`` (positional too with one output), keywords."""
+    P = inspect.Parameter
+    inputs = [P(name, P.POSITIONAL_ONLY) for name in inspect.signature(fn).parameters]
+    out = P("out", P.POSITIONAL_OR_KEYWORD if nout == 1 else P.KEYWORD_ONLY, default=None)
+    keywords = [P(name, P.KEYWORD_ONLY, default=default)
+                for name, default in (("where", True), ("casting", "same_kind"), ("dtype", None))]
+    return inspect.Signature([*inputs, out, *keywords])
 
 
 def _split_outputs(name: str, args, out, nin: int, nout: int):

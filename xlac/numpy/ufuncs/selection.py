@@ -47,15 +47,20 @@ where.__wrapped_numpy__ = _select.__wrapped_numpy__
 
 
 @numpy_function
-def clip(a, a_min=None, a_max=None, out=None):
-    """``a`` limited to ``[a_min, a_max]``, with NumPy's promotion of the bounds; ``out=`` casts as a
-    ufunc's (``same_kind``).
+def clip(a, /, min=None, max=None, out=None, *, a_min=None, a_max=None):
+    """``a`` limited to ``[min, max]`` (the standard's names; NumPy's ``a_min``/``a_max`` as keywords too),
+    with NumPy's promotion of the bounds; ``out=`` casts as a ufunc's (``same_kind``). With no bound it is
+    a copy of ``a``.
 
     >>> np.asarray(xnp.clip(np.array([-1, 5, 9]), 0, 6))
     array([0, 5, 6])
+    >>> np.asarray(xnp.clip(np.array([-1, 5, 9]), a_max=6))
+    array([-1,  5,  6])
     """
-    if a_min is None and a_max is None:
-        raise ValueError(located("clip: at least one of a_min and a_max must be given"))
+    if min is not None and a_min is not None or max is not None and a_max is not None:
+        raise TypeError(located("clip: give each bound once, as min/max or as a_min/a_max, not both"))
+    a_min = min if a_min is None else a_min
+    a_max = max if a_max is None else a_max
     dst = _out.output_operand(out, "clip", ufunc=True)
     result = asarray(a)
     a_min, a_max = clipped_bound(a_min, result, lower=True), clipped_bound(a_max, result, lower=False)
