@@ -237,7 +237,8 @@ def normalized_traced_index(index: Tracer, size: int, axis: int | None) -> Trace
 
 
 def _basic(x: Tracer, items) -> Tracer:
-    x = _apply_slices(x, items)
+    # The traced indices first: the static slices then cut the small block they read, never a copy of the
+    # whole array sliced (which XLA makes in each iteration of a loop whose index they take).
     dynamic = {item.axis: item.value for item in items if item.kind == "dyn"}
     if dynamic:
         zero = ops.constant(0, INDEX_DTYPE)
@@ -245,6 +246,7 @@ def _basic(x: Tracer, items) -> Tracer:
         starts = [normalized_traced_index(dynamic[a], x.shape[a], axes[a]) if a in dynamic else zero
                   for a in range(x.ndim)]
         x = ops.dynamic_slice(x, starts, [1 if a in dynamic else d for a, d in enumerate(x.shape)])
+    x = _apply_slices(x, items)
     shape = []
     for item in items:
         if item.kind == "slice":
