@@ -8,24 +8,7 @@ import numpy as np
 import pytest
 
 import xlac
-
-_COMPUTATION = re.compile(r"^(?:ENTRY )?%([\w.-]+) \(")
-_WHILE_BODY = re.compile(r"\bwhile\(.*\bbody=%([\w.-]+)")
-
-
-def loop_body_count(hlo: str, opcode: str) -> int:
-    """How many ``opcode`` instructions the bodies of the module's while loops hold."""
-    computations, current = {}, None
-    for line in hlo.splitlines():
-        start = _COMPUTATION.match(line)
-        if start:
-            current = computations.setdefault(start.group(1), [])
-        elif current is not None:
-            current.append(line)
-    bodies = {body for lines in computations.values() for line in lines for body in _WHILE_BODY.findall(line)}
-    pattern = re.compile(rf"\b{re.escape(opcode)}\(")
-    return sum(len(pattern.findall(line)) for body in bodies for line in computations.get(body, []))
-
+from xlac.inspection.hlo_copies import loop_body_count
 
 def crc16_arc(data, poly=0xA001):
     crc = 0
