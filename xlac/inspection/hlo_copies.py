@@ -34,6 +34,23 @@ _HLO_ELEMENT_TYPES = {"bool": "pred", "int8": "s8", "int16": "s16", "int32": "s3
 def loop_body_copies(hlo: str) -> set[str]:
     """The buffer types (``"f32[4096,256]"``) copied inside the bodies of the module's while loops, or in the
     computations those bodies call."""
+    return {match for line in _loop_body_lines(hlo, called=True) for match in _COPY.findall(line)}
+
+
+def loop_body_count(hlo: str, opcode: str) -> int:
+    """How many ``opcode`` instructions (``"fusion"``: kernels run per iteration, ``"conditional"``) the
+    bodies of the module's while loops hold themselves.
+
+    >>> loop_body_count("%b (p: f32[]) -> f32[] {\\n  %f = f32[] fusion(%p)\\n}\\n"
+    ...                 "ENTRY %m (a: f32[]) -> f32[] {\\n  %w = f32[] while(%a), condition=%c, body=%b\\n}", "fusion")
+    1
+    """
+    pattern = re.compile(rf" {re.escape(opcode)}\(")
+    return sum(len(pattern.findall(line)) for line in _loop_body_lines(hlo, called=False))
+
+
+def _loop_body_lines(hlo: str, called: bool) -> list[str]:
+    """The lines of the module's while bodies (and, if ``called``, of every computation they call)."""
     computations: dict[str, list[str]] = {}
     current = None
     for line in hlo.splitlines():
@@ -49,8 +66,9 @@ def loop_body_copies(hlo: str) -> set[str]:
         if name in seen or name not in computations:
             continue
         seen.add(name)
-        pending += [called for line in computations[name] for called in _CALLED.findall(line)]
-    return {match for name in seen for line in computations[name] for match in _COPY.findall(line)}
+        if called:
+            pending += [callee for line in computations[name] for callee in _CALLED.findall(line)]
+    return [line for name in seen for line in computations[name]]
 
 
 def hlo_type(t: TensorType) -> str:

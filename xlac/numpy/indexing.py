@@ -363,7 +363,8 @@ def dynamic_starts(items, shape) -> tuple[list, list]:
 
 
 def _basic(x: Tracer, items) -> Tracer:
-    x = _apply_slices(x, items)
+    # The traced indices and windows first: the static slices then cut the small block they read, never a
+    # copy of the whole array sliced (which XLA makes in each iteration of a loop whose index they take).
     if any(item.kind in ("dyn", "window") for item in items):
         x = ops.dynamic_slice(x, *dynamic_starts(items, x.shape))
         steps = [1] * x.ndim
@@ -372,6 +373,7 @@ def _basic(x: Tracer, items) -> Tracer:
                 steps[item.axis] = item.value.step
         if any(step != 1 for step in steps):
             x = ops.slice(x, [0] * x.ndim, list(x.shape), steps)
+    x = _apply_slices(x, items)
     shape = []
     for item in items:
         if item.kind in ("slice", "window"):

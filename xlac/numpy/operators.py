@@ -214,9 +214,10 @@ class ArrayOperators:
 
     def _update_in_place(self, ufunc, other):
         """``x op= other`` with NumPy's rules: the result keeps x's shape and casts to x's dtype under
-        'same_kind' casting. Python and NumPy scalar arguments are rebound instead, as in Python."""
+        'same_kind' casting. Python and NumPy scalars (a weak 0-d value is a Python number) are rebound
+        instead, as in Python."""
         result = ufunc(self, other)
-        if self.mutability == "value":
+        if self.mutability == "value" or self.weak and self.ndim == 0:
             return result
         self._check_writable()
         if result.shape != self.shape:

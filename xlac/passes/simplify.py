@@ -8,6 +8,7 @@ already exists, becomes a simpler node, or stays; then an identical earlier node
 - ``reshape`` of a ``reshape`` reshapes the original; a reshape to its operand's shape is the operand;
 - ``transpose`` of a ``transpose`` is one transpose; the identity permutation is the operand;
 - ``convert`` to the operand's dtype, or back from a conversion that lost nothing, is the operand;
+- ``x != 0`` of a boolean converted to a number is the boolean (a traced ``if``'s test, selected on);
 - a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update;
 - a ``dynamic_update_slice`` that overwrites the whole region of an earlier one writes into that one's
   operand instead, and one that writes back what it read from the same place is its operand.
@@ -200,6 +201,15 @@ def _fold_convert(s: _Simplifier, node: Node):
     return None
 
 
+def _fold_nonzero_test(s: _Simplifier, node: Node):
+    x, y = node.operands
+    inner = s.defined_by(x, P.convert)
+    if node.attrs["direction"] != "NE" or inner is None or s.static_int(y) != 0:
+        return None
+    (flag,) = inner.operands
+    return ("converts_folded", flag) if flag.type == node.results[0].type else None
+
+
 def _forward_written_slice(s: _Simplifier, node: Node):
     (x,) = node.operands
     update = s.defined_by(x, P.dynamic_update_slice)
@@ -250,6 +260,7 @@ _RULES = {
     P.reshape: _fold_reshape,
     P.transpose: _fold_transpose,
     P.convert: _fold_convert,
+    P.compare: _fold_nonzero_test,
     P.slice_: _forward_written_slice,
     P.dynamic_update_slice: _drop_overwritten_update,
 }

@@ -1,0 +1,72 @@
+"""Rolled loop bodies compile to no more kernels than the same loop written with ``jax.lax`` (issue 33,
+item 3): counted in XLA's optimized HLO of both programs, compiled in this process; values are NumPy's."""
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import xlac
+from xlac.inspection.hlo_copies import loop_body_count
+
+def crc16_arc(data, poly=0xA001):
+    crc = 0
+    for b in data:
+        cur = b & 0xFF
+        for _ in range(8):
+            if (crc & 1) ^ (cur & 1):
+                crc = (crc >> 1) ^ poly
+            else:
+                crc >>= 1
+            cur >>= 1
+    return crc
+
+
+def crc16_arc_lax(data, poly=0xA001):
+    def byte(crc, b):
+        def bit(_, state):
+            crc, cur = state
+            crc = jnp.where(((crc & 1) ^ (cur & 1)) != 0, (crc >> 1) ^ poly, crc >> 1)
+            return crc, cur >> 1
+        return jax.lax.fori_loop(0, 8, bit, (crc, b.astype(crc.dtype) & 0xFF))[0], None
+    return jax.lax.scan(byte, jnp.asarray(0, data.dtype).astype(jnp.int32), data)[0]
+
+
+def test_crc_body_has_no_more_fusions_than_lax():
+    data = np.random.default_rng(0).integers(0, 256, 2000, dtype=np.uint8)
+    compiled = xlac.compile(crc16_arc)
+    assert int(compiled(data)) == crc16_arc(data)
+    assert int(jax.jit(crc16_arc_lax)(data)) == crc16_arc(data)
+    ours = compiled.lower(data).compile().as_text()
+    theirs = jax.jit(crc16_arc_lax).lower(data).compile().as_text()
+    assert loop_body_count(ours, "conditional") == 0          # the `if` is a select, not a conditional
+    assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
+
+
+def scalar_shift(x):
+    n = 0
+    if x.sum() > 0:
+        n = 6
+    n >>= 1                        # a Python number: rebinds, never a write into memory
+    return n
+
+
+@pytest.mark.parametrize("values", [[1.0, 2.0], [-1.0]])
+def test_augmented_assignment_on_traced_python_number_rebinds(values):
+    x = np.array(values)
+    assert int(xlac.compile(scalar_shift)(x)) == scalar_shift(x)
+
+
+def row_stencil(a):
+    for i in range(1, a.shape[0] - 1):
+        a[i, 1:-1] = (a[i - 1, :-2] + a[i - 1, 2:] + a[i + 1, 1:-1]) / 3.0
+    return a
+
+
+def test_traced_row_read_slices_no_whole_array_in_the_loop():
+    a = np.random.default_rng(1).random((64, 64))
+    compiled = xlac.compile(row_stencil)
+    np.testing.assert_allclose(np.asarray(compiled(a.copy())), row_stencil(a.copy()))
+    hlo = compiled.lower(a.copy()).compile().as_text()
+    assert not re.search(r"f64\[64,62\]\S* fusion\(", hlo)    # no (64, 62) slice copied per iteration
