@@ -363,17 +363,13 @@ def dynamic_starts(items, shape) -> tuple[list, list]:
 
 
 def _basic(x: Tracer, items) -> Tracer:
-    # The traced indices and windows first: the static slices then cut the small block they read, never a
-    # copy of the whole array sliced (which XLA makes in each iteration of a loop whose index they take).
+    # Traced indices and windows read one block with one dynamic_slice, into which static integers and
+    # forward unit-step slices fold as constant starts: never a copy of the whole array sliced first (which
+    # XLA makes in each iteration of a loop whose index the block takes).
+    static_items = items
     if any(item.kind in ("dyn", "window") for item in items):
-        x = ops.dynamic_slice(x, *dynamic_starts(items, x.shape))
-        steps = [1] * x.ndim
-        for item in items:
-            if item.kind == "window":
-                steps[item.axis] = item.value.step
-        if any(step != 1 for step in steps):
-            x = ops.slice(x, [0] * x.ndim, list(x.shape), steps)
-    x = _apply_slices(x, items)
+        x, static_items = _dynamic_block(x, items)
+    x = _apply_slices(x, static_items)
     shape = []
     for item in items:
         if item.kind in ("slice", "window"):
@@ -381,6 +377,29 @@ def _basic(x: Tracer, items) -> Tracer:
         elif item.kind == "new":
             shape.append(1)
     return ops.reshape(x, shape)
+
+
+def _dynamic_block(x: Tracer, items) -> tuple[Tracer, list]:
+    """The block that traced indices, windows, static integers and forward unit-step slices read, as one
+    dynamic_slice (and a strided slice for windows' steps); the static items left to apply to it."""
+    starts, sizes = dynamic_starts(items, x.shape)
+    left = []
+    for item in items:
+        if item.kind == "int":
+            starts[item.axis], sizes[item.axis] = _int64(item.value), 1
+        elif item.kind == "slice" and (item.value.step or 1) == 1:
+            first, stop, _ = item.value.indices(x.shape[item.axis])
+            starts[item.axis], sizes[item.axis] = _int64(first), max(stop - first, 0)
+        else:
+            left.append(item)
+    x = ops.dynamic_slice(x, starts, sizes)
+    steps = [1] * x.ndim
+    for item in items:
+        if item.kind == "window":
+            steps[item.axis] = item.value.step
+    if any(step != 1 for step in steps):
+        x = ops.slice(x, [0] * x.ndim, list(x.shape), steps)
+    return x, left
 
 
 def broadcast_index_shape(arrays) -> tuple[int, ...]:

@@ -217,7 +217,7 @@ class ArrayOperators:
         'same_kind' casting. Python and NumPy scalars (a weak 0-d value is a Python number) are rebound
         instead, as in Python."""
         result = ufunc(self, other)
-        if self.mutability == "value" or self.weak and self.ndim == 0:
+        if self.mutability == "value" or getattr(self, "weak", False) and self.ndim == 0:
             return result
         self._check_writable()
         if result.shape != self.shape:
