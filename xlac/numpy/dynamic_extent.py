@@ -159,21 +159,14 @@ class DynamicExtent:
         return dynamic_call("getitem", (self, index), {})
 
     def __setitem__(self, index, value):
-        """``v[...] = value`` (or ``v[:] = value``): ``value`` broadcast to every element; other indices of
-        a dynamic axis raise."""
-        entries = index if isinstance(index, tuple) else (index,)
-        if not all(e is Ellipsis or isinstance(e, slice) and all(b is None for b in (e.start, e.stop, e.step))
-                   for e in entries):
-            raise UnsupportedError(located(
-                f"writing v[{index!r}] into a value whose length is known only when the program runs: only "
-                "v[...] = x and v[:] = x (every element) are supported; write into the array it came from"))
-        new = placed(value, self.ndim, self.axes, list(self.data.shape), "could not broadcast input array")
-        self.write_elements(array_api.astype(shapes.broadcast_to(new, self.data.shape), self.dtype))
+        dynamic_call("setitem", (self, index, value), {})
 
-    def write_elements(self, new: Tracer) -> None:
-        """Make the elements hold ``new`` (the data's shape and dtype) at their positions: through the view
-        into its array, or for a new value (``x[mask]``, ``np.zeros_like(v)``) by taking ``new`` as its data."""
-        data = ufuncs.where(valid_mask(self), new, self.data)
+    def write_elements(self, new: Tracer, axes: list | None = None) -> None:
+        """Make the elements (those of ``axes``, a region of them, where given) hold ``new`` (the data's shape
+        and dtype) at their positions: through the view into its array, or for a new value (``x[mask]``,
+        ``np.zeros_like(v)``) by taking ``new`` as its data."""
+        region = self if axes is None else DynamicExtent(self.data, axes)
+        data = ufuncs.where(valid_mask(region), new, self.data)
         if self.is_view:
             self.data[...] = data
         else:
