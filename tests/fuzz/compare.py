@@ -166,6 +166,9 @@ def _check_values(program: Program, mode: str, expected: tuple, deviations: list
         return Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view")
     if reason is None:
         return Outcome(mode, "pass")
+    if "values differ beyond" in reason and _ill_conditioned(program, expected_outputs, statements, through):
+        return Outcome(mode, "unsupported", "ill-conditioned: NumPy's own result changes when the inputs move by "
+                                            "an ulp (a floor or // at an integer boundary after a sum)")
     return Outcome(mode, "fail", reason, detail, _families_at_fault(program))
 
 
@@ -213,6 +216,24 @@ def _families_at_fault(program: Program, error: Exception | None = None, mode: s
     statements = [s for s in (program.statement_at(int(line), mode == "fori") for line in lines) if s is not None]
     tags = set().union(*(s.tags for s in statements)) if statements else program.tags
     return "+".join(family for family in FAMILIES if family in tags)
+
+
+def _ill_conditioned(program: Program, expected_outputs, statements: int, through, trials: int = 8) -> bool:
+    """Whether NumPy's outputs move beyond the tolerance when each float input moves by an ulp or two: then
+    a rounding difference (another summation order) legitimately changes the result, as ``s // d`` does
+    where ``s / d`` is an integer (seed 492 of ``benchmarks/fuzz.py --programs 2000 --seed 0``)."""
+    rng = np.random.default_rng(0)
+    for _ in range(trials):
+        inputs = [a + np.abs(a) * rng.integers(-2, 3, a.shape) * np.finfo(a.dtype).eps if a.dtype.kind == "f"
+                  else a for a in (np.asarray(a) for a in program.inputs())]
+        try:
+            with np.errstate(all="ignore"):
+                outputs = program.function(np)(*program.call_arguments([a.copy() for a in inputs]))
+        except Exception:       # noqa: BLE001  (an error is no evidence)
+            continue
+        if any(mismatch(o, e, statements, through) for o, e in zip(outputs, expected_outputs)):
+            return True
+    return False
 
 
 def _depends_on_views(program: Program, expected_outputs, expected_arguments) -> bool:
