@@ -229,7 +229,7 @@ def test_a_loop_whose_body_takes_the_length_rolls_and_one_that_needs_it_as_an_in
     assert "while" in str(rolled.trace(x).ir())
     assert int(rolled(x)) == prefix_lengths(x)
     with pytest.warns(LoopUnrolledWarning, match="length is known only when the program runs"):
-        assert int(xlac.compile(prefix_items)(x[:40])) == prefix_items(x[:40])
+        assert int(xlac.compile(prefix_items)(x)) == prefix_items(x)
 
 
 def test_grad_of_a_masked_sum_is_masked_as_jax_gives_it(x64):
