@@ -212,15 +212,24 @@ def test_a_dynamic_value_cannot_leave_or_give_its_shape_and_says_where():
         xlac.compile(lambda x: np.where(x > 0, x[x > 0], 0.0))(np.arange(3.0))
 
 
-def test_a_loop_whose_body_needs_the_length_unrolls_and_says_why():
+def test_a_loop_whose_body_takes_the_length_rolls_and_one_that_needs_it_as_an_int_unrolls_and_says_why():
     def prefix_lengths(x):
         total = 0
         for i in range(x.shape[0]):
-            total += len(x[:i])
+            total += len(x[:i]) + x[:i].shape[0]        # the traced length
+        return total
+
+    def prefix_items(x):
+        total = 0
+        for i in range(x.shape[0]):
+            total += len(list(x[:i]))                  # Python's list needs the length as an int
         return total
     x = np.arange(300.0)
+    rolled = xlac.compile(prefix_lengths, loops="roll")
+    assert "while" in str(rolled.trace(x).ir())
+    assert int(rolled(x)) == prefix_lengths(x)
     with pytest.warns(LoopUnrolledWarning, match="length is known only when the program runs"):
-        assert int(xlac.compile(prefix_lengths)(x)) == prefix_lengths(x)
+        assert int(xlac.compile(prefix_items)(x)) == prefix_items(x)
 
 
 def test_grad_of_a_masked_sum_is_masked_as_jax_gives_it(x64):

@@ -78,6 +78,35 @@ def test_the_issue_31_reproducers_compile_and_match_numpy():
     assert_as_numpy(writes, x, m)
 
 
+def zero_dimensional_mask(a0, b):
+    picked = a0[a0.real > 0]                    # NumPy: a 1-d result of 0 or 1 elements
+    rows = b[a0 > 0]                            # of a 1-d array: (0 or 1, 3)
+    a0[a0 > 1] = 7.0
+    return picked.sum(), picked.mean(), (picked * 2).max(initial=-5.0), rows.sum(axis=0), np.float64(len(picked)), a0
+
+
+compiled_zero_dimensional_mask = xlac.compile(zero_dimensional_mask)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.floats(-2.0, 2.0, allow_nan=False), st.sampled_from([1.0, -1.0]))
+def test_a_zero_dimensional_mask_selects_at_most_one_element_as_numpy(s, sign):
+    b = np.array([sign, 2.0, 3.0])
+    assert_as_numpy(zero_dimensional_mask, np.array(s), b, compiled=compiled_zero_dimensional_mask)
+
+
+def test_reading_the_element_of_an_empty_zero_dimensional_selection_raises_numpys_index_error_at_its_line():
+    def first(a0):
+        return a0[a0.real > 0][0]
+    compiled = xlac.compile(first)
+    assert float(compiled(np.array(2.5))) == first(np.array(2.5))
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 0"):
+        first(np.array(-1.0))
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 0") as info:
+        compiled(np.array(-1.0))
+    assert f"{__file__}:{line_of(first, 'a0[a0.real > 0][0]')}" in str(info.value)
+
+
 # ---------------------------------------------------------------- nonzero and its family
 
 

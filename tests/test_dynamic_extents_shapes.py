@@ -205,6 +205,75 @@ def test_in_place_operators_write_through_views_of_a_slice_as_numpy():
             np.testing.assert_array_equal(np.asarray(got), expected)
 
 
+def fill(b, x):
+    b[...] = x * 2
+
+
+def add_into(b, x):
+    b += x
+
+
+def new_values_of_the_shape(x, m, i, j):
+    v, w = x[m], x[i:j]
+    b = np.zeros_like(v)
+    fill(b, v)                                   # a helper writes the caller's new value
+    c = np.full(v.shape, 2.0)
+    add_into(c, v)
+    d = np.ones(w.shape, w.dtype)
+    d[:] = w - 1.0
+    e = np.empty_like(w) * 0 + np.full_like(w, 3, dtype=np.int32)
+    f = np.zeros(w.shape)
+    f -= w.copy()
+    b[1:-1, 1:] = v[2:, :3] - v[:-2, 1:]         # a region of it: slices counted among its elements
+    return (b.sum(axis=0), c.sum(), d.sum(axis=1).max(initial=-9.0), e.sum(), np.full_like(w, 3, dtype=np.int32).sum(), f.min(initial=0.0),
+            np.float64(v.shape[0]), np.float64(w.shape[0] * w.shape[1]), np.float64(len(v) + len(w)), x)
+
+
+compiled_new_values_of_the_shape = xlac.compile(new_values_of_the_shape)
+
+
+@settings(max_examples=15, deadline=None)
+@given(masks, bounds, bounds)
+def test_new_values_of_a_dynamic_values_shape_and_its_length_as_numpy(m, i, j):
+    assert_as_numpy(compiled_new_values_of_the_shape, new_values_of_the_shape, X.copy(), m, np.int64(i),
+                    np.int64(j))
+
+
+def test_a_selection_by_a_mask_is_a_copy_and_a_copy_of_a_slice_is_one():
+    def f(x, m, i):
+        v, w = x[m], x[i:]
+        c, d = w.copy(), np.array(w)
+        x[...] = -1.0                            # NumPy: v, c and d keep their values; w sees the write
+        return v.sum(), c.sum(), d.sum(), w.sum()
+    for i in (0, 2):
+        m = np.array([1, 0, 1, 1, 0, 0], bool)
+        for got, expected in zip(xlac.compile(f)(X.copy(), m, np.int64(i)), f(X.copy(), m, i), strict=True):
+            assert float(got) == expected
+
+
+def test_what_needs_the_length_as_an_int_says_so_at_its_line():
+    def listed(x, m):
+        return np.float64(len(list(x[m])))
+    with pytest.raises(xlac.TracerConversionError, match="cannot take the elements one by one .*whose length is "
+                                                         "known only when the program runs") as info:
+        xlac.compile(listed)(X, np.ones(6, bool))
+    assert f"test_dynamic_extents_shapes.py:{line_of(listed, 'list(')}" in str(info.value)
+
+    def written(x, m):
+        v = np.zeros_like(x[m])
+        v[0] = 1.0
+        return v.sum()
+    with pytest.raises(xlac.UnsupportedError, match=r"writing v\[0\] into a value whose length .* slices of step 1") \
+            as info:
+        xlac.compile(written)(X, np.ones(6, bool))
+    assert f"test_dynamic_extents_shapes.py:{line_of(written, 'v[0]')}" in str(info.value)
+
+    def reshaped(x, m):
+        return np.reshape(x, x[m].shape).sum()
+    with pytest.raises(xlac.UnsupportedError, match="reshape of the shape of a value whose length is known"):
+        xlac.compile(reshaped)(X, np.ones(6, bool))
+
+
 def test_a_reshape_that_would_split_the_dynamic_axis_fails_and_a_given_length_is_checked():
     def splits(x, m):
         return x[m].reshape(2, -1).sum()

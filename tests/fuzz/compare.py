@@ -73,22 +73,35 @@ def run_mode(program: Program, mode: str):
     return [np.asarray(o) for o in outputs], [np.asarray(a) for a in arguments]
 
 
-def tolerance(dtype, statements: int) -> float:
-    """Relative tolerance for a result of ``dtype`` after ``statements`` statements: a few ulps per statement."""
+def tolerance(dtype, statements: int, through=None) -> float:
+    """Relative tolerance for a result of ``dtype`` after ``statements`` statements: a few ulps per statement,
+    ulps of ``through`` where that float dtype is less precise (a value that passed through float32, then
+    widened: ``float(np.arctan(x32))`` carries float32's rounding into a float64 result)."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "fc":
         return 0.0
-    return ULPS_PER_STATEMENT * max(statements, 1) * float(np.finfo(dtype).eps)
+    eps = float(np.finfo(dtype).eps)
+    if through is not None:
+        eps = max(eps, float(np.finfo(through).eps))
+    return ULPS_PER_STATEMENT * max(statements, 1) * eps
 
 
-def mismatch(got, expected, statements: int) -> str | None:
-    """Why ``got`` differs from NumPy's ``expected`` (dtype, shape, nan/inf positions, values), or None."""
+def narrowest_float(dtypes) -> np.dtype | None:
+    """The least precise floating-point (or complex) dtype among ``dtypes``, or None: the precision a
+    program's values may have passed through."""
+    floats = [np.dtype(d) for d in dtypes if np.dtype(d).kind in "fc"]
+    return max(floats, key=lambda d: float(np.finfo(d).eps), default=None)
+
+
+def mismatch(got, expected, statements: int, through=None) -> str | None:
+    """Why ``got`` differs from NumPy's ``expected`` (dtype, shape, nan/inf positions, values), or None;
+    ``through``: the least precise float dtype the values passed through (see :func:`tolerance`)."""
     got, expected = np.asarray(got), np.asarray(expected)
     if got.dtype != expected.dtype:
         return f"dtype {got.dtype} != NumPy's {expected.dtype}"
     if got.shape != expected.shape:
         return f"shape {got.shape} != NumPy's {expected.shape}"
-    rtol = tolerance(expected.dtype, statements)
+    rtol = tolerance(expected.dtype, statements, through)
     if rtol == 0.0:
         return None if np.array_equal(got, expected) else "values differ (exact dtype)"
     got64, expected64 = got.astype(np.complex128), expected.astype(np.complex128)
@@ -110,9 +123,7 @@ def check_program(program: Program, modes=MODES, expected=None) -> list[Outcome]
     deviations = [DOCUMENTED_DEVIATIONS[tag] for tag in program.tags if tag in DOCUMENTED_DEVIATIONS]
     outcomes = []
     for mode in modes:
-        if mode == "xnp" and program.tags & {"ufunc_method", "ufunc_at"}:
-            outcomes.append(Outcome(mode, "unsupported", "xnp's ufuncs are functions, without .reduce/.at"))
-        elif mode == "fori" and not program.has_fori_form():
+        if mode == "fori" and not program.has_fori_form():
             outcomes.append(Outcome(mode, "unsupported", "a loop has no fori_loop form (a carry changes type)"))
         elif mode == "eager" and program.calls_with_views():
             outcomes.append(Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view "
@@ -128,6 +139,7 @@ def _check_values(program: Program, mode: str, expected: tuple, deviations: list
     """``mode``'s outcome where NumPy returns ``expected`` = (outputs, arguments after the call)."""
     expected_outputs, expected_arguments = expected
     statements = program.steps()
+    through = narrowest_float([dtype for _, _, dtype in program.args] + [np.asarray(o).dtype for o in expected_outputs])
     try:
         outputs, arguments = run_mode(program, mode)
     except Exception as e:      # noqa: BLE001  (any error is a refusal or a failure to report)
@@ -138,12 +150,12 @@ def _check_values(program: Program, mode: str, expected: tuple, deviations: list
                        traceback.format_exc(limit=-3), _families_at_fault(program, e, mode))
     reason = None
     for i, (got, want) in enumerate(zip(outputs, expected_outputs)):
-        why = mismatch(got, want, statements)
+        why = mismatch(got, want, statements, through)
         if why:
             reason, detail = f"output {program.outputs[i]}: {why}", f"got {got!r}\nNumPy {np.asarray(want)!r}"
             break
     for (name, _, _), got, want in zip(program.args, arguments, expected_arguments):
-        why = reason is None and mismatch(got, want, statements)
+        why = reason is None and mismatch(got, want, statements, through)
         if why:
             reason, detail = f"argument {name} after the call: {why}", f"got {got!r}\nNumPy {want!r}"
             break
@@ -154,6 +166,9 @@ def _check_values(program: Program, mode: str, expected: tuple, deviations: list
         return Outcome(mode, "unsupported", "documented: eager indexing gives a copy, not a view")
     if reason is None:
         return Outcome(mode, "pass")
+    if "values differ beyond" in reason and _ill_conditioned(program, expected_outputs, statements, through):
+        return Outcome(mode, "unsupported", "ill-conditioned: NumPy's own result changes when the inputs move by "
+                                            "an ulp (a floor or // at an integer boundary after a sum)")
     return Outcome(mode, "fail", reason, detail, _families_at_fault(program))
 
 
@@ -201,6 +216,24 @@ def _families_at_fault(program: Program, error: Exception | None = None, mode: s
     statements = [s for s in (program.statement_at(int(line), mode == "fori") for line in lines) if s is not None]
     tags = set().union(*(s.tags for s in statements)) if statements else program.tags
     return "+".join(family for family in FAMILIES if family in tags)
+
+
+def _ill_conditioned(program: Program, expected_outputs, statements: int, through, trials: int = 8) -> bool:
+    """Whether NumPy's outputs move beyond the tolerance when each float input moves by an ulp or two: then
+    a rounding difference (another summation order) legitimately changes the result, as ``s // d`` does
+    where ``s / d`` is an integer (seed 492 of ``benchmarks/fuzz.py --programs 2000 --seed 0``)."""
+    rng = np.random.default_rng(0)
+    for _ in range(trials):
+        inputs = [a + np.abs(a) * rng.integers(-2, 3, a.shape) * np.finfo(a.dtype).eps if a.dtype.kind == "f"
+                  else a for a in (np.asarray(a) for a in program.inputs())]
+        try:
+            with np.errstate(all="ignore"):
+                outputs = program.function(np)(*program.call_arguments([a.copy() for a in inputs]))
+        except Exception:       # noqa: BLE001  (an error is no evidence)
+            continue
+        if any(mismatch(o, e, statements, through) for o, e in zip(outputs, expected_outputs)):
+            return True
+    return False
 
 
 def _depends_on_views(program: Program, expected_outputs, expected_arguments) -> bool:

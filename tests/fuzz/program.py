@@ -31,11 +31,7 @@ SHAPES = ((), (3,), (2, 3), (3, 1), (1, 3), (2, 1, 3))
 BEING_FIXED: dict[str, str] = {
 }
 # Bugs this fuzzer found that no one is fixing yet: name -> minimal reproducer. Left out of CI.
-OPEN: dict[str, str] = {
-    "nonzero_index": "issue 31 §7 leftovers from `benchmarks/fuzz.py --programs 2000 --seed 0` (2026-11-28): "
-                     "`a0[a0.real > 0][0]` with a 0-d a0 is refused; `np.zeros_like(x[m])` and "
-                     "`np.full(x[m].shape, 2.0)` are refused (the shape of a dynamic value)",
-}
+OPEN: dict[str, str] = {}
 
 WRITES = {"setitem", "augmented", "ufunc_at", "view_write"}    # tags of statements that write into an array
 UNARY = ("negative", "absolute", "sqrt", "exp", "log", "sin", "cos", "tanh", "square", "floor", "ceil", "sign",

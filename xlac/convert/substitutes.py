@@ -1,5 +1,6 @@
 """What a converted call runs instead of a builtin or a NumPy function that cannot take traced values:
-``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``, Python's
+``max``/``min`` of traced numbers (Python compares them with ``bool()``), three-argument ``pow``, ``len`` of a
+value whose length is known only when the program runs (a traced length), Python's
 scalar functions (``float``, ``int``, ``round``, ``math.sqrt``, ...: :mod:`xlac.numpy.python_scalars`),
 NumPy's creation functions (``np.zeros``, ``np.array([t1, t2])``, ...), which build NumPy arrays that a
 traced value cannot be written into, NumPy's random functions (see :mod:`xlac.convert.numpy_random`), and
@@ -50,7 +51,15 @@ def _pow(base, exp, mod=None):
     return base ** exp if mod is None else (base ** exp) % mod
 
 
-_BUILTINS = {builtins.max: _extreme("max"), builtins.min: _extreme("min"), builtins.pow: _pow}
+def _len(obj):
+    """``len`` of a value whose length is known only when the program runs (``x[mask]``): its traced length,
+    as ``obj.shape[0]``; of anything else, Python's ``len``."""
+    if getattr(obj, "is_dynamic_extent", False) and obj.ndim > 0:
+        return obj.shape[0]
+    return len(obj)
+
+
+_BUILTINS = {builtins.max: _extreme("max"), builtins.min: _extreme("min"), builtins.pow: _pow, builtins.len: _len}
 
 _CREATION_NAMES = ("zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "tri", "array",
                    "asarray", "asanyarray", "ascontiguousarray", "zeros_like", "ones_like", "empty_like",
@@ -69,7 +78,8 @@ def _ufunc_method(fn):
 
 def _has_traced(args, kwargs, kinds=(Tracer, Array)) -> bool:
     leaves, _ = pytree.flatten((list(args), dict(kwargs)))
-    return any(isinstance(leaf, kinds) for leaf in leaves)
+    return any(isinstance(leaf, kinds) or getattr(leaf, "is_dynamic_extent", False) or
+               getattr(leaf, "is_dynamic_shape", False) for leaf in leaves)
 
 
 def substitute(fn, args, kwargs, writable: bool = False):

@@ -57,9 +57,11 @@ def numpy_function(fn=None, *, view: str | None = None):
 
 
 def _holds_dynamic_extent(args, kwargs) -> bool:
-    """Whether an argument (or an item of a list or tuple argument) is a value with a dynamic extent."""
+    """Whether an argument (or an item of a list or tuple argument) is a value with a dynamic extent, or
+    the shape of one."""
     for arg in (*args, *kwargs.values()):
-        if getattr(arg, "is_dynamic_extent", False) or isinstance(arg, (list, tuple)) and \
+        if getattr(arg, "is_dynamic_extent", False) or getattr(arg, "is_dynamic_shape", False) or \
+                isinstance(arg, (list, tuple)) and \
                 any(getattr(item, "is_dynamic_extent", False) for item in arg):
             return True
     return False
@@ -100,7 +102,7 @@ def static_value(x):
 
     Eager calls treat NumPy scalars and arrays as dynamic data; a shape, axis or count must be static.
     """
-    if x is None or type(x) is int or isinstance(x, Tracer):
+    if x is None or type(x) is int or isinstance(x, Tracer) or getattr(x, "is_dynamic_shape", False):
         return x
     if isinstance(x, (list, tuple)):
         return type(x)(static_value(e) for e in x)

@@ -25,10 +25,12 @@ rest, as JAX users write by hand with ``where``:
 :mod:`xlac.numpy.dynamic_extent_indices`'s; the shape functions (``transpose``, ``reshape`` over static
 axes, ``concatenate``, ...) :mod:`xlac.numpy.dynamic_extent_shapes`'s.
 
-Asking such a value for its shape (``len``, ``.shape``, a ``reshape`` that splits its axis, returning it from
-a compiled function, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does
-so runs unrolled instead (see :mod:`xlac.convert.loops`). ``len`` stays an error: Python's ``len`` must be
-an int, so a traced length would need the converter to rewrite each ``len`` call.
+Its ``shape`` is a :class:`DynamicShape`: a tuple holding, for each dynamic axis, the traced length (a weak
+int64, as ``size``); ``np.zeros``/``ones``/``empty``/``full`` of it, and the ``*_like`` functions of the value,
+make a new value of the same extent. A converted ``len(v)`` is that traced length too; elsewhere Python's
+``len`` must be an int, so it raises. What needs the length as a Python int (a ``reshape`` that splits its
+axis, returning it from a compiled function, iterating over it) raises :class:`DynamicShapeError`; a converted
+loop whose body does so runs unrolled instead (see :mod:`xlac.convert.loops`).
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -60,7 +62,7 @@ from xlac.numpy import ufuncs
 from xlac.numpy._core import asarray as core_asarray
 from xlac.numpy._dispatch import dynamic_call
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
-from xlac.trace import ops
+from xlac.trace import ops, views
 from xlac.trace.checks import Check
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
@@ -121,12 +123,14 @@ class DynamicExtent:
             f"cannot take {what} of a value{made} whose length is known only when the program runs (x[i:j] with "
             "traced bounds, or "
             "x[mask] with a traced mask): it can be combined elementwise, reduced (sum, max, mean, ...), "
-            "contracted (dot, @) or written into an array, not asked for its shape. Outside a loop, select with "
-            "xnp.where(mask, x, 0), or give nonzero a size= (JAX's convention)"))
+            "contracted (dot, @) or written into an array; its length is a traced value (v.shape[0], v.size), not "
+            "a Python int. Outside a loop, select with xnp.where(mask, x, 0), or give nonzero a size= (JAX's "
+            "convention)"))
 
     @property
-    def shape(self):
-        raise self.shape_error("the shape")
+    def shape(self) -> DynamicShape:
+        """Per axis its length: a Python int, or where it is dynamic the traced count (a weak int64)."""
+        return DynamicShape(self)
 
     @property
     def size(self) -> Tracer:
@@ -156,7 +160,18 @@ class DynamicExtent:
         return dynamic_call("getitem", (self, index), {})
 
     def __setitem__(self, index, value):
-        raise self.shape_error("an element to write")
+        dynamic_call("setitem", (self, index, value), {})
+
+    def write_elements(self, new: Tracer, axes: list | None = None) -> None:
+        """Make the elements (those of ``axes``, a region of them, where given) hold ``new`` (the data's shape
+        and dtype) at their positions: through the view into its array, or for a new value (``x[mask]``,
+        ``np.zeros_like(v)``) by taking ``new`` as its data."""
+        region = self if axes is None else DynamicExtent(self.data, axes)
+        data = ufuncs.where(valid_mask(region), new, self.data)
+        if self.is_view:
+            self.data[...] = data
+        else:
+            self.data = data
 
     def reshape(self, *shape, **kwargs):
         return dynamic_call("reshape", (self, shape[0] if len(shape) == 1 else shape), kwargs)
@@ -188,10 +203,10 @@ class DynamicExtent:
         return dynamic_call(func.__name__, args, kwargs)
 
     def astype(self, dtype, *args, **kwargs):
-        return DynamicExtent(array_api.astype(self.data, dtype), self.axes)
+        return DynamicExtent(views.copy(array_api.astype(self.data, dtype)), self.axes)
 
     def copy(self):
-        return self
+        return DynamicExtent(views.copy(self.data), self.axes)
 
     @property
     def T(self):
@@ -206,6 +221,21 @@ class DynamicExtent:
 
     def __rmatmul__(self, other):
         return dynamic_call("matmul", (other, self), {})
+
+
+class DynamicShape(tuple):
+    """The shape of a :class:`DynamicExtent` ``value``: per axis a Python int, or where the axis is dynamic
+    its traced length (a weak int64). ``np.zeros``/``ones``/``empty``/``full`` of it make a dynamic value
+    with ``value``'s extents; a shape built from it (``(2,) + v.shape``) is a plain tuple and is refused."""
+
+    is_dynamic_shape = True         # what xlac.numpy's creation functions look for, to call :func:`dispatch`
+
+    def __new__(cls, value: DynamicExtent):
+        lengths = (n if axis is None else ops.convert(axis.count, INDEX, weak=True)
+                   for n, axis in zip(value.data.shape, value.axes))
+        shape = super().__new__(cls, lengths)
+        shape.value = value
+        return shape
 
 
 _UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -243,10 +273,8 @@ def _in_place(fn):
             raise TypeError(located(f"Cannot cast ufunc '{name}' output from {result.dtype!r} to {self.dtype!r} "
                                     "with casting rule 'same_kind'"))
         result = result.astype(self.dtype)
-        if not self.is_view:
-            return result                  # a selection by a mask is a copy, as in NumPy: the name is rebound
-        new = aligned(result, self.ndim, self.axes, list(self.data.shape), "non-broadcastable output operand")
-        self.data[...] = ufuncs.where(valid_mask(self), new, self.data)   # through the view, into the array
+        new = placed(result, self.ndim, self.axes, list(self.data.shape), "non-broadcastable output operand")
+        self.write_elements(shapes.broadcast_to(new, self.data.shape))
         return self
     return apply
 
@@ -272,7 +300,7 @@ def has_traced_slice(index) -> bool:
 
 
 def is_traced_mask(x, index) -> bool:
-    return isinstance(index, Tracer) and index.dtype == np.bool_ and index.ndim >= 1 and \
+    return isinstance(index, Tracer) and index.dtype == np.bool_ and \
         index.shape == x.shape[:index.ndim]
 
 
@@ -319,7 +347,8 @@ def mask_extent(mask: Tracer, key: tuple) -> AxisExtent:
 def selected(x: Tracer, extent: AxisExtent, mask_ndim: int) -> DynamicExtent:
     """``x[mask]``: ``x``'s leading ``mask_ndim`` axes (those of the mask of ``extent``) flattened into one."""
     rest = x.shape[mask_ndim:]
-    return DynamicExtent(shapes.reshape(x, (extent.size,) + rest), [extent] + [None] * len(rest))
+    data = views.copy(shapes.reshape(x, (extent.size,) + rest))    # a copy, as NumPy's: later writes to x miss it
+    return DynamicExtent(data, [extent] + [None] * len(rest))
 
 
 def ranks(extent: AxisExtent) -> Tracer:

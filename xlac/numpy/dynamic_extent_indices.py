@@ -31,7 +31,7 @@ from xlac.numpy import shapes
 from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, bound_key, broadcast_operands, elementwise,
-                                       placed, ranks, require, selected, valid_mask)
+                                       placed, ranks, require, selected, slice_extent, valid_mask)
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
 from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
@@ -291,7 +291,9 @@ def _first_out_of_range(positions, extent: AxisExtent, size: int):
 
 def setitem(x: Tracer, index, value) -> Tracer:
     """``x`` after ``x[index] = value`` where ``index`` holds dynamic values: the valid positions written, in
-    NumPy's order (the last of duplicates wins)."""
+    NumPy's order (the last of duplicates wins); of a dynamic ``x``, :func:`write_elements`."""
+    if isinstance(x, DynamicExtent):
+        return write_elements(x, index, value)
     entries = _entries(index)
     by_mask = _by_own_mask(x, entries)
     if by_mask is not None:
@@ -316,6 +318,25 @@ def setitem(x: Tracer, index, value) -> Tracer:
     new = shapes.moveaxis(shapes.reshape(rows, gather.batch_shape + rows.shape[1:]), list(range(batch_rank)), batch_axes)
     written = index_write.index_update(x, gather.index(arrays), new)
     return ufuncs.where(gather.count > 0, written, x)
+
+
+def write_elements(value: DynamicExtent, index, new) -> None:
+    """``v[index] = new`` of a dynamic value ``v``: a slice of step 1 per axis (``v[...]``, ``v[1:-1]``, bounds
+    counted among the elements along a dynamic axis); the elements of that region written, in order."""
+    axes = []
+    for axis, (entry, extent) in enumerate(zip(_expanded(_entries(index), value.ndim), value.axes)):
+        if not isinstance(entry, slice) or entry.step not in (None, 1):
+            raise UnsupportedError(located(
+                f"writing v[{index!r}] into a value whose length is known only when the program runs: slices of "
+                "step 1 per axis are supported (v[...] = x, v[1:-1] = x); write into the array it came from"))
+        if extent is not None:
+            axes.append(_sliced(extent, entry)[1])
+        elif entry.start is None and entry.stop is None:
+            axes.append(None)
+        else:
+            axes.append(slice_extent((entry.start, entry.stop, 1), value.data.shape[axis]))
+    new = placed(new, value.ndim, axes, list(value.data.shape), "could not broadcast input array into the region")
+    value.write_elements(array_api.astype(shapes.broadcast_to(new, value.data.shape), value.dtype), axes)
 
 
 _IDENTITIES = {"add": lambda dtype: 0, "multiply": lambda dtype: 1,

@@ -428,7 +428,9 @@ _FUNCTIONS = {
     "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
     "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
     "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
-    "matmul": matmul, "copy": lambda a, *args, **kw: a,
+    "matmul": matmul, "copy": lambda a, *args, **kw: a.copy(),
+    "array": lambda a, dtype=None, **kw: a.copy() if dtype is None else a.astype(dtype),
+    "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
     "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: ufuncs.clip(*v), (a, a_min, a_max)),
     "square": lambda a, **kw: elementwise(ufuncs.square, (a,)),
     "cumsum": lambda *args, **kw: cumulative("sum", *args, **kw),
@@ -437,10 +439,17 @@ _FUNCTIONS = {
 }
 
 
+SHAPE_TAKING = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"})
+
+
 def dispatch(name: str, args, kwargs):
     """The xlac.numpy (or NumPy) function ``name`` on arguments some of which are dynamic: an elementwise
     function (a ufunc) through :func:`elementwise`, the reductions and contractions above, or an error."""
     handler = _FUNCTIONS.get(name)
+    if name not in SHAPE_TAKING and any(getattr(a, "is_dynamic_shape", False) for a in (*args, *kwargs.values())):
+        raise UnsupportedError(located(
+            f"{name} of the shape of a value whose length is known only when the program runs: np.zeros, ones, "
+            "empty, full and the *_like functions take it (a new value of the same extent)"))
     if handler is not None:
         return handler(*args, **kwargs)
     fn = getattr(ufuncs, name, None) or getattr(numpy_dtypes, name, None)     # numpy_dtypes: conj, conjugate

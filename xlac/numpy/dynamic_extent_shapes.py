@@ -365,7 +365,37 @@ def ravel(value, order="C"):
     return reshape(value, -1, order) if value.ndim != 1 else value
 
 
+# ---------------------------------------------------------------- new values of a dynamic value's shape
+
+
+def _shaped(make):
+    """``np.zeros`` (``make`` is xlac.numpy's) of a dynamic value's shape: a new value of its extents."""
+    def run(shape, *args, **kwargs):
+        if not getattr(shape, "is_dynamic_shape", False):
+            raise UnsupportedError(located(f"np.{make.__name__} of a value whose length is known only when the "
+                                           "program runs, other than as its shape (np.zeros(v.shape))"))
+        value = shape.value
+        return DynamicExtent(make(value.data.shape, *args, **kwargs), value.axes)
+    return run
+
+
+def _like(make):
+    """``np.zeros_like`` (``make`` is xlac.numpy's) of a dynamic value, or with the shape of one: a new
+    value of its extents."""
+    def run(a, *args, shape=None, **kwargs):
+        data = a.data if isinstance(a, DynamicExtent) else a
+        if getattr(shape, "is_dynamic_shape", False):
+            return DynamicExtent(make(data, *args, shape=shape.value.data.shape, **kwargs), shape.value.axes)
+        if shape is None and isinstance(a, DynamicExtent):
+            return DynamicExtent(make(data, *args, **kwargs), a.axes)
+        return make(data, *args, shape=shape, **kwargs)
+    return run
+
+
 FUNCTIONS = {
+    "zeros": _shaped(creation.zeros), "ones": _shaped(creation.ones), "empty": _shaped(creation.empty),
+    "full": _shaped(creation.full), "zeros_like": _like(creation.zeros_like), "ones_like": _like(creation.ones_like),
+    "empty_like": _like(creation.empty_like), "full_like": _like(creation.full_like),
     "transpose": transpose, "moveaxis": moveaxis, "swapaxes": swapaxes, "expand_dims": expand_dims,
     "squeeze": squeeze, "flip": flip, "fliplr": lambda m: flip(m, 1), "flipud": lambda m: flip(m, 0),
     "repeat": repeat, "concatenate": concatenate, "stack": stack, "hstack": hstack, "vstack": vstack,
