@@ -517,6 +517,8 @@ def slice_extent(bounds, size: int) -> AxisExtent:
     if window is not None:
         first, size = window
         start, key = start - first, ("window", size) + key
+    elif bounds[0] is None or isinstance(bounds[0], (int, np.integer)) and bounds[0] == 0:
+        start = _zero_start()
     positions = ops.iota((size,), INDEX, 0)
     valid = ufuncs.logical_and(positions >= start, positions < start + count)
     return AxisExtent(valid, count, start, key)
@@ -545,14 +547,25 @@ def require(holds, payload, error: type, message: str) -> None:
 
 def _shifted(data, axis: int, by, size: int):
     """``out[t] = data[t - by]`` along ``axis`` for ``t`` in ``[0, size)``, zero where that is outside."""
-    low, high = [0] * data.ndim, [0] * data.ndim
-    low[axis] = high[axis] = size
-    padded = ops.pad(data, ops.constant(0, data.dtype), low, high)
-    starts = [ops.constant(0, INDEX)] * data.ndim
-    starts[axis] = array_api.astype(size - by, INDEX)
-    sizes = list(data.shape)
-    sizes[axis] = size
-    result = ops.dynamic_slice(padded, starts, sizes)
+    return _gathered(data, axis, ops.iota((size,), INDEX, 0) - by)
+
+
+def _gathered(data, axis: int, source):
+    """``out[t] = data[source[t]]`` along ``axis``, zero where ``source[t]`` is outside ``data``: one gather
+    that XLA fuses into what reads it (a padded copy and a slice of it would be written out each time)."""
+    length = data.shape[axis]
+    if length == 0:
+        shape = list(data.shape)
+        shape[axis] = source.shape[0]
+        result = ops.full(tuple(shape), 0, data.dtype)
+    else:
+        clamped = ops.clamp(ops.constant(0, INDEX), source, ops.constant(length - 1, INDEX))
+        gathered = ops.gather(data, ops.reshape(clamped, (source.shape[0], 1)),
+                              offset_dims=tuple(d for d in range(data.ndim) if d != axis),
+                              collapsed_slice_dims=(axis,), start_index_map=(axis,),
+                              slice_sizes=tuple(1 if d == axis else n for d, n in enumerate(data.shape)))
+        inside = ops.broadcast_in_dim(ufuncs.logical_and(source >= 0, source < length), gathered.shape, (axis,))
+        result = ufuncs.where(inside, gathered, 0)
     result.weak = data.weak
     return result
 
@@ -621,8 +634,7 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
 
 def whole_axis(size: int) -> AxisExtent:
     """The extent of a whole static axis of ``size``: its positions from 0."""
-    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), ops.constant(0, INDEX),
-                      ("whole", size))
+    return AxisExtent(ops.full((size,), True, np.bool_), ops.constant(size, INDEX), _zero_start(), ("whole", size))
 
 
 def _result_axes(operands, ndim: int) -> tuple[list, list]:
@@ -668,7 +680,7 @@ def _common_positions(operands: list, ndim: int) -> list:
             count = ufuncs.where(count == 1, extent.count, count)
         for length in static_lengths:          # one element broadcasts against a static axis too
             count = ufuncs.where(count == 1, ops.constant(length, INDEX), count)
-        target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, ops.constant(0, INDEX),
+        target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, _zero_start(),
                             ("rebased", next(_fresh_keys)))
         for k, own_axis, extent in extents:
             require(ufuncs.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
@@ -693,11 +705,25 @@ def _moved(data, axis: int, extent: AxisExtent, start, size: int):
     ``size``: a selection by a mask first gathered in order; one element repeated where there is only one."""
     if extent.start is None:
         data = indexing.take(data, sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable"), axis=axis)
-        first = ops.constant(0, INDEX)
+        first = _zero_start()
     else:
         first = extent.start
-    moved = _shifted(data, axis, start - first, size)
-    return ufuncs.where(extent.count == 1, _first_along(data, axis, first, size), moved)
+    if data.shape[axis] == size and _same_position(first, start):
+        return ufuncs.where(extent.count == 1, _first_along(data, axis, first, size), data)
+    source = ops.iota((size,), INDEX, 0) - (start - first)
+    return _gathered(data, axis, ufuncs.where(extent.count == 1, first, source))
+
+
+def _zero_start() -> Tracer:
+    """The start of an extent that begins at position 0 whatever the program's values."""
+    start = ops.constant(0, INDEX)
+    start.known_range = (0, 0)
+    return start
+
+
+def _same_position(first: Tracer, start: Tracer) -> bool:
+    """Whether two traced positions are known, when tracing, to be equal."""
+    return first is start or first.known_range == (0, 0) and start.known_range == (0, 0)
 
 
 def ndim_of(x) -> int:
