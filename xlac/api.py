@@ -823,7 +823,7 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     ``max_unrolled_ops``: a loop that unrolls stops the trace early, with ``UnrolledTooLargeError`` naming its
     line, why it could not roll and the ops the program would reach (those so far, plus the iterations left
     at the ops per iteration traced so far; an inner loop that unrolls counts in its outer loop's
-    iterations), when that is past this many (``None``: 10,000, about 10 s of compiling); raise it to go on.
+    iterations), when that is past this many (``None``: 5,000, about 5 s of compiling); raise it to go on.
 
     ``in_shardings`` (a sharding, or a pytree prefix of the positional arguments' with None where the
     argument says) and ``out_shardings`` (a prefix of the results') split the program over a mesh of

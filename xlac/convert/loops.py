@@ -186,8 +186,9 @@ def loop_zip(*iterables):
 ROLL_AT_OPS = 256     # "auto": a loop rolls when its trip count times its body's ops reaches this ...
 ROLL_AT_TRIPS = 4     # ... and it runs at least this many iterations, when its body allows
 WARN_AT = 256         # ... and one that must unroll this many iterations says why
-MAX_UNROLLED_OPS = 10_000   # an unrolled program this large takes about 10 s to compile (xlac.compile's
-                            # max_unrolled_ops: ~0.9 ms per op traced, compiled, on 2 shared cores)
+MAX_UNROLLED_OPS = 5_000    # xlac.compile's max_unrolled_ops: an unrolled program this large takes 5-6 s
+                            # from trace to executable on 2 shared CPU cores (about 1 ms per op, and more per
+                            # op past it: 10,000 ops of 16x16 matmuls take 27 s)
 SHORT_BODY = 256      # a rolled loop whose body computes at most this many elements (all its ops' results) ...
 UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (less loop overhead per op;
                       # on larger arrays, XLA's fusions of the unrolled steps recompute and run slower)
@@ -347,8 +348,8 @@ class UnrollLimit:
             f"this `for` loop runs {self.trips} iterations unrolled, because {self.reason}; the program would "
             f"reach about {reach} ops ({ops - self.loop_ops} before the loop, then {self.trips} iterations x "
             f"{per_iteration} ops, as traced in the first {self.done}), more than max_unrolled_ops={self.most}: "
-            "its compile time grows in proportion (about 1 s per 1000 ops). Rewrite the loop so that it rolls, or pass a larger "
-            "xlac.compile(max_unrolled_ops=...) to go on"))
+            "compiling takes about 1 s per 1000 ops, and more per op past that. Rewrite the loop so that it "
+            "rolls, or pass a larger xlac.compile(max_unrolled_ops=...) to go on"))
 
 
 def _program_ops() -> int:
