@@ -215,8 +215,9 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
     body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
-        _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
-        return _unrolled(range(1, trips), item_of, loop, values)
+        limit.reason = f"{trips} iterations of {body_ops} ops are few: unrolled runs faster"
+        _decided("for", trips, "unrolled", limit.reason)
+        return _unrolled(range(1, trips), item_of, loop, values, limit)
     if mode == "auto" and acted:
         reason = f"its body calls {acted[0]}, which acts on Python state (traced again, it would act again)"
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
@@ -369,16 +370,14 @@ def _program_ops() -> int:
 _ops_counted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _unrolled(indices, item_of, loop: Loop, values: tuple, limit: UnrollLimit | None = None) -> tuple:
+def _unrolled(indices, item_of, loop: Loop, values: tuple, limit: UnrollLimit) -> tuple:
     for index in indices:
         if loop.until is not None and _stopped(values[loop.until]):
             break
-        if limit is not None:
-            limit.start()
+        limit.start()
         values = _next_iteration(loop, item_of(index), values)
-        if limit is not None:
-            limit.iterated()
-            limit.check(values[loop.until] if loop.until is not None else None)
+        limit.iterated()
+        limit.check(values[loop.until] if loop.until is not None else None)
     return values
 
 
