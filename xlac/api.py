@@ -261,6 +261,7 @@ class TraceOptions:
     convert: bool = False
     loops: str = "auto"
     out_shardings: object = None
+    max_unrolled_ops: int | None = None
 
 
 def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOptions = TraceOptions()) -> Traced:
@@ -270,7 +271,7 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
     statics = options.statics
     start = time.perf_counter()
     with Trace(check_bounds=options.check_bounds, convert=options.convert, loops=options.loops,
-               kernels=runtime.linalg_kernels(device)) as trace:
+               max_unrolled_ops=options.max_unrolled_ops, kernels=runtime.linalg_kernels(device)) as trace:
         if statics is not None:
             trace.outside = OutsideState(trace, f"xlac.compile'd {name}", implicit_arguments=True)
             trace.outside.watch_function(fn, statics, options.static_names)
@@ -353,9 +354,12 @@ class CompiledFunction:
     """A function compiled with XLA per argument signature; see :func:`compile`."""
 
     def __init__(self, fn, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-                 convert=True, loops="auto", in_shardings=None, out_shardings=None):
+                 convert=True, loops="auto", in_shardings=None, out_shardings=None, max_unrolled_ops=None):
         if loops not in ("auto", "roll", "unroll"):
             raise ValueError(f"xlac.compile: loops must be 'auto', 'roll' or 'unroll', got {loops!r}")
+        if max_unrolled_ops is not None and (isinstance(max_unrolled_ops, bool) or
+                                             not isinstance(max_unrolled_ops, int) or max_unrolled_ops < 0):
+            raise ValueError(f"xlac.compile: max_unrolled_ops must be None or an int >= 0, got {max_unrolled_ops!r}")
         if not callable(fn):
             raise TypeError(f"xlac.compile expects a callable, got {type(fn).__name__}")
         # A callable object's attributes are its own state, not the wrapper's: copy only the names.
@@ -366,6 +370,7 @@ class CompiledFunction:
         self._check_bounds = check_bounds
         self._convert = convert
         self._loops = loops
+        self._max_unrolled_ops = max_unrolled_ops
         self._in_shardings, self._out_shardings = in_shardings, out_shardings
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
@@ -535,7 +540,7 @@ class CompiledFunction:
             in_shardings = [None] * len(specs)
         inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings)
         options = TraceOptions(_unwrap_all(statics), self._static_names(statics), self._check_bounds, self._convert,
-                               self._loops, self._out_shardings)
+                               self._loops, self._out_shardings, self._max_unrolled_ops)
         return trace_function(self._fn, self.__name__, inputs, self._device, options)
 
     def _leaf_shardings(self, tree, leaves) -> list:
@@ -786,7 +791,7 @@ def _static_args(fn, static_argnums, static_argnames):
 
 
 def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump_dir=None, check_bounds=True,
-            convert=True, loops="auto", in_shardings=None, out_shardings=None):
+            convert=True, loops="auto", in_shardings=None, out_shardings=None, max_unrolled_ops=None):
     """Compile a NumPy-style function with XLA; usable bare (``@xlac.compile``) or with arguments.
 
     Each new signature (pytree structure, shapes, dtypes, static values, autocast state) is
@@ -815,6 +820,10 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     and unable to roll; a loop that would roll and whose iterations are independent runs at once, batched,
     as ``xlac.config.vectorize_loops`` says), ``"roll"`` rolls every such loop (an error says why one cannot),
     ``"unroll"`` none. ``Traced.loop_decisions`` lists what was decided for each loop, and why.
+    ``max_unrolled_ops``: a loop that unrolls stops the trace early, with ``UnrolledTooLargeError`` naming its
+    line, why it could not roll and the ops the program would reach (those so far, plus the iterations left
+    at the ops per iteration traced so far; an inner loop that unrolls counts in its outer loop's
+    iterations), when that is past this many (``None``: 5,000, about 5 s of compiling); raise it to go on.
 
     ``in_shardings`` (a sharding, or a pytree prefix of the positional arguments' with None where the
     argument says) and ``out_shardings`` (a prefix of the results') split the program over a mesh of
@@ -831,6 +840,7 @@ def compile(fn=None, *, static_argnums=(), static_argnames=(), device=None, dump
     if fn is None:
         return functools.partial(compile, static_argnums=static_argnums, static_argnames=static_argnames,
                                  device=device, dump_dir=dump_dir, check_bounds=check_bounds, convert=convert,
-                                 loops=loops, in_shardings=in_shardings, out_shardings=out_shardings)
+                                 loops=loops, in_shardings=in_shardings, out_shardings=out_shardings,
+                                 max_unrolled_ops=max_unrolled_ops)
     return CompiledFunction(fn, static_argnums, static_argnames, device, dump_dir, check_bounds, convert, loops,
-                            in_shardings, out_shardings)
+                            in_shardings, out_shardings, max_unrolled_ops)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
+import weakref
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable
@@ -185,6 +186,9 @@ def loop_zip(*iterables):
 ROLL_AT_OPS = 256     # "auto": a loop rolls when its trip count times its body's ops reaches this ...
 ROLL_AT_TRIPS = 4     # ... and it runs at least this many iterations, when its body allows
 WARN_AT = 256         # ... and one that must unroll this many iterations says why
+MAX_UNROLLED_OPS = 5_000    # xlac.compile's max_unrolled_ops: an unrolled program this large takes 5-6 s
+                            # from trace to executable on 2 shared CPU cores (about 1 ms per op, and more per
+                            # op past it: 10,000 ops of 16x16 matmuls take 27 s)
 SHORT_BODY = 256      # a rolled loop whose body computes at most this many elements (all its ops' results) ...
 UNROLL_SHORT = 4      # ... runs this many iterations per step of the XLA loop (less loop overhead per op;
                       # on larger arrays, XLA's fusions of the unrolled steps recompute and run slower)
@@ -198,19 +202,22 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
     mode, trips = current_trace().loops, len(items)
     item_of = items.__getitem__ if isinstance(items, Rows) else partial(_range_item, items)
     if mode == "unroll" or trips < 2:
-        _decided("for", trips, "unrolled", "xlac.compile(loops='unroll')" if mode == "unroll" else
-                 "it runs fewer than 2 iterations")
-        return _unrolled(range(trips), item_of, loop, values)
+        reason = "xlac.compile(loops='unroll')" if mode == "unroll" else "it runs fewer than 2 iterations"
+        _decided("for", trips, "unrolled", reason)
+        return _unrolled(range(trips), item_of, loop, values, UnrollLimit(trips, reason))
     graph, python_effects = current_trace().graph, current_trace().python_effects
+    limit = UnrollLimit(trips)
     nodes_before, effects_before = len(graph.nodes), len(python_effects)
     first = values
     values = _next_iteration(loop, item_of(0), values)
+    limit.iterated()
     body, acted = graph.nodes[nodes_before:], python_effects[effects_before:]
     body_ops = _ops_in(body)
     reason = None
     if mode == "auto" and (trips < ROLL_AT_TRIPS or trips * body_ops < ROLL_AT_OPS):
-        _decided("for", trips, "unrolled", f"{trips} iterations of {body_ops} ops are few: unrolled runs faster")
-        return _unrolled(range(1, trips), item_of, loop, values)
+        limit.reason = f"{trips} iterations of {body_ops} ops are few: unrolled runs faster"
+        _decided("for", trips, "unrolled", limit.reason)
+        return _unrolled(range(1, trips), item_of, loop, values, limit)
     if mode == "auto" and acted:
         reason = f"its body calls {acted[0]}, which acts on Python state (traced again, it would act again)"
     if reason is None and mode == "auto" and any(isinstance(v, (list, dict, set, bytearray)) for v in values):
@@ -251,7 +258,9 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
     if trips >= WARN_AT:
         warnings.warn(located(f"xlac: this loop runs {trips} iterations unrolled, because {reason}; "
                               "compiling it takes time in proportion"), LoopUnrolledWarning, stacklevel=2)
-    return _unrolled(range(1, trips), item_of, loop, values)
+    limit.reason = reason
+    limit.check(values[loop.until] if loop.until is not None else None)
+    return _unrolled(range(1, trips), item_of, loop, values, limit)
 
 
 def _not_vectorizable(mode: str, loop: Loop) -> str | None:
@@ -304,11 +313,71 @@ class LoopUnrolledWarning(UserWarning):
     """A long Python loop in a compiled function runs unrolled (its program grows with its trip count)."""
 
 
-def _unrolled(indices, item_of, loop: Loop, values: tuple) -> tuple:
+class UnrolledTooLargeError(UnsupportedError):
+    """A loop that unrolls would make a program too large to compile in reasonable time (see
+    ``xlac.compile``'s ``max_unrolled_ops``)."""
+
+
+class UnrollLimit:
+    """Stops an unrolling ``for`` early when the program it makes would grow past the trace's
+    ``max_unrolled_ops``: after each iteration, the ops of the program so far plus the iterations left at
+    the ops per iteration traced so far (an inner loop that unrolls counts in its outer loop's iterations)."""
+
+    def __init__(self, trips: int, reason: str = ""):
+        self.trips, self.reason = trips, reason
+        self.most = current_trace().max_unrolled_ops
+        self.most = MAX_UNROLLED_OPS if self.most is None else self.most
+        self.started_at = _program_ops()      # the ops of the program when the current iteration started
+        self.done = self.loop_ops = 0         # the iterations traced, and their ops
+
+    def start(self) -> None:
+        self.started_at = _program_ops()
+
+    def iterated(self) -> None:
+        self.done, self.loop_ops = self.done + 1, self.loop_ops + _program_ops() - self.started_at
+
+    def check(self, break_flag=None) -> None:
+        """Raise ``UnrolledTooLargeError`` if the program would grow too large; ``break_flag``: the loop's,
+        while known when tracing (the loop may stop early: only the program so far is counted)."""
+        ops = _program_ops()
+        per_iteration = -(-self.loop_ops // self.done)
+        may_stop = break_flag is not None and not isinstance(break_flag, Tracer)
+        reach = ops if may_stop else ops + (self.trips - self.done) * per_iteration
+        if reach <= self.most:
+            return
+        raise UnrolledTooLargeError(located(
+            f"this `for` loop runs {self.trips} iterations unrolled, because {self.reason}; the program would "
+            f"reach about {reach} ops ({ops - self.loop_ops} before the loop, then {self.trips} iterations x "
+            f"{per_iteration} ops, as traced in the first {self.done}), more than max_unrolled_ops={self.most}: "
+            "compiling takes about 1 s per 1000 ops, and more per op past that. Rewrite the loop so that it "
+            "rolls, or pass a larger xlac.compile(max_unrolled_ops=...) to go on"))
+
+
+def _program_ops() -> int:
+    """The ops the program holds so far: the current trace's and those of the traces it runs in."""
+    total, trace = 0, current_trace()
+    while trace is not None:
+        graph, counted, ops = _ops_counted.get(trace, (None, 0, 0))
+        if graph is not trace.graph or counted > len(trace.graph.nodes):
+            counted, ops = 0, 0
+        ops += _ops_in(trace.graph.nodes[counted:])
+        _ops_counted[trace] = (trace.graph, len(trace.graph.nodes), ops)
+        total, trace = total + ops, trace.parent
+    return total
+
+
+# trace -> (its graph, the graph's first nodes, their ops): each node is counted once
+_ops_counted: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _unrolled(indices, item_of, loop: Loop, values: tuple, limit: UnrollLimit) -> tuple:
     for index in indices:
         if loop.until is not None and _stopped(values[loop.until]):
             break
+        limit.start()
         values = _next_iteration(loop, item_of(index), values)
+        limit.iterated()
+        limit.check(values[loop.until] if loop.until is not None else None)
     return values
 
 

@@ -44,7 +44,7 @@ class Trace:
     """Builds one graph. Use as a context manager to make it the current trace."""
 
     def __init__(self, *, check_bounds: bool | None = None, convert: bool | None = None, loops: str | None = None,
-                 kernels: str | None = None):
+                 max_unrolled_ops: int | None = None, kernels: str | None = None):
         self.graph = Graph(inputs=[])
         enclosing = current_trace()
         # The vendor kernels the compiled program's device runs ("lapack", "cusolver", "hipsolver" or "":
@@ -57,6 +57,9 @@ class Trace:
         self.convert = convert if convert is not None else enclosing.convert if enclosing is not None else True
         # How converted Python loops with a trip count known when tracing run: "auto", "roll" or "unroll".
         self.loops = loops if loops is not None else enclosing.loops if enclosing is not None else "auto"
+        # The most ops a converted loop that unrolls may bring the program to (None: xlac.convert.loops' default).
+        self.max_unrolled_ops = (max_unrolled_ops if max_unrolled_ops is not None else
+                                 enclosing.max_unrolled_ops if enclosing is not None else None)
         # How each converted loop ran (xlac.convert.loops.LoopDecision), one list for a trace and those inside.
         self.loop_decisions: list = enclosing.loop_decisions if enclosing is not None else []
         # The names of the calls that acted on Python state (print, list.append: xlac.convert.known_calls) while
