@@ -131,7 +131,7 @@ def _no_complex(op, a):
 
 
 def _python_mod(a, b):
-    """Python's and NumPy's modulo: the result takes the sign of the divisor."""
+    """Python's and NumPy's modulo: the result, zero included, takes the sign of the divisor."""
     zero = ops.full(a.shape, 0, a.dtype)
     if dtypes.is_int(a.dtype):
         safe_b = ops.select(ops.compare(b, zero, "EQ"), ops.full(a.shape, 1, a.dtype), b)
@@ -143,8 +143,8 @@ def _python_mod(a, b):
         adjust = ops.and_(ops.compare(r, zero, "NE"), signs_differ)
         r = ops.select(adjust, ops.add(r, b), r)
     if dtypes.is_int(a.dtype):
-        r = ops.select(ops.compare(b, zero, "EQ"), zero, r)
-    return r
+        return ops.select(ops.compare(b, zero, "EQ"), zero, r)
+    return ops.select(_is_zero(r), _copysign(zero, b), r)     # a zero remainder has the divisor's sign
 
 
 @ufunc

@@ -132,3 +132,112 @@ def complex_tanh(z):
     for where, case_re, case_im in cases:
         re, im = ops.select(where, case_re, re), ops.select(where, case_im, im)
     return ops.complex(_negated_where(_sign_set(x), re), _negated_where(_sign_set(y), im))
+
+
+def complex_expm1(z):
+    """``expm1(z)``: XLA's where both parts are finite (accurate near 0), ``expm1(x) ± 0j`` on the real axis, and
+    ``exp(z) - 1`` with exp's special cases elsewhere (``expm1(+inf + 0j) = inf + 0j``, ``expm1(-inf + yj) =
+    -1 ± 0j``, ``expm1(+inf + infj) = inf + nanj``)."""
+    x, y = ops.real(z), ops.imag(z)
+    exponential = complex_exp(z)
+    shifted = ops.complex(ops.sub(ops.real(exponential), ops.full_like(x, 1)), ops.imag(exponential))
+    finite = ops.and_(ops.is_finite(x), ops.is_finite(y))
+    result = ops.select(finite, ops.expm1(z), shifted)
+    return ops.select(_is_zero(y), ops.complex(ops.expm1(x), y), result)
+
+
+_ZERO, _FINITE, _NONZERO_FINITE, _INF, _MINUS_INF, _PLUS_INF, _NAN, _ONE = (
+    "zero", "finite", "nonzero finite", "inf", "-inf", "+inf", "nan", "one")
+
+
+def _part_is(part, kind: str):
+    """Whether ``part`` (a real or imaginary part) is of the special-value class ``kind``."""
+    tests = {_ZERO: lambda: _is_zero(part), _FINITE: lambda: ops.is_finite(part),
+             _NONZERO_FINITE: lambda: ops.and_(ops.is_finite(part), ops.not_(_is_zero(part))),
+             _INF: lambda: _is_infinite(part), _MINUS_INF: lambda: _equals(part, -np.inf),
+             _PLUS_INF: lambda: _equals(part, np.inf), _NAN: lambda: _is_nan(part),
+             _ONE: lambda: _equals(part, 1.0)}
+    return tests[kind]()
+
+
+def _with_cases(a, b, re, im, cases):
+    """``re + im j``, but the value of the first case whose classes ``a`` and ``b`` are in: ``cases`` is a list of
+    (class of a, class of b, real part, imaginary part)."""
+    for kind_a, kind_b, case_re, case_im in reversed(cases):
+        where = ops.and_(_part_is(a, kind_a), _part_is(b, kind_b))
+        re, im = ops.select(where, ops.full_like(a, case_re), re), ops.select(where, ops.full_like(a, case_im), im)
+    return re, im
+
+
+_NAN_AND_NAN = [(_NAN, _NAN, np.nan, np.nan)]
+_PI = np.pi
+
+
+def complex_asinh(z, quadrant_asinh):
+    """``asinh(z)`` from ``quadrant_asinh`` (a formula for finite arguments of nonnegative parts) at ``|x| +
+    |y|j``, signed by symmetry (asinh is odd and conjugate-symmetric), with the standard's special cases."""
+    return _odd_from_quadrant(z, quadrant_asinh, [
+        (_FINITE, _INF, np.inf, _PI / 2), (_INF, _INF, np.inf, _PI / 4), (_NAN, _INF, np.inf, np.nan),
+        (_INF, _FINITE, np.inf, 0.0), (_INF, _NAN, np.inf, np.nan), (_FINITE, _NAN, np.nan, np.nan),
+        (_NAN, _ZERO, np.nan, 0.0), (_NAN, _FINITE, np.nan, np.nan), *_NAN_AND_NAN])
+
+
+def _quadrant_atanh(z):
+    """``atanh(a + bj)`` for ``a, b >= 0`` part by part: ``log1p(4a / ((1 - a)**2 + b**2)) / 4 + atan2(2b, (1 - a)
+    (1 + a) - b**2) / 2 j``, exact on the axes (``atanh(bj)`` has real part 0; on the cut, ``atanh(a + 0j)``
+    for ``a > 1`` has imaginary part +pi/2)."""
+    a, b = ops.real(z), ops.imag(z)
+    one = ops.full_like(a, 1)
+    one_minus_a = ops.sub(one, a)
+    denominator = ops.add(ops.mul(one_minus_a, one_minus_a), ops.mul(b, b))
+    re = ops.mul(ops.full_like(a, 0.25), ops.log1p(ops.div(ops.mul(ops.full_like(a, 4), a), denominator)))
+    angle = ops.atan2(ops.add(b, b), ops.sub(ops.mul(one_minus_a, ops.add(one, a)), ops.mul(b, b)))
+    return ops.complex(re, ops.mul(ops.full_like(a, 0.5), angle))
+
+
+def complex_atanh(z):
+    """``atanh(z)`` at ``|x| + |y|j``, signed by symmetry (atanh is odd and conjugate-symmetric), with the
+    standard's special cases."""
+    return _odd_from_quadrant(z, _quadrant_atanh, [
+        (_ZERO, _ZERO, 0.0, 0.0), (_ZERO, _NAN, 0.0, np.nan), (_ONE, _ZERO, np.inf, 0.0),
+        (_FINITE, _INF, 0.0, _PI / 2), (_FINITE, _NAN, np.nan, np.nan), (_INF, _FINITE, 0.0, _PI / 2),
+        (_INF, _INF, 0.0, _PI / 2), (_INF, _NAN, 0.0, np.nan), (_NAN, _FINITE, np.nan, np.nan),
+        (_NAN, _INF, 0.0, _PI / 2), *_NAN_AND_NAN])
+
+
+def _odd_from_quadrant(z, quadrant_function, cases):
+    x, y = ops.real(z), ops.imag(z)
+    a, b = ops.abs(x), ops.abs(y)
+    value = quadrant_function(ops.complex(a, b))
+    re, im = _with_cases(a, b, ops.real(value), ops.imag(value), cases)
+    return ops.complex(_negated_where(_sign_set(x), re), _negated_where(_sign_set(y), im))
+
+
+def complex_acosh(z, upper_half_acosh):
+    """``acosh(z)`` from ``upper_half_acosh`` at ``x + |y|j``, conjugated where ``y`` has its sign set
+    (acosh is conjugate-symmetric), with the standard's special cases (NumPy's sign where they leave it open)."""
+    return _conjugate_symmetric_from_upper_half(z, upper_half_acosh, [
+        (_ZERO, _ZERO, 0.0, _PI / 2), (_FINITE, _INF, np.inf, _PI / 2), (_ZERO, _NAN, np.nan, _PI / 2),
+        (_NONZERO_FINITE, _NAN, np.nan, np.nan), (_MINUS_INF, _FINITE, np.inf, _PI),
+        (_PLUS_INF, _FINITE, np.inf, 0.0), (_MINUS_INF, _INF, np.inf, 3 * _PI / 4),
+        (_PLUS_INF, _INF, np.inf, _PI / 4), (_INF, _NAN, np.inf, np.nan), (_NAN, _FINITE, np.nan, np.nan),
+        (_NAN, _INF, np.inf, np.nan), *_NAN_AND_NAN])
+
+
+def complex_acos(z, upper_half_acos):
+    """``acos(z)`` from ``upper_half_acos`` at ``x + |y|j``, conjugated where ``y`` has its sign set (acos is
+    conjugate-symmetric), with the standard's special cases (NumPy's sign where they leave it open)."""
+    return _conjugate_symmetric_from_upper_half(z, upper_half_acos, [
+        (_ZERO, _ZERO, _PI / 2, -0.0), (_ZERO, _NAN, _PI / 2, np.nan), (_FINITE, _INF, _PI / 2, -np.inf),
+        (_NONZERO_FINITE, _NAN, np.nan, np.nan), (_MINUS_INF, _FINITE, _PI, -np.inf),
+        (_PLUS_INF, _FINITE, 0.0, -np.inf), (_MINUS_INF, _INF, 3 * _PI / 4, -np.inf),
+        (_PLUS_INF, _INF, _PI / 4, -np.inf), (_INF, _NAN, np.nan, -np.inf), (_NAN, _FINITE, np.nan, np.nan),
+        (_NAN, _INF, np.nan, -np.inf), *_NAN_AND_NAN])
+
+
+def _conjugate_symmetric_from_upper_half(z, upper_half_function, cases):
+    x, y = ops.real(z), ops.imag(z)
+    b = ops.abs(y)
+    value = upper_half_function(ops.complex(x, b))
+    re, im = _with_cases(x, b, ops.real(value), ops.imag(value), cases)
+    return ops.complex(re, _negated_where(_sign_set(y), im))

@@ -11,8 +11,9 @@ import numpy as np
 
 from xlac.ir import dtypes
 from xlac.numpy._core import asarray, float_dtype_for, promote
-from xlac.numpy.ufuncs.complex_special import (complex_cosh, complex_exp, complex_log, complex_log1p,
-                                                 complex_sinh, complex_sqrt, complex_tanh)
+from xlac.numpy.ufuncs.complex_special import (complex_acos, complex_acosh, complex_asinh, complex_atanh,
+                                                 complex_cosh, complex_exp, complex_expm1, complex_log,
+                                                 complex_log1p, complex_sinh, complex_sqrt, complex_tanh)
 from xlac.numpy.ufuncs.float_bits import _copysign, _float_layout, _float_part, _trunc
 from xlac.numpy.ufuncs.machinery import ufunc
 from xlac.numpy.ufuncs.operands import _float_operand, _in_float32, _real_float, _real_floats, _unsupported
@@ -35,7 +36,7 @@ def _float_unary(name: str, apply, doc_example: str):
 
 
 exp = _float_unary("exp", lambda a: complex_exp(a) if a.dtype.kind == "c" else ops.exp(a), ">>> np.asarray(xnp.exp(np.zeros(2, np.float32)))\narray([1., 1.], dtype=float32)")
-expm1 = _float_unary("expm1", ops.expm1, ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
+expm1 = _float_unary("expm1", lambda a: complex_expm1(a) if a.dtype.kind == "c" else ops.expm1(a), ">>> np.asarray(xnp.expm1(np.zeros(1)))\narray([0.])")
 log = _float_unary("log", lambda a: complex_log(a) if a.dtype.kind == "c" else ops.log(a), ">>> np.asarray(xnp.log(np.ones(1)))\narray([0.])")
 log1p = _float_unary("log1p", lambda a: complex_log1p(a) if a.dtype.kind == "c" else ops.log1p(a), ">>> np.asarray(xnp.log1p(np.zeros(1)))\narray([0.])")
 sqrt = _float_unary("sqrt", lambda a: complex_sqrt(a) if a.dtype.kind == "c" else ops.sqrt(a), ">>> np.asarray(xnp.sqrt(np.array([4.0])))\narray([2.])")
@@ -158,8 +159,10 @@ def _complex_arccos(a):
     """pi/2 - arcsin(a); for complex ``a`` near 1 the result loses the digits the subtraction cancels."""
     if a.dtype.kind != "c":
         return ops.atan2(_one_minus_square_root(a), a)
-    s = _arcsin(a)
-    return ops.complex(ops.sub(ops.full_like(ops.real(s), np.pi / 2), ops.real(s)), ops.neg(ops.imag(s)))
+    def upper_half_arccos(z):
+        s = _arcsin(z)
+        return ops.complex(ops.sub(ops.full_like(ops.real(s), np.pi / 2), ops.real(s)), ops.neg(ops.imag(s)))
+    return complex_acos(a, upper_half_arccos)
 
 
 arctan = _float_unary_composite(
@@ -199,10 +202,8 @@ def _large(a):
 
 
 def _asinh(a):
-    if a.dtype.kind == "c":     # asinh is odd: compute it in the right half plane, where nothing cancels
-        flip = ops.compare(ops.real(a), ops.full(a.shape, 0, _float_part(a.dtype)), "LT")
-        r = _log1p_series(ops.select(flip, ops.neg(a), a))
-        return ops.select(flip, ops.neg(r), r)
+    if a.dtype.kind == "c":     # in the first quadrant, where nothing cancels, then signed by symmetry
+        return complex_asinh(a, _log1p_series)
     magnitude = ops.abs(a)
     r = ops.select(_large(magnitude), ops.add(ops.log(magnitude), ops.full_like(a, np.log(2))),
                    _log1p_series(magnitude))
@@ -216,23 +217,31 @@ def _tiny_is_itself(a, r):
     return ops.select(tiny, a, r)
 
 
-def _acosh(a):
+def _acosh_formula(a):
     """log1p(t + sqrt(t + 2) * sqrt(t)) with t = a - 1: log(a + sqrt(a + 1) sqrt(a - 1)) without the
     rounding of a + ... near 1; NaN below 1 for real ``a``."""
     t = ops.sub(a, ops.full_like(a, 1))
-    r = ops.log1p(ops.add(t, ops.mul(ops.sqrt(ops.add(t, ops.full_like(t, 2))), ops.sqrt(t))))
-    if a.dtype.kind == "c":
-        return r
+    return ops.log1p(ops.add(t, ops.mul(ops.sqrt(ops.add(t, ops.full_like(t, 2))), ops.sqrt(t))))
+
+
+def _real_acosh(a):
+    """acosh of a real ``a``: log(2a) where ``a`` is so large that the formula's square would overflow."""
+    r = _acosh_formula(a)
     return ops.select(_large(a), ops.add(ops.log(a), ops.full_like(a, np.log(2))), r)
 
 
+def _acosh(a):
+    return complex_acosh(a, _acosh_formula) if a.dtype.kind == "c" else _real_acosh(a)
+
+
 def _atanh(a):
-    """0.5 * log1p(2a / (1 - a)), whose branch cuts are atanh's; of ``|a|`` for real ``a`` (atanh is odd),
-    where ``1 - |a|`` is exact near 1."""
-    w = a if a.dtype.kind == "c" else ops.abs(a)
+    """0.5 * log1p(2a / (1 - a)) of ``|a|`` (atanh is odd), where ``1 - |a|`` is exact near 1."""
+    if a.dtype.kind == "c":
+        return complex_atanh(a)
+    w = ops.abs(a)
     ratio = ops.div(ops.add(w, w), ops.sub(ops.full_like(w, 1), w))
     r = ops.mul(ops.full_like(w, 0.5), ops.log1p(ratio))
-    return r if a.dtype.kind == "c" else _tiny_is_itself(a, _copysign(r, a))
+    return _tiny_is_itself(a, _copysign(r, a))
 
 
 def _inverse_hyperbolic(name: str, body, doc_example: str):
