@@ -108,12 +108,17 @@ def test_reading_a_buffer_whose_allocation_failed_raises_memory_error():
 
 
 def test_execution_out_of_memory_raises_memory_error_and_other_errors_pass_through():
-    from xlac.runtime.executable import _make_execute
+    from xlac.runtime.executable import _runner
+
+    class FailingExecutable:
+        def __init__(self, message):
+            self.message = message
+
+        def execute_sharded(self, buffers):
+            raise RuntimeError(self.message)
 
     def failing(message):
-        def execute_sharded(buffers):
-            raise RuntimeError(message)
-        return _make_execute(execute_sharded)
+        return _runner(FailingExecutable(message), None, None, ())
     with pytest.raises(MemoryError, match="RESOURCE_EXHAUSTED"):
         failing("RESOURCE_EXHAUSTED: Out of memory allocating 8 bytes.")([])
     with pytest.raises(RuntimeError, match="INTERNAL"):

@@ -370,10 +370,13 @@ def _rolled_fori(lower, upper, body_fun, init_val, checkpoint=False):
     def cond_fun(state):
         return state[0] < hi
 
+    trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
+
     def step(state):
         i, val = state
+        if trips:              # static bounds: the body's index lies in them (windows at i are proven or exact)
+            i.known_range = (int(lower), int(upper) - 1)
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
-    trips = max(int(upper) - int(lower), 0) if _is_static_int(lower) and _is_static_int(upper) else None
     names = ["the loop index", *_leaf_paths(pytree.flatten(init_val)[1], "init_val")]
     return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun,
                   checkpoint=checkpoint, names=names)[1]

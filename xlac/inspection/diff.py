@@ -10,8 +10,8 @@ to bf16, or the values it reads, e.g. the new value of an array written in place
 ...     return x * 2
 >>> traced = xlac.compile(f).trace(np.zeros(3, np.float32))
 >>> print(diff_graphs(traced.ir("traced"), traced.ir("functionalize")))  # doctest: +ELLIPSIS
-  - store a e                          # <doctest ...>:2
-  ~ h:f32[3] = mul e g  (was mul a g)  # <doctest ...>:3 multiply
+  - store a f                          # <doctest ...>:2
+  ~ i:f32[3] = mul f h  (was mul a h)  # <doctest ...>:3 multiply
 """
 from __future__ import annotations
 
