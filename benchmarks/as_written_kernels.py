@@ -9,20 +9,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tests.numpy_kernels import conv2d_valid as conv, crc16_arc, upper_gram as gram_upper  # noqa: F401 (shared with the tests)
+
 lax = jax.lax
 
 
 # ---------------------------------------------------------------- fixed-size windows at traced offsets
-
-
-def conv(img, k):
-    """A valid 2-D convolution as written (issue 33, cause 1): img (N, H, W, C), k (K, K, C, F)."""
-    K = k.shape[0]
-    out = np.zeros((img.shape[0], img.shape[1] - K + 1, img.shape[2] - K + 1, k.shape[3]))
-    for r in range(out.shape[1]):
-        for c in range(out.shape[2]):
-            out[:, r, c, :] = np.tensordot(img[:, r:r + K, c:c + K, :], k, axes=3)
-    return out
 
 
 def conv_jax(img, k):
@@ -38,20 +30,6 @@ def conv_jax(img, k):
 
 
 # ---------------------------------------------------------------- scalar bit loops and recurrences
-
-
-def crc16_arc(data, poly=0xA001):
-    """CRC-16/ARC of a byte array, bit by bit (issue 33, cause 3)."""
-    crc = 0
-    for b in data:
-        cur = b & 0xFF
-        for _ in range(8):
-            if (crc & 1) ^ (cur & 1):
-                crc = (crc >> 1) ^ poly
-            else:
-                crc >>= 1
-            cur >>= 1
-    return crc
 
 
 def crc16_arc_jax(data, poly=0xA001):
@@ -204,15 +182,6 @@ def sigma_clipped_mean_jax(x, rounds, k):
         std = jnp.sqrt(jnp.where(kept, (x - mean) ** 2, 0.0).sum() / kept.sum())
         return jnp.abs(x - mean) < k * std
     return masked_mean(lax.fori_loop(0, rounds, step, jnp.ones(x.shape, dtype=bool)))
-
-
-def gram_upper(d):
-    """The upper triangle of ``d.T @ d``, one row at a time (issue 33, cause 2: no row reads another)."""
-    n = d.shape[1]
-    g = np.zeros((n, n))
-    for i in range(n):
-        g[i, i:] = d[:, i] @ d[:, i:]
-    return g
 
 
 def gram_upper_jax(d):

@@ -167,3 +167,16 @@ def levinson_durbin(r):                # prediction coefficients and error of th
         a[:k + 1] = a[:k + 1] + lam * np.flip(a[:k + 1])
         e *= 1.0 - lam * lam
     return a, e
+
+
+def crc16_arc(data, poly=0xA001):      # CRC-16/ARC of a byte array, bit by bit (issue 33, cause 3)
+    crc = 0
+    for b in data:
+        cur = b & 0xFF
+        for _ in range(8):
+            if (crc & 1) ^ (cur & 1):
+                crc = (crc >> 1) ^ poly
+            else:
+                crc >>= 1
+            cur >>= 1
+    return crc
