@@ -1,6 +1,8 @@
 """xlac.fori_loop, while_loop, cond, switch and scan against jax.lax (values) and NumPy (values and dtypes)."""
 from __future__ import annotations
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -478,7 +480,7 @@ def test_a_row_written_per_iteration_updates_the_argument_buffer_without_a_copy(
     rows = xlac.asarray(np.ones((64, 256), np.float32))
     compiled = fill.lower(cache, rows).compile()
     hlo = compiled.as_text()
-    assert "input_output_alias={ {1}: (0," in hlo
+    assert re.search(r"input_output_alias=\{ \{\d*\}: \(0,", hlo)      # the cache is an output aliasing its argument
     assert not [line for line in hlo.splitlines() if "f32[4096,256]" in line and " copy(" in line]
     assert compiled.memory_analysis()["temp_size_in_bytes"] < 4096 * 256 * 4
     fill(cache, rows)

@@ -199,8 +199,11 @@ def _refusal(program: Program, mode: str, error: Exception, deviations: list) ->
     else:
         limit = next((text for fragment, text in DOCUMENTED_LIMITS.items() if fragment in str(error)),
                      deviations[0] if deviations else None)
+        roll_limit = None
         if mode == "roll" and isinstance(error, TypeError) and "DynamicExtent(" in str(error):
-            limit = next((text for fragment, text in ROLL_REFUSALS.items() if fragment in str(error)), limit)
+            roll_limit = next((text for fragment, text in ROLL_REFUSALS.items() if fragment in str(error)), None)
+        if roll_limit:         # a loop forced to roll that "auto" unrolls: whichever family its body holds
+            return f"documented: {roll_limit}"
         if not limit:
             return None
         reason = f"documented: {limit}"
