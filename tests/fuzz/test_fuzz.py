@@ -4,6 +4,7 @@ import inspect
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import Phase, given, settings
 
 from tests.fuzz import as_written
