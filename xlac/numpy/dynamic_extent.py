@@ -64,6 +64,7 @@ from xlac.numpy.protocols import xlac_function_for
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops
 from xlac.trace.checks import Check
+from xlac.trace.facts import offset_form, set_known_range
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -450,7 +451,7 @@ def bound_key(value, default: int):
         return ("int", default)
     if not isinstance(value, Tracer):
         return ("int", int(value))
-    return ("traced",) + value.offset_form
+    return ("traced",) + offset_form(value)
 
 
 def clipped_window(bounds, size: int) -> tuple | None:
@@ -461,12 +462,12 @@ def clipped_window(bounds, size: int) -> tuple | None:
     if step != 1 or not (isinstance(start, Tracer) and isinstance(stop, Tracer)) or start.ndim or stop.ndim or \
             start.dtype.kind not in "iu" or stop.dtype.kind not in "iu":
         return None
-    (base, low), (stop_base, high) = start.offset_form, stop.offset_form
+    (base, low), (stop_base, high) = offset_form(start), offset_form(stop)
     if base != stop_base or not 1 <= high - low <= size:
         return None
     length = high - low
     first = ufuncs.clip(_bound(start, size, 0), 0, size - length)
-    first.known_range = (0, size - length)
+    set_known_range(first, (0, size - length))
     return first, length
 
 

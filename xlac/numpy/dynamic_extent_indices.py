@@ -37,6 +37,7 @@ from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, bound_k
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
 from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
+from xlac.trace.facts import set_known_range
 from xlac.trace.tracer import Tracer
 
 __all__ = ["argwhere", "flatnonzero", "getitem", "nonzero", "setitem"]
@@ -422,7 +423,7 @@ def _element_position(extent: AxisExtent, k, axis: int) -> Tracer:
     else:
         position = reductions.sum(array_api.astype(reductions.cumsum(ops.convert(extent.valid, INDEX)) <= rank, INDEX))
     position = ufuncs.clip(position, 0, extent.size - 1)
-    position.known_range = (0, extent.size - 1)
+    set_known_range(position, (0, extent.size - 1))
     return position
 
 
