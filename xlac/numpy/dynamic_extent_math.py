@@ -441,9 +441,9 @@ def outer(a, b, out=None):
     return DynamicExtent(contractions.outer(a_data, b_data), [a_axes[0], b_axes[0]])
 
 
-def _reduction(kind: str, *functions):
-    """Register the rule of ``np.sum`` (``kind``) and its kind, with NumPy's positional parameters, for
-    ``functions``."""
+def _reduction(kind: str, function):
+    """Register the rule of ``function``, ``np.sum`` (``kind``) and its kind, with NumPy's positional
+    parameters."""
     def unsupported(out, where):
         if out is not None or where is not None:
             raise UnsupportedError(located(f"np.{kind} of a value whose length is known only when the program runs "
@@ -460,15 +460,7 @@ def _reduction(kind: str, *functions):
         def run(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
             unsupported(out, where)
             return reduce(kind, a, axis, keepdims, dtype, initial)
-    dynamic_extent_rule(*functions)(run)
-
-
-_reduction("sum", reductions.sum)
-_reduction("prod", reductions.prod)
-_reduction("max", reductions.max)
-_reduction("min", reductions.min)
-_reduction("any", reductions.any)
-_reduction("all", reductions.all)
+    dynamic_extent_rule(function)(run)
 
 
 def _ufunc_reduce(kind: str, function):
@@ -482,12 +474,13 @@ def _ufunc_reduce(kind: str, function):
         return reduce(kind, array, axis, keepdims, dtype if kind in ("sum", "prod") else None, initial)
 
 
-_ufunc_reduce("sum", ufuncs.add)
-_ufunc_reduce("prod", ufuncs.multiply)
-_ufunc_reduce("max", ufuncs.maximum)
-_ufunc_reduce("min", ufuncs.minimum)
-_ufunc_reduce("all", ufuncs.logical_and)
-_ufunc_reduce("any", ufuncs.logical_or)
+# Each kind of reduction: its xlac.numpy function and the ufunc whose reduce it is.
+for _kind, _function, _ufunc in (("sum", reductions.sum, ufuncs.add), ("prod", reductions.prod, ufuncs.multiply),
+                                 ("max", reductions.max, ufuncs.maximum), ("min", reductions.min, ufuncs.minimum),
+                                 ("any", reductions.any, ufuncs.logical_or),
+                                 ("all", reductions.all, ufuncs.logical_and)):
+    _reduction(_kind, _function)
+    _ufunc_reduce(_kind, _ufunc)
 
 
 @dynamic_extent_rule(shapes.copy)
