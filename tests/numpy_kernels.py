@@ -1,5 +1,5 @@
 """NumPy kernels with Python loops, as scientific users write them: the cases of
-tests/test_convert_loops.py and benchmarks/numpy_loops.py, which compile them unmodified; the loops whose
+tests/convert/test_loops.py and benchmarks/numpy_loops.py, which compile them unmodified; the loops whose
 iterations are independent of tests/convert/test_vectorized_loops.py and benchmarks/vectorized_loops.py."""
 import numpy as np
 

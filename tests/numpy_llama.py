@@ -1,6 +1,6 @@
 """A Llama-style decoder written against NumPy only, as NumPy users write one: weights and KV caches are
 NumPy attributes of nested layer objects, and attention writes the new keys and values into the caches
-in place. tests/test_convert.py compiles it unmodified."""
+in place. tests/convert/test_convert.py compiles it unmodified."""
 import numpy as np
 
 

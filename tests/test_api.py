@@ -193,11 +193,11 @@ def test_python_control_flow_on_tracer():
             return x
         return -x
     with pytest.raises(xlac.TracerConversionError, match=r"(?s)Python control flow.*xnp.where.*test_api.py"):
-        xlac.compile(f, convert=False)(np.ones(3))         # converted, it is a conditional: tests/test_convert.py
+        xlac.compile(f, convert=False)(np.ones(3))         # converted, it is a conditional: tests/convert/test_convert.py
     for to_concrete in (int, float, np.asarray):
         with pytest.raises(xlac.TracerConversionError, match="test_api.py"):
             xlac.compile(lambda x: to_concrete(x), convert=False)(np.ones(()))
-    for to_python in (int, float):          # converted, a Python number of a traced value: tests/test_python_scalars.py
+    for to_python in (int, float):          # converted, a Python number of a traced value: tests/numpy/test_python_scalars.py
         assert xlac.compile(lambda x: to_python(x))(np.ones(())) == 1
     with pytest.raises(TypeError, match="len\\(\\) of a 0-d traced array"):
         xlac.compile(lambda x: len(x))(np.ones(()))

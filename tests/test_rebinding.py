@@ -449,7 +449,7 @@ def test_a_python_number_made_from_a_traced_value_is_written_back(no_tracers_lef
     counter = Counter()
     no_tracers_left.append(counter)
     counter.step(np.ones(2))
-    counter.step(np.full(2, 3.0))                    # int() of a traced value: a weak int64 (tests/test_python_scalars.py)
+    counter.step(np.full(2, 3.0))                    # int() of a traced value: a weak int64 (tests/numpy/test_python_scalars.py)
     np.testing.assert_array_equal(counter.k, [5.0, 5.0])
     assert int(counter.n) == 6 and np.asarray(counter.n).dtype == np.int64
 

@@ -42,6 +42,7 @@ from xlac.function_graph import pure_graph
 from xlac.trace import ops, pytree
 from xlac.trace.checks import Check, INDEX_DTYPE
 from xlac.trace.context import Trace
+from xlac.trace.facts import set_known_range
 from xlac.trace.inline import closed_graph, inline
 from xlac.trace.views import here
 from xlac.trace.state import current_trace
@@ -375,7 +376,7 @@ def _rolled_fori(lower, upper, body_fun, init_val, checkpoint=False):
     def step(state):
         i, val = state
         if trips:              # static bounds: the body's index lies in them (windows at i are proven or exact)
-            i.known_range = (int(lower), int(upper) - 1)
+            set_known_range(i, (int(lower), int(upper) - 1))
         return i + ops.constant(1, i.dtype, weak=i.weak), body_fun(i, val)
     names = ["the loop index", *_leaf_paths(pytree.flatten(init_val)[1], "init_val")]
     return _while("fori_loop", cond_fun, step, (lo, init_val), _body_location(body_fun), trips, body_fun,

@@ -48,6 +48,7 @@ from xlac.config import config
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.inspection.loops import LoopDecision
 from xlac.trace import pytree
+from xlac.trace.facts import known_range, set_known_range
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -289,10 +290,10 @@ def _failure(error: Exception) -> str:
 
 def _traced_range(start, stop, step: int) -> tuple[int, int] | None:
     """The lowest and highest item of ``range(start, stop, step)`` over every value its traced bounds are
-    known to take (see ``Tracer.known_range``), or None."""
+    known to take (see :func:`xlac.trace.facts.known_range`), or None."""
     ends = []
     for bound in (start, stop):
-        known = (bound, bound) if isinstance(bound, int) else getattr(bound, "known_range", None)
+        known = (bound, bound) if isinstance(bound, int) else known_range(bound)
         if known is None:
             return None
         ends.append(known)
@@ -305,7 +306,7 @@ def _range_item(items: range, index):
     if not isinstance(index, Tracer):
         return items[index]
     item = index if (items.start, items.step) == (0, 1) else items.start + index * items.step
-    item.known_range = (min(items[0], items[-1]), max(items[0], items[-1]))
+    set_known_range(item, (min(items[0], items[-1]), max(items[0], items[-1])))
     return item
 
 
@@ -524,13 +525,13 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
 
     def body(state):
         item_now, carry = state
-        item_now.known_range = xla.index_range
+        set_known_range(item_now, xla.index_range)
         new_values = loop.body(item_now, *rebuild(carry))
         return (item_now + xla.step if xla.step is not None else item_now), carry_of(new_values)
 
     if xla.count is not None:
         def counted_body(index, carry):
-            index.known_range = xla.index_range
+            set_known_range(index, xla.index_range)
             return carry_of(loop.body(index, *rebuild(carry)))
         if xla.vectorized:
             return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names))

@@ -36,7 +36,6 @@ from xlac.trace.tracer import Tracer as _Tracer  # noqa: E402
 _install_array_methods(_Tracer)
 _install_array_methods(_Array)
 
-# Values with a dynamic extent (x[i:j] with traced bounds) reach their rules through xlac.numpy's functions.
-from xlac.numpy.dynamic_extent_math import install_dynamic_dispatch as _install_dynamic_dispatch  # noqa: E402
-
-_install_dynamic_dispatch()
+# Values with a dynamic extent (x[i:j] with traced bounds) reach their rules through xlac.numpy's functions:
+# importing the rules registers them.
+from xlac.numpy import dynamic_extent_math as _dynamic_extent_rules  # noqa: E402,F401

@@ -3,8 +3,10 @@
 1. Outside a trace, the eager runner (registered by :mod:`xlac.eager`, which compiles and so sits above this
    package) compiles the function once per signature and runs it on the device, returning an ``xlac.Array``.
 2. Inside a trace, when an argument (or an item of a list or tuple argument) has a dynamic extent
-   (``x[i:j]`` with traced bounds, ``x[mask]`` with a traced mask), the dynamic-extent dispatch (registered by
-   :mod:`xlac.numpy.dynamic_extent_math`) runs that function's rule for such values, or raises.
+   (``x[i:j]`` with traced bounds, ``x[mask]`` with a traced mask), the function's dynamic-extent rule runs
+   (:func:`dynamic_call`): the rules are registered by function object, next to each rule
+   (:func:`dynamic_extent_rule`, in :mod:`xlac.numpy.dynamic_extent_math` and its siblings); a function without
+   one raises.
 3. Otherwise the function itself runs on tracers, recording its nodes with its name as their origin.
 
 >>> import xlac.numpy as xnp
@@ -18,12 +20,13 @@ import inspect
 
 import numpy as np
 
+from xlac.errors import UnsupportedError, located
 from xlac.trace.state import current_trace, origin
 from xlac.trace.tracer import Tracer
 from xlac.trace.views import VIEW_KINDS, finish_result
 
 
-def numpy_function(fn=None, *, view: str | None = None):
+def numpy_function(fn=None, *, view: str | None = None, rule_key=None):
     """Make ``fn`` a public xlac.numpy function.
 
     Inside a trace it records the nodes it binds with its name as their origin;
@@ -33,12 +36,16 @@ def numpy_function(fn=None, *, view: str | None = None):
     ``view`` says what NumPy's function returns: "writable" or "readonly" for a view
     of the first argument (where NumPy gives a view), "alias" for the argument itself
     (``asarray``), None for a new array: a result that is one of the inputs is then copied.
+
+    ``rule_key``: what its dynamic-extent rule is registered under (:func:`dynamic_extent_rule`), where that
+    is not the function itself: ``(ufunc, method name)`` for a ufunc's method.
     """
     if fn is None:
-        return functools.partial(numpy_function, view=view)
+        return functools.partial(numpy_function, view=view, rule_key=rule_key)
     if view is not None and view not in VIEW_KINDS:
         raise ValueError(f"view must be one of {VIEW_KINDS}, got {view!r}")
     name = fn.__name__
+    rule_key = fn if rule_key is None else rule_key
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -46,7 +53,7 @@ def numpy_function(fn=None, *, view: str | None = None):
         if trace is None:
             return _eager_call(wrapper, args, kwargs)
         if _holds_dynamic_extent(args, kwargs):
-            return dynamic_call(name, args, kwargs)
+            return dynamic_call(rule_key, args, kwargs)
         first_node = len(trace.graph.nodes)
         with origin(name):
             result = fn(*args, **kwargs)
@@ -67,20 +74,75 @@ def _holds_dynamic_extent(args, kwargs) -> bool:
     return False
 
 
-def _dynamic_call(name, args, kwargs):
-    raise RuntimeError("xlac internal error: xlac.numpy.dynamic_extent did not register its dispatch")
+# Each function's rule for arguments with a dynamic extent, under :func:`_rule_key` of the function.
+_DYNAMIC_EXTENT_RULES: dict = {}
+# The keys of the rules that take the shape of a dynamic value (``np.zeros(v.shape)``) as an argument.
+_TAKES_DYNAMIC_SHAPE: set = set()
 
 
-def dynamic_call(name: str, args, kwargs):
-    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which have a dynamic extent."""
-    return _dynamic_call(name, args, kwargs)
+def _rule_key(function):
+    """What ``function``'s dynamic-extent rule is registered under: the implementation behind an xlac.numpy
+    function's wrappers (``xnp.max`` and ``xnp.amax`` are one), ``(that of a ufunc, method name)`` for a
+    ufunc's method, anything else (``operator.setitem``) as it is."""
+    if isinstance(function, tuple):
+        ufunc, method = function
+        return _rule_key(ufunc), method
+    return getattr(function, "__wrapped_numpy__", function)
 
 
-def set_dynamic_dispatch(call) -> None:
-    """Registration point for :mod:`xlac.numpy.dynamic_extent`: ``call(name, args, kwargs)`` runs the
-    xlac.numpy function ``name`` on arguments some of which have a dynamic extent."""
-    global _dynamic_call
-    _dynamic_call = call
+def _public_name(function) -> str:
+    if isinstance(function, tuple):
+        ufunc, method = function
+        return f"{ufunc.__name__}.{method}"
+    return function.__name__
+
+
+def dynamic_extent_rule(*functions, takes_shape: bool = False):
+    """Register the decorated function as what each of ``functions`` computes when an argument has a dynamic
+    extent: an xlac.numpy function, ``(ufunc, method name)`` for a ufunc's method, or ``operator.setitem``
+    (the statement ``x[index] = value``, as a new ``x``). A function takes one rule. ``takes_shape``: the
+    rule also takes a dynamic value's shape (``np.zeros(v.shape)``); other functions given one raise.
+
+    >>> import numpy as np, xlac
+    >>> @xlac.compile
+    ... def tail_sum(x, i):
+    ...     return np.sum(x[i:])     # the rule registered for xnp.sum: xlac.numpy.dynamic_extent_math
+    >>> float(tail_sum(np.arange(4.0), 1))
+    6.0
+    """
+    def register(rule):
+        for function in functions:
+            key = _rule_key(function)
+            if key in _DYNAMIC_EXTENT_RULES:
+                raise ValueError(f"{_public_name(function)} already has a dynamic-extent rule")
+            _DYNAMIC_EXTENT_RULES[key] = rule
+            if takes_shape:
+                _TAKES_DYNAMIC_SHAPE.add(key)
+        return rule
+    return register
+
+
+def dynamic_call(function, args, kwargs):
+    """``function`` (as :func:`dynamic_extent_rule` takes it) on arguments some of which have a dynamic extent:
+    its registered rule, or an error naming it.
+
+    >>> import xlac.numpy as xnp
+    >>> dynamic_call(xnp.fft.fft, (), {})
+    Traceback (most recent call last):
+    xlac.errors.UnsupportedError: fft of a value whose length is known only when the program runs ...
+    """
+    key = _rule_key(function)
+    if key not in _TAKES_DYNAMIC_SHAPE and any(getattr(a, "is_dynamic_shape", False)
+                                               for a in (*args, *kwargs.values())):
+        raise UnsupportedError(located(
+            f"{_public_name(function)} of the shape of a value whose length is known only when the program runs: "
+            "np.zeros, ones, empty, full and the *_like functions take it (a new value of the same extent)"))
+    rule = _DYNAMIC_EXTENT_RULES.get(key)
+    if rule is None:
+        raise UnsupportedError(located(f"{_public_name(function)} of a value whose length is known only when the "
+                                       "program runs (x[i:j] with traced bounds, x[mask] with a traced mask) is "
+                                       "not supported"))
+    return rule(*args, **kwargs)
 
 
 def _no_eager_runner(fn, args, kwargs):

@@ -385,7 +385,13 @@ def tril(m, k=0):
 
 
 @_named_numpy_function("asarray", view="alias")
-def _traced_array(obj, dtype=None):
+def traced_array(obj, dtype=None):
+    """The traced body of :func:`array` and :func:`asarray`: ``obj`` as a traced array of ``dtype`` (the
+    function their dynamic-extent rule is registered for).
+
+    >>> traced_array([1, 2], np.float32)
+    Array([1., 2.], dtype=float32)
+    """
     if isinstance(obj, Tracer):
         return obj if dtype is None else ops.convert(obj, dtypes.canonical(dtype))
     return as_array(obj) if dtype is None else _core.asarray(obj, dtypes.canonical(dtype))
@@ -394,7 +400,7 @@ def _traced_array(obj, dtype=None):
 def _convert(obj, dtype, ndmin: int = 0):
     if current_trace() is None:
         return _to_device(obj, dtype, ndmin)
-    result = _traced_array(obj, dtype)
+    result = traced_array(obj, dtype)
     return result if result.ndim >= ndmin else ops.reshape(result, (1,) * (ndmin - result.ndim) + result.shape)
 
 

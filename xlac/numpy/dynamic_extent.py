@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlac.numpy import array_api
+from xlac.numpy import contractions
 from xlac.numpy import creation
 from xlac.numpy import indexing
 from xlac.numpy import reductions
@@ -61,9 +62,11 @@ from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.numpy._core import asarray as core_asarray
 from xlac.numpy._dispatch import dynamic_call
+from xlac.numpy.protocols import xlac_function_for
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
 from xlac.trace import ops, views
 from xlac.trace.checks import Check
+from xlac.trace.facts import known_range, offset_form, set_known_range
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -97,7 +100,7 @@ class AxisExtent:
 class DynamicExtent:
     """``data`` (the full-size values) and, per axis, its :class:`AxisExtent` or None (a static axis)."""
 
-    is_dynamic_extent = True          # what xlac.numpy's functions look for, to call :func:`dispatch`
+    is_dynamic_extent = True          # what xlac.numpy's functions look for, to call their dynamic-extent rule
 
     def __init__(self, data: Tracer, axes: list, is_view: bool = False, coordinates: tuple | None = None):
         # is_view: ``data`` is a view of an array (x[i:j] with traced bounds is a view, as in NumPy), so an
@@ -157,10 +160,10 @@ class DynamicExtent:
         raise self.shape_error("the truth value")
 
     def __getitem__(self, index):
-        return dynamic_call("getitem", (self, index), {})
+        return dynamic_call(indexing.getitem, (self, index), {})
 
     def __setitem__(self, index, value):
-        dynamic_call("setitem", (self, index, value), {})
+        dynamic_call(operator.setitem, (self, index, value), {})
 
     def write_elements(self, new: Tracer, axes: list | None = None) -> None:
         """Make the elements (those of ``axes``, a region of them, where given) hold ``new`` (the data's shape
@@ -174,10 +177,10 @@ class DynamicExtent:
             self.data = data
 
     def reshape(self, *shape, **kwargs):
-        return dynamic_call("reshape", (self, shape[0] if len(shape) == 1 else shape), kwargs)
+        return dynamic_call(shapes.reshape, (self, shape[0] if len(shape) == 1 else shape), kwargs)
 
     def flatten(self, order="C"):
-        return dynamic_call("ravel", (self, order), {})
+        return dynamic_call(shapes.ravel, (self, order), {})
 
     def __repr__(self) -> str:
         dims = ", ".join("?" if a is not None else str(n) for a, n in zip(self.axes, self.data.shape))
@@ -185,22 +188,21 @@ class DynamicExtent:
 
     __hash__ = object.__hash__
 
-    # ---- NumPy's protocols and methods: the rules of xlac.numpy.dynamic_extent_math, as xlac.numpy's
+    # ---- NumPy's protocols and methods: the dynamic-extent rules of the xlac.numpy functions standing for them
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method == "__call__" and not kwargs.get("out"):
+        function = xlac_function_for(ufunc)
+        if function is not None and method in ("__call__", "reduce") and not kwargs.get("out"):
             kwargs.pop("out", None)
-            return dynamic_call(ufunc.__name__, inputs, kwargs)
-        if method == "reduce" and ufunc.__name__ in _UFUNC_REDUCTIONS and not kwargs.get("out"):
-            return dynamic_call(_UFUNC_REDUCTIONS[ufunc.__name__], inputs[:1],
-                                {"axis": kwargs.get("axis", 0), "keepdims": kwargs.get("keepdims", False)})
+            return dynamic_call(function if method == "__call__" else (function, method), inputs, kwargs)
         raise UnsupportedError(located(f"np.{ufunc.__name__}.{method} of a value whose length is known only when "
                                        "the program runs"))
 
     def __array_function__(self, func, types, args, kwargs):
-        if getattr(func, "__module__", "").startswith("numpy.fft"):
-            raise UnsupportedError(located(f"np.fft.{func.__name__} of a value whose length is known only when "
-                                           "the program runs"))
-        return dynamic_call(func.__name__, args, kwargs)
+        function = xlac_function_for(func)
+        if function is None:
+            raise UnsupportedError(located(f"{func.__module__}.{func.__name__} of a value whose length is known "
+                                           "only when the program runs"))
+        return dynamic_call(function, args, kwargs)
 
     def astype(self, dtype, *args, **kwargs):
         return DynamicExtent(views.copy(array_api.astype(self.data, dtype)), self.axes)
@@ -210,17 +212,17 @@ class DynamicExtent:
 
     @property
     def T(self):
-        return dynamic_call("transpose", (self,), {})
+        return dynamic_call(shapes.transpose, (self,), {})
 
     def transpose(self, *axes):
         order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes or None
-        return dynamic_call("transpose", (self, order), {})
+        return dynamic_call(shapes.transpose, (self, order), {})
 
     def __matmul__(self, other):
-        return dynamic_call("matmul", (self, other), {})
+        return dynamic_call(contractions.matmul, (self, other), {})
 
     def __rmatmul__(self, other):
-        return dynamic_call("matmul", (other, self), {})
+        return dynamic_call(contractions.matmul, (other, self), {})
 
 
 class DynamicShape(tuple):
@@ -238,17 +240,8 @@ class DynamicShape(tuple):
         return shape
 
 
-_UFUNC_REDUCTIONS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-                     "logical_and": "all", "logical_or": "any"}
-
-
-def _method(name: str):
-    return lambda self, *args, **kwargs: dynamic_call(name, (self, *args), kwargs)
-
-
-for _name in ("sum", "prod", "max", "min", "any", "all", "mean", "var", "std", "argmax", "argmin", "dot", "cumsum",
-              "cumprod", "ravel", "squeeze", "swapaxes", "repeat", "nonzero"):
-    setattr(DynamicExtent, _name, _method(_name))
+# The methods that are xlac.numpy functions (sum, mean, argmax, repeat, ...): xlac.numpy.dynamic_extent_math
+# installs them, where every rule is registered.
 _OPERATORS = {"add": ufuncs.add, "sub": ufuncs.subtract, "mul": ufuncs.multiply, "truediv": ufuncs.true_divide,
               "floordiv": ufuncs.floor_divide, "mod": ufuncs.remainder, "pow": ufuncs.power,
               "and": ufuncs.bitwise_and, "or": ufuncs.bitwise_or, "xor": ufuncs.bitwise_xor,
@@ -487,7 +480,7 @@ def bound_key(value, default: int):
         return ("int", default)
     if not isinstance(value, Tracer):
         return ("int", int(value))
-    return ("traced",) + value.offset_form
+    return ("traced",) + offset_form(value)
 
 
 def clipped_window(bounds, size: int) -> tuple | None:
@@ -498,12 +491,12 @@ def clipped_window(bounds, size: int) -> tuple | None:
     if step != 1 or not (isinstance(start, Tracer) and isinstance(stop, Tracer)) or start.ndim or stop.ndim or \
             start.dtype.kind not in "iu" or stop.dtype.kind not in "iu":
         return None
-    (base, low), (stop_base, high) = start.offset_form, stop.offset_form
+    (base, low), (stop_base, high) = offset_form(start), offset_form(stop)
     if base != stop_base or not 1 <= high - low <= size:
         return None
     length = high - low
     first = ufuncs.clip(_bound(start, size, 0), 0, size - length)
-    first.known_range = (0, size - length)
+    set_known_range(first, (0, size - length))
     return first, length
 
 
@@ -717,13 +710,13 @@ def _moved(data, axis: int, extent: AxisExtent, start, size: int):
 def _zero_start() -> Tracer:
     """The start of an extent that begins at position 0 whatever the program's values."""
     start = ops.constant(0, INDEX)
-    start.known_range = (0, 0)
+    set_known_range(start, (0, 0))
     return start
 
 
 def _same_position(first: Tracer, start: Tracer) -> bool:
     """Whether two traced positions are known, when tracing, to be equal."""
-    return first is start or first.known_range == (0, 0) and start.known_range == (0, 0)
+    return first is start or known_range(first) == (0, 0) and known_range(start) == (0, 0)
 
 
 def ndim_of(x) -> int:

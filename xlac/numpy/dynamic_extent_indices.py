@@ -28,13 +28,16 @@ from xlac.numpy import index_write
 from xlac.numpy import indexing
 from xlac.numpy import reductions
 from xlac.numpy import shapes
+from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
+from xlac.numpy._dispatch import dynamic_extent_rule
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, bound_key, broadcast_operands, elementwise,
                                        placed, ranks, require, selected, slice_extent, valid_mask)
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
 from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
+from xlac.trace.facts import set_known_range
 from xlac.trace.tracer import Tracer
 
 __all__ = ["argwhere", "flatnonzero", "getitem", "nonzero", "setitem"]
@@ -66,6 +69,7 @@ def _unsized(op: str, size, fill_value) -> None:
                                        "with size= or fill_value="))
 
 
+@dynamic_extent_rule(sorting.nonzero)
 def nonzero(a, *, size=None, fill_value=None):
     """``np.nonzero(a)`` inside a trace without ``size=``: per axis of ``a``, a dynamic value holding each
     position's coordinate, valid where ``a`` is nonzero. Of a one-dimensional dynamic value: the ranks of
@@ -92,6 +96,7 @@ def _nonzero_ranks(value: DynamicExtent) -> DynamicExtent:
     return DynamicExtent(ranks(extent), [_flat_extent(nonzero_here, ("nonzero",) + extent.key)])
 
 
+@dynamic_extent_rule(sorting.flatnonzero)
 def flatnonzero(a, *, size=None, fill_value=None):
     """``np.flatnonzero(a)`` inside a trace without ``size=``: each flat position, valid where ``a`` is nonzero."""
     _unsized("flatnonzero", size, fill_value)
@@ -101,6 +106,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
     return DynamicExtent(_coordinate((x.size,), 0), [_nonzero_extent(x)], coordinates=((x.size,), 0))
 
 
+@dynamic_extent_rule(sorting.argwhere)
 def argwhere(a, *, size=None, fill_value=None):
     """``np.argwhere(a)`` inside a trace without ``size=``: one row of coordinates per position of ``a``,
     valid where ``a`` is nonzero."""
@@ -113,6 +119,7 @@ def argwhere(a, *, size=None, fill_value=None):
     return DynamicExtent(data, [_nonzero_extent(x), None])
 
 
+@dynamic_extent_rule(ufuncs.where)
 def where(condition, x=None, y=None):
     """``np.where`` with a dynamic operand, or one argument (``nonzero``)."""
     if x is None and y is None:
@@ -242,6 +249,7 @@ class _Gather:
                     f"index {{value}} is out of bounds for axis {axis} with size {size}")
 
 
+@dynamic_extent_rule(indexing.getitem)
 def getitem(x, index):
     """``x[index]`` where ``x`` or an entry of ``index`` is a dynamic value."""
     if isinstance(x, DynamicExtent):
@@ -289,6 +297,7 @@ def _first_out_of_range(positions, extent: AxisExtent, size: int):
     return ufuncs.where(inside, first, length)
 
 
+@dynamic_extent_rule(operator.setitem)
 def setitem(x: Tracer, index, value) -> Tracer:
     """``x`` after ``x[index] = value`` where ``index`` holds dynamic values: the valid positions written, in
     NumPy's order (the last of duplicates wins); of a dynamic ``x``, :func:`write_elements`."""
@@ -344,6 +353,7 @@ _IDENTITIES = {"add": lambda dtype: 0, "multiply": lambda dtype: 1,
                "maximum": lambda dtype: -np.inf if dtype.kind == "f" else np.iinfo(dtype).min}
 
 
+@dynamic_extent_rule(index_write.index_update)
 def index_update(x, index, values, mode="set"):
     """``xnp.index_update`` (``np.add.at``, ...) where ``index`` holds dynamic values: positions without an
     element combine the operation's identity into position 0."""
@@ -434,7 +444,7 @@ def _element_position(extent: AxisExtent, k, axis: int) -> Tracer:
     else:
         position = reductions.sum(array_api.astype(reductions.cumsum(ops.convert(extent.valid, INDEX)) <= rank, INDEX))
     position = ufuncs.clip(position, 0, extent.size - 1)
-    position.known_range = (0, extent.size - 1)
+    set_known_range(position, (0, extent.size - 1))
     return position
 
 
@@ -477,6 +487,7 @@ def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
     return DynamicExtent(value.data, [narrowed] + value.axes[1:])
 
 
+@dynamic_extent_rule(indexing.take)
 def take(a, indices, axis=None, out=None, mode=None):
     """``np.take(a, indices, axis)`` where ``indices`` is a dynamic value: ``a`` (flattened when ``axis`` is
     None) indexed along ``axis``, as NumPy's default ``mode='raise'`` (bounds checked after the call)."""
@@ -492,15 +503,17 @@ def take(a, indices, axis=None, out=None, mode=None):
     return getitem(x, (slice(None),) * axis + (indices,))
 
 
-def _ufunc_at(mode: str, negate: bool = False):
-    """``np.<ufunc>.at(x, index, values)``'s new ``x`` where ``index`` holds dynamic values."""
+def _ufunc_at(function, mode: str, negate: bool = False):
+    """``np.<ufunc>.at(x, index, values)``'s new ``x`` where ``index`` holds dynamic values: ``function``'s
+    ``at``, combining as ``index_update``'s ``mode``."""
+    @dynamic_extent_rule((function, "at"))
     def updated(x, index, values):
         return index_update(x, index, ufuncs.negative(values) if negate else values, mode)
     return updated
 
 
-FUNCTIONS = {"nonzero": nonzero, "flatnonzero": flatnonzero, "argwhere": argwhere, "where": where,
-             "getitem": getitem, "setitem": setitem, "index_update": index_update, "take": take,
-             "add.at": _ufunc_at("add"), "subtract.at": _ufunc_at("add", negate=True),
-             "multiply.at": _ufunc_at("multiply"), "minimum.at": _ufunc_at("minimum"),
-             "maximum.at": _ufunc_at("maximum")}
+_ufunc_at(ufuncs.add, "add")
+_ufunc_at(ufuncs.subtract, "add", negate=True)
+_ufunc_at(ufuncs.multiply, "multiply")
+_ufunc_at(ufuncs.minimum, "minimum")
+_ufunc_at(ufuncs.maximum, "maximum")

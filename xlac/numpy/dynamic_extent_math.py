@@ -1,6 +1,9 @@
-"""What values with a dynamic extent (:mod:`xlac.numpy.dynamic_extent`) compute: reductions that fill the
-masked positions with the operation's identity, contractions that zero them, and the table through which
-every ``xlac.numpy`` function given such a value (and NumPy's protocols and its methods) reaches these rules.
+"""What values with a dynamic extent (:mod:`xlac.numpy.dynamic_extent`) compute: elementwise functions (every
+ufunc), reductions that fill the masked positions with the operation's identity, contractions that zero them.
+Each is registered as the rule of the ``xlac.numpy`` functions it stands for
+(:func:`xlac.numpy._dispatch.dynamic_extent_rule`), which NumPy's protocols and the values' methods reach too;
+importing this module registers those of :mod:`xlac.numpy.dynamic_extent_shapes` and
+:mod:`xlac.numpy.dynamic_extent_indices` as well.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -19,6 +22,7 @@ from xlac.numpy import array_api
 from xlac.numpy import contractions
 from xlac.numpy import creation
 from xlac.numpy import dtypes as numpy_dtypes
+from xlac.numpy import linalg
 from xlac.numpy import manipulation
 from xlac.numpy import reductions
 from xlac.numpy import shapes
@@ -26,14 +30,14 @@ from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axis
-from xlac.numpy import dynamic_extent_indices, dynamic_extent_shapes
-from xlac.numpy._dispatch import set_dynamic_dispatch
+from xlac.numpy import dynamic_extent_indices, dynamic_extent_shapes  # noqa: F401  (their rules registered)
+from xlac.numpy._dispatch import dynamic_call, dynamic_extent_rule
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, aligned, elementwise,
                                        ndim_of, require, valid_mask, whole_axis)
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
-__all__ = ["dispatch", "install_dynamic_dispatch"]
+__all__ = ["reduce"]
 
 
 # ---------------------------------------------------------------- reductions
@@ -102,6 +106,7 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None
     return _finish(result, value, axes, keepdims)
 
 
+@dynamic_extent_rule(reductions.mean)
 def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
     if not isinstance(value, DynamicExtent):
@@ -114,6 +119,7 @@ def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
     return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
 
 
+@dynamic_extent_rule(reductions.var)
 def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     """``np.var`` of a dynamic value."""
     if not isinstance(value, DynamicExtent):
@@ -125,6 +131,12 @@ def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs
     total = reduce("sum", squares, axes, keepdims)
     count = array_api.astype(_count(value, axes) - ddof, total.dtype)
     return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
+
+
+@dynamic_extent_rule(reductions.std)
+def std(value, *args, **kwargs):
+    """``np.std`` of a dynamic value."""
+    return _sqrt(var(value, *args, **kwargs))
 
 
 def _sqrt(value):
@@ -153,6 +165,16 @@ def arg_extreme(kind: str, value, axis=None):
     return index
 
 
+@dynamic_extent_rule(reductions.argmax)
+def argmax(a, axis=None, out=None, **kwargs):
+    return arg_extreme("argmax", a, axis)
+
+
+@dynamic_extent_rule(reductions.argmin)
+def argmin(a, axis=None, out=None, **kwargs):
+    return arg_extreme("argmin", a, axis)
+
+
 def _rank(value: DynamicExtent, axis: int, position):
     """The rank among the elements along ``axis`` of ``position`` (a position of the data along it)."""
     extent = value.axes[axis]
@@ -164,10 +186,12 @@ def _rank(value: DynamicExtent, axis: int, position):
     return reductions.sum(ufuncs.logical_and(before, extent.valid), axis=-1)
 
 
+@dynamic_extent_rule(reductions.count_nonzero)
 def count_nonzero(value, axis=None, *, keepdims=False):
     return reduce("sum", elementwise(lambda d: array_api.astype(d != 0, INDEX), (value,)), axis, keepdims)
 
 
+@dynamic_extent_rule(linalg.norm)
 def norm(value, ord=None, axis=None, keepdims=False):
     """``np.linalg.norm`` of a dynamic value: vector norms (``ord`` None, 2, 1, inf, -inf, 0 or another
     number) of a vector or along one ``axis``, and the Frobenius norm (``ord`` None or "fro") of all its
@@ -233,6 +257,16 @@ def cumulative(kind: str, value, axis=None, dtype=None, out=None):
     return DynamicExtent(_REDUCTIONS[f"cum{kind}"](filled, axis=axis, dtype=dtype), axes)
 
 
+@dynamic_extent_rule(reductions.cumsum)
+def cumsum(value, axis=None, dtype=None, out=None):
+    return cumulative("sum", value, axis, dtype, out)
+
+
+@dynamic_extent_rule(reductions.cumprod)
+def cumprod(value, axis=None, dtype=None, out=None):
+    return cumulative("prod", value, axis, dtype, out)
+
+
 def _sorts_last(dtype: np.dtype):
     """A value that NumPy's sort places after every other of ``dtype`` (ties with it are indistinguishable)."""
     if dtype.kind == "f":
@@ -244,6 +278,7 @@ def _sorts_last(dtype: np.dtype):
     return np.iinfo(dtype).max
 
 
+@dynamic_extent_rule(sorting.sort)
 def sort(value, axis=-1, kind=None, order=None, *, stable=None):
     """``np.sort`` of a dynamic value: its elements sorted to the front of the axis (the masked positions
     filled with a value that sorts after all others), a dynamic value whose elements are the leading
@@ -289,6 +324,7 @@ def _zeroed_along(value, axis: int):
     return ufuncs.where(valid, value.data, 0), list(value.axes)
 
 
+@dynamic_extent_rule(contractions.matmul, linalg.matmul)
 def matmul(a, b):
     """``a @ b`` where either is dynamic, with NumPy's batch axes: ``b``'s contracted axis placed in the
     coordinates of ``a``'s, the other axes left where their elements are (the data is zero elsewhere). Only
@@ -342,6 +378,7 @@ def _vector_dot(a, b):
     return reductions.sum(ufuncs.where(target.valid, ufuncs.multiply(a_data, b_data), 0))
 
 
+@dynamic_extent_rule(contractions.dot)
 def dot(a, b, out=None):
     """``np.dot`` where either operand is dynamic."""
     if ndim_of(a) == 0 or ndim_of(b) == 0:
@@ -349,16 +386,19 @@ def dot(a, b, out=None):
     return matmul(a, b)
 
 
+@dynamic_extent_rule(contractions.vdot)
 def vdot(a, b):
     return matmul(elementwise(numpy_dtypes.conj, (a,)) if isinstance(a, DynamicExtent) else numpy_dtypes.conj(a), b)
 
 
+@dynamic_extent_rule(contractions.inner)
 def inner(a, b):
     if ndim_of(a) != 1 or ndim_of(b) != 1:
         raise UnsupportedError(located("np.inner of dynamic values: vectors only"))
     return matmul(a, b)
 
 
+@dynamic_extent_rule(contractions.einsum)
 def einsum(subscripts, *operands, **kwargs):
     """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
     outside its elements; the operands' dynamic axes of one letter must hold the same positions (the same
@@ -391,6 +431,7 @@ def einsum(subscripts, *operands, **kwargs):
     return DynamicExtent(result, axes) if any(e is not None for e in axes) else result
 
 
+@dynamic_extent_rule(contractions.outer, linalg.outer)
 def outer(a, b, out=None):
     """``np.outer`` of two vectors, either dynamic."""
     a_data, a_axes = _zeroed(a)
@@ -400,8 +441,9 @@ def outer(a, b, out=None):
     return DynamicExtent(contractions.outer(a_data, b_data), [a_axes[0], b_axes[0]])
 
 
-def _reduction(kind: str):
-    """The handler of ``np.sum`` (``kind``) and its kind, with NumPy's positional parameters."""
+def _reduction(kind: str, function):
+    """Register the rule of ``function``, ``np.sum`` (``kind``) and its kind, with NumPy's positional
+    parameters."""
     def unsupported(out, where):
         if out is not None or where is not None:
             raise UnsupportedError(located(f"np.{kind} of a value whose length is known only when the program runs "
@@ -418,47 +460,67 @@ def _reduction(kind: str):
         def run(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
             unsupported(out, where)
             return reduce(kind, a, axis, keepdims, dtype, initial)
-    return run
+    dynamic_extent_rule(function)(run)
 
 
-_FUNCTIONS = {
-    "sum": _reduction("sum"), "prod": _reduction("prod"), "max": _reduction("max"), "amax": _reduction("max"),
-    "min": _reduction("min"), "amin": _reduction("min"), "any": _reduction("any"), "all": _reduction("all"),
-    "mean": mean, "var": var, "std": lambda *args, **kw: _sqrt(var(*args, **kw)),
-    "argmax": lambda a, axis=None, out=None, **kw: arg_extreme("argmax", a, axis),
-    "argmin": lambda a, axis=None, out=None, **kw: arg_extreme("argmin", a, axis),
-    "count_nonzero": count_nonzero, "norm": norm, "dot": dot, "einsum": einsum, "vdot": vdot, "inner": inner, "outer": outer,
-    "matmul": matmul, "copy": lambda a, *args, **kw: a.copy(),
-    "array": lambda a, dtype=None, **kw: a.copy() if dtype is None else a.astype(dtype),
-    "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
-    "clip": lambda a, a_min=None, a_max=None, **kw: elementwise(lambda *v: ufuncs.clip(*v), (a, a_min, a_max)),
-    "square": lambda a, **kw: elementwise(ufuncs.square, (a,)),
-    "cumsum": lambda *args, **kw: cumulative("sum", *args, **kw),
-    "cumprod": lambda *args, **kw: cumulative("prod", *args, **kw), "sort": sort,
-    **dynamic_extent_shapes.FUNCTIONS, **dynamic_extent_indices.FUNCTIONS,
-}
+def _ufunc_reduce(kind: str, function):
+    """Register ``function.reduce`` (a ufunc's) of a dynamic value: the reduction ``kind`` (axis 0 by default,
+    as NumPy's)."""
+    @dynamic_extent_rule((function, "reduce"))
+    def run(array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        if out is not None or where is not True:
+            raise UnsupportedError(located(f"np.{function.__name__}.reduce of a value whose length is known only "
+                                           "when the program runs with out= or where="))
+        return reduce(kind, array, axis, keepdims, dtype if kind in ("sum", "prod") else None, initial)
 
 
-SHAPE_TAKING = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like"})
+# Each kind of reduction: its xlac.numpy function and the ufunc whose reduce it is.
+for _kind, _function, _ufunc in (("sum", reductions.sum, ufuncs.add), ("prod", reductions.prod, ufuncs.multiply),
+                                 ("max", reductions.max, ufuncs.maximum), ("min", reductions.min, ufuncs.minimum),
+                                 ("any", reductions.any, ufuncs.logical_or),
+                                 ("all", reductions.all, ufuncs.logical_and)):
+    _reduction(_kind, _function)
+    _ufunc_reduce(_kind, _ufunc)
 
 
-def dispatch(name: str, args, kwargs):
-    """The xlac.numpy (or NumPy) function ``name`` on arguments some of which are dynamic: an elementwise
-    function (a ufunc) through :func:`elementwise`, the reductions and contractions above, or an error."""
-    handler = _FUNCTIONS.get(name)
-    if name not in SHAPE_TAKING and any(getattr(a, "is_dynamic_shape", False) for a in (*args, *kwargs.values())):
-        raise UnsupportedError(located(
-            f"{name} of the shape of a value whose length is known only when the program runs: np.zeros, ones, "
-            "empty, full and the *_like functions take it (a new value of the same extent)"))
-    if handler is not None:
-        return handler(*args, **kwargs)
-    fn = getattr(ufuncs, name, None) or getattr(numpy_dtypes, name, None)     # numpy_dtypes: conj, conjugate
-    if isinstance(getattr(np, name, None), np.ufunc) and fn is not None:
-        return elementwise(lambda *operands: fn(*operands, **kwargs), args)
-    raise UnsupportedError(located(f"{name} of a value whose length is known only when the program runs "
-                                   "(x[i:j] with traced bounds, x[mask] with a traced mask) is not supported"))
+@dynamic_extent_rule(shapes.copy)
+def copy(a, *args, **kwargs):
+    return a.copy()
 
 
-def install_dynamic_dispatch() -> None:
-    """Make :func:`dispatch` what xlac.numpy's functions call when given a value with a dynamic extent."""
-    set_dynamic_dispatch(dispatch)
+@dynamic_extent_rule(creation.traced_array)
+def asarray(a, dtype=None):
+    """``np.asarray`` and ``np.array`` of a dynamic value (``np.array`` copies it then, as of any array)."""
+    return a if dtype is None else a.astype(dtype)
+
+
+@dynamic_extent_rule(ufuncs.clip)
+def clip(a, a_min=None, a_max=None, **kwargs):
+    return elementwise(lambda *v: ufuncs.clip(*v), (a, a_min, a_max))
+
+
+def _elementwise(function):
+    """Register ``function`` (an xlac.numpy ufunc) of dynamic values: :func:`elementwise`."""
+    @dynamic_extent_rule(function)
+    def run(*operands, **kwargs):
+        return elementwise(lambda *values: function(*values, **kwargs), operands)
+
+
+# Every ufunc of NumPy's xlac.numpy has, but the generalized ones (matmul: above).
+for _ufunc in sorted({u for u in vars(np).values() if isinstance(u, np.ufunc) and u.signature is None},
+                    key=lambda u: u.__name__):
+    _function = getattr(ufuncs, _ufunc.__name__, None) or getattr(numpy_dtypes, _ufunc.__name__, None)
+    if _function is not None:
+        _elementwise(_function)
+
+
+def _method(function):
+    return lambda self, *args, **kwargs: dynamic_call(function, (self, *args), kwargs)
+
+
+# A dynamic value's methods that are xlac.numpy functions: their rules.
+for _function in (reductions.sum, reductions.prod, reductions.max, reductions.min, reductions.any, reductions.all,
+                  reductions.mean, reductions.var, reductions.std, reductions.argmax, reductions.argmin,
+                  contractions.dot, reductions.cumsum, reductions.cumprod, shapes.ravel, shapes.squeeze,
+                  shapes.swapaxes, manipulation.repeat, sorting.nonzero):
+    setattr(DynamicExtent, _function.__name__, _method(_function))

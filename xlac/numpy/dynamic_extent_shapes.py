@@ -35,11 +35,12 @@ from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._core import normalize_axes, normalize_axis
+from xlac.numpy._dispatch import dynamic_extent_rule
 from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, ranks, require,
                                        valid_mask)
 from xlac.trace import ops
 
-__all__ = ["FUNCTIONS", "reversed_extent"]
+__all__ = ["reversed_extent"]
 
 
 def _value(data, axes, is_view: bool = False):
@@ -64,11 +65,13 @@ def _each_axis(axes, ndim: int, op: str) -> tuple:
     return tuple(normalize_axis(a, ndim, op) for a in (axes if isinstance(axes, (tuple, list)) else (axes,)))
 
 
+@dynamic_extent_rule(shapes.transpose)
 def transpose(value, axes=None):
     order = tuple(reversed(range(value.ndim))) if axes is None else _each_axis(axes, value.ndim, "transpose")
     return _value(shapes.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
 
 
+@dynamic_extent_rule(shapes.moveaxis)
 def moveaxis(value, source, destination):
     source, destination = _each_axis(source, value.ndim, "moveaxis"), _each_axis(destination, value.ndim, "moveaxis")
     if len(source) != len(destination):
@@ -79,6 +82,7 @@ def moveaxis(value, source, destination):
     return transpose(value, order)
 
 
+@dynamic_extent_rule(shapes.swapaxes)
 def swapaxes(value, axis1, axis2):
     order = list(range(value.ndim))
     a, b = normalize_axis(axis1, value.ndim, "swapaxes"), normalize_axis(axis2, value.ndim, "swapaxes")
@@ -86,6 +90,7 @@ def swapaxes(value, axis1, axis2):
     return transpose(value, order)
 
 
+@dynamic_extent_rule(shapes.expand_dims)
 def expand_dims(value, axis):
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     ndim = value.ndim + len(axes)
@@ -95,6 +100,7 @@ def expand_dims(value, axis):
     return DynamicExtent(shapes.expand_dims(value.data, tuple(new)), out, value.is_view)
 
 
+@dynamic_extent_rule(shapes.squeeze)
 def squeeze(value, axis=None):
     if axis is None:
         axes = tuple(a for a, n in enumerate(value.data.shape) if n == 1 and value.axes[a] is None)
@@ -117,6 +123,7 @@ def reversed_extent(extent: AxisExtent) -> AxisExtent:
     return AxisExtent(shapes.flip(extent.valid), extent.count, start, ("reversed",) + extent.key)
 
 
+@dynamic_extent_rule(shapes.flip)
 def flip(value, axis=None):
     axes = tuple(range(value.ndim)) if axis is None else \
         normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "flip")
@@ -124,6 +131,17 @@ def flip(value, axis=None):
     return DynamicExtent(shapes.flip(value.data, axes), extents, value.is_view)
 
 
+@dynamic_extent_rule(manipulation.fliplr)
+def fliplr(value):
+    return flip(value, 1)
+
+
+@dynamic_extent_rule(manipulation.flipud)
+def flipud(value):
+    return flip(value, 0)
+
+
+@dynamic_extent_rule(manipulation.repeat)
 def repeat(value, repeats, axis=None):
     if axis is None:
         value, axis = ravel(value), 0
@@ -142,6 +160,7 @@ def repeat(value, repeats, axis=None):
     return DynamicExtent(manipulation.repeat(value.data, times, axis), axes)
 
 
+@dynamic_extent_rule(manipulation.roll)
 def roll(value, shift, axis=None):
     """``np.roll`` of a dynamic value: along a dynamic axis its elements rotate among themselves (a
     gather from the position of each one's source rank)."""
@@ -163,6 +182,7 @@ def roll(value, shift, axis=None):
     return DynamicExtent(indexing.take(value.data, source, axis=axis), value.axes)
 
 
+@dynamic_extent_rule(manipulation.diff)
 def diff(value, n=1, axis=-1, prepend=None, append=None):
     """``np.diff`` of a dynamic value: differences of consecutive elements (along a dynamic axis, of
     consecutive ranks: ``v[1:] - v[:-1]``)."""
@@ -184,6 +204,7 @@ def _unsupported(what: str):
 # ---------------------------------------------------------------- joined
 
 
+@dynamic_extent_rule(shapes.concatenate)
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     """``np.concatenate`` where some operands are dynamic: along a dynamic axis, a selection of each
     operand's elements in turn; the other axes must hold the same positions in every operand."""
@@ -228,6 +249,7 @@ def _joined(extents: list) -> AxisExtent:
     return AxisExtent(valid, count, None, ("joined",) + tuple(e.key for e in extents))
 
 
+@dynamic_extent_rule(shapes.stack)
 def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = list(arrays)
     ndim = max(ndim_of(a) for a in arrays) + 1
@@ -236,23 +258,27 @@ def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     return concatenate(expanded, axis, out, dtype, casting)
 
 
+@dynamic_extent_rule(shapes.hstack)
 def hstack(tup, dtype=None, casting="same_kind"):
     arrays = [a if ndim_of(a) else shapes.atleast_1d(a) for a in tup]
     return concatenate(arrays, 0 if ndim_of(arrays[0]) == 1 else 1, dtype=dtype, casting=casting)
 
 
+@dynamic_extent_rule(shapes.column_stack)
 def column_stack(tup):
     return concatenate([expand_dims(a, 1) if isinstance(a, DynamicExtent) and a.ndim == 1 else
                         a if ndim_of(a) > 1 else shapes.expand_dims(a, 1) for a in tup], 1)
 
 
-def atleast(ndim: int):
-    """``np.atleast_1d`` (``ndim`` 1), ``atleast_2d``, ``atleast_3d`` of dynamic values, as NumPy adds axes."""
+def _atleast(ndim: int, function):
+    """``np.atleast_1d`` (``ndim`` 1, ``function`` xnp's), ``atleast_2d``, ``atleast_3d`` of dynamic values, as
+    NumPy adds axes."""
+    @dynamic_extent_rule(function)
     def run(*arrays):
         out = []
         for a in arrays:
             if not isinstance(a, DynamicExtent):
-                out.append(getattr(shapes, f"atleast_{ndim}d")(a))
+                out.append(function(a))
             elif a.ndim >= ndim:
                 out.append(a)
             elif ndim == 2:
@@ -263,6 +289,12 @@ def atleast(ndim: int):
     return run
 
 
+_atleast(1, shapes.atleast_1d)
+_atleast(2, shapes.atleast_2d)
+_atleast(3, shapes.atleast_3d)
+
+
+@dynamic_extent_rule(shapes.vstack)
 def vstack(tup, dtype=None, casting="same_kind"):
     arrays = [expand_dims(a, 0) if isinstance(a, DynamicExtent) and a.ndim == 1 else
               a if isinstance(a, DynamicExtent) else shapes.atleast_2d(a) for a in tup]
@@ -310,6 +342,7 @@ def _resolved(shape, sizes: tuple) -> tuple[tuple, int | None]:
     return tuple(total // known if n == -1 else n for n in shape), unknown[0]
 
 
+@dynamic_extent_rule(shapes.reshape)
 def reshape(value, shape, order="C", **kwargs):
     """``np.reshape`` of a dynamic value: static axes split or merged as NumPy does; a dynamic axis kept
     where it is, or merged with its neighbours (its elements in NumPy's order), never split. A length
@@ -361,6 +394,7 @@ def _merged(value: DynamicExtent, axes: list) -> AxisExtent:
     return AxisExtent(valid, _elements(value, axes), None, key)
 
 
+@dynamic_extent_rule(shapes.ravel)
 def ravel(value, order="C"):
     return reshape(value, -1, order) if value.ndim != 1 else value
 
@@ -369,19 +403,20 @@ def ravel(value, order="C"):
 
 
 def _shaped(make):
-    """``np.zeros`` (``make`` is xlac.numpy's) of a dynamic value's shape: a new value of its extents."""
+    """Register ``np.zeros`` (``make`` is xlac.numpy's) of a dynamic value's shape: a new value of its extents."""
+    @dynamic_extent_rule(make, takes_shape=True)
     def run(shape, *args, **kwargs):
         if not getattr(shape, "is_dynamic_shape", False):
             raise UnsupportedError(located(f"np.{make.__name__} of a value whose length is known only when the "
                                            "program runs, other than as its shape (np.zeros(v.shape))"))
         value = shape.value
         return DynamicExtent(make(value.data.shape, *args, **kwargs), value.axes)
-    return run
 
 
 def _like(make):
-    """``np.zeros_like`` (``make`` is xlac.numpy's) of a dynamic value, or with the shape of one: a new
+    """Register ``np.zeros_like`` (``make`` is xlac.numpy's) of a dynamic value, or with the shape of one: a new
     value of its extents."""
+    @dynamic_extent_rule(make, takes_shape=True)
     def run(a, *args, shape=None, **kwargs):
         data = a.data if isinstance(a, DynamicExtent) else a
         if getattr(shape, "is_dynamic_shape", False):
@@ -389,16 +424,9 @@ def _like(make):
         if shape is None and isinstance(a, DynamicExtent):
             return DynamicExtent(make(data, *args, **kwargs), a.axes)
         return make(data, *args, shape=shape, **kwargs)
-    return run
 
 
-FUNCTIONS = {
-    "zeros": _shaped(creation.zeros), "ones": _shaped(creation.ones), "empty": _shaped(creation.empty),
-    "full": _shaped(creation.full), "zeros_like": _like(creation.zeros_like), "ones_like": _like(creation.ones_like),
-    "empty_like": _like(creation.empty_like), "full_like": _like(creation.full_like),
-    "transpose": transpose, "moveaxis": moveaxis, "swapaxes": swapaxes, "expand_dims": expand_dims,
-    "squeeze": squeeze, "flip": flip, "fliplr": lambda m: flip(m, 1), "flipud": lambda m: flip(m, 0),
-    "repeat": repeat, "concatenate": concatenate, "stack": stack, "hstack": hstack, "vstack": vstack,
-    "reshape": reshape, "ravel": ravel, "roll": roll, "diff": diff, "column_stack": column_stack,
-    "atleast_1d": atleast(1), "atleast_2d": atleast(2), "atleast_3d": atleast(3),
-}
+for _make in (creation.zeros, creation.ones, creation.empty, creation.full):
+    _shaped(_make)
+for _make in (creation.zeros_like, creation.ones_like, creation.empty_like, creation.full_like):
+    _like(_make)

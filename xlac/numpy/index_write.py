@@ -9,6 +9,7 @@ array([0., 5., 0.])
 """
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -422,7 +423,7 @@ index_update.__wrapped_numpy__ = _index_update
 def write_dynamic(x: Tracer, index, value) -> Tracer:
     """``x`` after ``x[index] = value``, for an index :func:`xlac.numpy.dynamic_extent.read` takes or one holding dynamic values."""
     if holds_dynamic_index(index):
-        return dynamic_call("setitem", (x, index, value), {})
+        return dynamic_call(operator.setitem, (x, index, value), {})
     if is_traced_mask(x, index):
         rows = x.shape[:index.ndim]
         flat = shapes.reshape(x, (index.size,) + x.shape[index.ndim:])

@@ -28,6 +28,7 @@ from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops, views
 from xlac.trace.checks import Check, require_index_in_bounds
+from xlac.trace.facts import known_range, offset_form
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -234,7 +235,7 @@ class Window:
 
     NumPy's slice is shorter where it runs past the end of the axis (or starts before its beginning); this
     one has the static length. :meth:`of` takes a slice as a window only where the start's known range (a
-    rolled loop's index, ``Tracer.known_range``) proves it inside the axis, or where nothing is known of
+    rolled loop's index, ``xlac.trace.facts.known_range``) proves it inside the axis, or where nothing is known of
     the start: then :meth:`first_position` checks after the call that NumPy's slice is the whole window
     (else :class:`xlac.UnsupportedError` names the start). A slice that may run out of the axis in a known
     range stays a value of dynamic extent among the positions it may hold
@@ -266,14 +267,14 @@ class Window:
             return None
         if start.ndim or stop.ndim or not (dtypes.is_int(start.dtype) and dtypes.is_int(stop.dtype)):
             return None
-        (base, low), (stop_base, high) = start.offset_form, stop.offset_form
+        (base, low), (stop_base, high) = offset_form(start), offset_form(stop)
         if base != stop_base or high - low < 1:
             return None
         length = -(-(high - low) // step)
         window = cls(start, high - low, int(step), length, size, False)
         if window.span > size:
             return None
-        known = start.known_range
+        known = known_range(start)
         if known is None:
             return window
         if known[0] >= 0 and known[1] + window.span <= size:
@@ -336,7 +337,7 @@ def normalized_traced_index(index: Tracer, size: int, axis: int | None) -> Trace
     raises IndexError afterwards for an index outside ``[-size, size)`` (see :mod:`xlac.trace.checks`);
     XLA clamps such an index meanwhile. An index known to lie in ``[0, size)`` (a rolled loop's own index
     over a range that fits the axis) needs neither."""
-    known = index.known_range
+    known = known_range(index)
     if known is not None and 0 <= known[0] and known[1] < size:
         return ops.convert(index, INDEX_DTYPE)
     require_index_in_bounds(index, size, axis)

@@ -34,6 +34,7 @@ from xlac.numpy.array_api import namespace_for
 from xlac.numpy.devices import to_device
 from xlac.numpy.dtypes import with_complex_part
 from xlac.numpy import dynamic_extent
+from xlac.trace.facts import known_range, offset_form, set_known_range, set_offset_form
 from xlac.trace.tracer import Tracer
 from xlac.numpy.protocols import array_function, array_ufunc
 
@@ -45,12 +46,13 @@ def _ranged(result, x, offset, sign: int, offset_sign: int):
     offset it is (slices ``a[k + 1:]`` and ``b[k + 1:]`` hold the same positions)."""
     if type(offset) is not int or not isinstance(result, Tracer) or not isinstance(x, Tracer) or x.ndim:
         return result
-    if x.known_range is not None:
-        ends = sorted(sign * end + offset_sign * offset for end in x.known_range)
-        result.known_range = (ends[0], ends[1])
+    known = known_range(x)
+    if known is not None:
+        ends = sorted(sign * end + offset_sign * offset for end in known)
+        set_known_range(result, (ends[0], ends[1]))
     if sign == 1 and x.dtype.kind in "iu":
-        base, shift = x.offset_form
-        result.offset_of = (base, shift + offset_sign * offset)
+        base, shift = offset_form(x)
+        set_offset_form(result, base, shift + offset_sign * offset)
     return result
 
 
@@ -60,12 +62,13 @@ def _scaled(result, x, factor):
     ``r * s`` are one value: ``x[r * s:r * s + K]`` is a window of ``K`` elements)."""
     if type(factor) is not int or not isinstance(result, Tracer) or not isinstance(x, Tracer) or x.ndim:
         return result
-    if x.known_range is not None:
-        ends = sorted(end * factor for end in x.known_range)
-        result.known_range = (ends[0], ends[1])
+    known = known_range(x)
+    if known is not None:
+        ends = sorted(end * factor for end in known)
+        set_known_range(result, (ends[0], ends[1]))
     if x.dtype.kind in "iu":
-        base, shift = x.offset_form
-        result.offset_of = (("times", base, factor), shift * factor)
+        base, shift = offset_form(x)
+        set_offset_form(result, ("times", base, factor), shift * factor)
     return result
 
 

@@ -63,20 +63,20 @@ def install_ufunc_methods() -> None:
         function = getattr(ufuncs, alias)
         if not hasattr(function, "nin"):
             continue
-        name = function.__name__
         for method in (reduce, accumulate, reduceat, outer):
-            setattr(function, method.__name__, _public(functools.partial(method, function), name, method))
-        updated = _public(functools.partial(_at_updated, function), name, at)
+            setattr(function, method.__name__, _public(functools.partial(method, function), function, method))
+        updated = _public(functools.partial(_at_updated, function), function, at)
         function.at = functools.update_wrapper(functools.partial(at, function, updated), at)
 
 
-def _public(bound, ufunc_name: str, method):
-    """``bound`` as the public xlac.numpy function ``ufunc_name.method`` (traced, or run eagerly)."""
+def _public(bound, function, method):
+    """``bound`` as the public xlac.numpy function ``function.method`` (traced, or run eagerly), whose
+    dynamic-extent rule is registered under ``(function, method name)``."""
     def body(*args, **kwargs):
         return bound(*args, **kwargs)
-    body.__name__ = body.__qualname__ = f"{ufunc_name}.{method.__name__}"
+    body.__name__ = body.__qualname__ = f"{function.__name__}.{method.__name__}"
     body.__doc__ = method.__doc__
-    return numpy_function(body)
+    return numpy_function(body, rule_key=(function, method.__name__))
 
 
 # ---------------------------------------------------------------- the loop dtype

@@ -67,6 +67,8 @@ class Trace:
         self.python_effects: list = enclosing.python_effects if enclosing is not None else []
         # Conditions verified after the call (traced indices in bounds): see xlac.trace.checks.
         self.checks = Checks(check_bounds)
+        # value id -> what is known of that traced scalar's value (xlac.trace.facts: a range, an offset form)
+        self.scalar_facts: dict = {}
         # The owner of what the traced function reaches outside its arguments and of the arrays its call
         # makes (an xlac.outside_state.OutsideState, set by whoever runs user code here); None where an
         # enclosing trace's owner, or none (eager operations), stands for it.

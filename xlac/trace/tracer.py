@@ -34,7 +34,7 @@ class Tracer:
     # strides: element strides relative to the memory it views (None: C-contiguous, its own);
     # mutability: "mutable", "readonly" (a read-only view, as NumPy's broadcast_to) or "value"
     # (a Python or NumPy scalar argument: augmented assignment rebinds the name, as in Python).
-    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability", "known_range", "offset_of")
+    __slots__ = ("value", "_trace", "weak", "base", "strides", "mutability")
     __array_priority__ = 1000
 
     def __init__(self, value, trace, weak: bool = False, mutability: str = "mutable"):
@@ -44,19 +44,10 @@ class Tracer:
         self.base = None
         self.strides = None
         self.mutability = mutability
-        # (lowest, highest): values this scalar is known to lie between (a rolled loop's own index), or None
-        self.known_range = None
-        # (what identifies a value v, n): this scalar is v + n, a Python int n (two `k + 1` are one bound), or None
-        self.offset_of = None
 
     @property
     def shape(self) -> tuple[int, ...]:
         return self.value.type.shape
-
-    @property
-    def offset_form(self) -> tuple:
-        """(what identifies a value v, a Python int n): this scalar is v + n (``offset_of``, else itself + 0)."""
-        return self.offset_of if self.offset_of is not None else (self.value.id, 0)
 
     @property
     def dtype(self):
@@ -136,7 +127,7 @@ class Tracer:
 
     def _store(self, new: "Tracer") -> None:
         """Record that the memory this array refers to (and what it is a view of) now holds ``new``."""
-        self.known_range = self.offset_of = None
+        self._trace.scalar_facts.pop(self.value.id, None)    # what xlac.trace.facts knew of it holds no more
         current = current_trace()
         if self._trace is not current:
             if current is None or not current.writes_enclosing or not current.encloses(self._trace):

@@ -311,7 +311,7 @@ def nonzero(a, *, size=None, fill_value=None):
     """
     x = _nonzero_operand(a, "nonzero")
     if size is None:          # a value whose length is known only when the program runs
-        return dynamic_call("nonzero", (x,), {"fill_value": fill_value})
+        return dynamic_call(nonzero, (x,), {"fill_value": fill_value})
     size = _static_size(size, "nonzero")
     return tuple(_coordinates(x, size, fill_value, "nonzero"))
 
@@ -330,7 +330,7 @@ def argwhere(a, *, size=None, fill_value=None):
     """
     x = asarray(a)
     if size is None:
-        return dynamic_call("argwhere", (x,), {"fill_value": fill_value})
+        return dynamic_call(argwhere, (x,), {"fill_value": fill_value})
     size = _static_size(size, "argwhere")
     if x.ndim == 0:
         return ops.full((size, 0), 0, INT64)
@@ -350,7 +350,7 @@ def flatnonzero(a, *, size=None, fill_value=None):
     """
     x = asarray(a)
     if size is None:
-        return dynamic_call("flatnonzero", (x,), {"fill_value": fill_value})
+        return dynamic_call(flatnonzero, (x,), {"fill_value": fill_value})
     size = _static_size(size, "flatnonzero")
     return _coordinates(_flat(x), size, fill_value, "flatnonzero")[0]
 

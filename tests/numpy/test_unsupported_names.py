@@ -90,7 +90,7 @@ def test_outside_a_compiled_function_it_runs_on_the_host(fakelib):
 
 def test_the_readme_example_of_an_unsupported_function_is_unsupported():
     """The README names a NumPy function xlac lacks; it must stay one (called on one traced 1-d array)."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
     (qualified,) = re.findall(r"`(numpy(?:\.\w+)+) is not supported by", readme)
     function = functools.reduce(getattr, qualified.split(".")[1:], np)
     with pytest.raises(xlac.UnsupportedError, match=rf"^{re.escape(qualified)} is not supported by xlac"):

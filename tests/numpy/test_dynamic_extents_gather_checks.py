@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import xlac
 from tests.numpy_kernels import csr_matvec
-from tests.test_dynamic_extents import rolled
+from tests.numpy.test_dynamic_extents import rolled
 
 SIZE = 5
 x = np.arange(float(SIZE))

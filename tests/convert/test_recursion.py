@@ -119,7 +119,7 @@ def test_a_recursion_that_ends_on_a_traced_value_is_refused_with_its_line():
     assert int(xlac.compile(factorial, static_argnums=0)(5)) == 120
     line = factorial.__code__.co_firstlineno
     with pytest.raises(UnsupportedError, match=rf"factorial calls itself deeper than Python allows .* end it on a "
-                                               rf"value known when tracing .*\n  at .*test_convert_recursion.py:{line}"):
+                                               rf"value known when tracing .*\n  at .*test_recursion.py:{line}"):
         xlac.compile(factorial)(5)
 
 

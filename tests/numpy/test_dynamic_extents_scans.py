@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlac
-from tests.test_dynamic_extents import rolled
+from tests.numpy.test_dynamic_extents import rolled
 
 bounds = st.integers(-9, 9) | st.none()
 dtypes = st.sampled_from([np.float64, np.int32, np.uint8, np.bool_])

@@ -114,7 +114,7 @@ def test_a_variable_first_bound_in_a_rolled_loop_and_read_after_is_refused():
         return last
     with pytest.raises(TypeError, match="variable 'last' is first bound inside a `for` loop") as info:
         xlac.compile(f)(np.arange(3.0), 2)
-    assert f"test_convert_loops.py:{line_of(f, 'for i in range(n)')}" in str(info.value)
+    assert f"test_loops.py:{line_of(f, 'for i in range(n)')}" in str(info.value)
 
 
 def test_a_loop_that_changes_a_python_value_is_refused():
@@ -141,7 +141,7 @@ def test_a_while_whose_exit_sits_in_a_try_says_why_it_cannot_roll():
     with pytest.raises(xlac.TracerConversionError, match="cannot become an XLA loop because its loop body uses "
                                                          "break or continue") as info:
         xlac.compile(f)(8.0)
-    assert f"test_convert_loops.py:{line_of(f, 'while x > 1.0')}" in str(info.value)
+    assert f"test_loops.py:{line_of(f, 'while x > 1.0')}" in str(info.value)
 
 
 # ---------------------------------------------------------------- loops with a trip count known when tracing

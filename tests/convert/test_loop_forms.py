@@ -110,7 +110,7 @@ def test_loops_with_exits_roll_and_say_so():
     assert "while" in str(traced.ir()) and "case" not in str(traced.ir()).split("while")[0]
     decision, = traced.loop_decisions
     assert (decision.kind, decision.trips, decision.decision) == ("for", 100, "rolled")
-    assert decision.location.endswith(f"test_convert_loop_forms.py:{line_of(first_negative, 'for i in')}")
+    assert decision.location.endswith(f"test_loop_forms.py:{line_of(first_negative, 'for i in')}")
 
 
 def test_rows_of_an_array_roll_and_write_the_argument_in_place():
@@ -168,7 +168,7 @@ def test_iterating_a_traced_scalar_raises_numpys_error():
         return total
     with pytest.raises(TypeError, match="iteration over a 0-d array") as info:
         xlac.compile(f)(np.float64(2.0))
-    assert f"test_convert_loop_forms.py:{line_of(f, 'for v in x')}" in str(info.value)
+    assert f"test_loop_forms.py:{line_of(f, 'for v in x')}" in str(info.value)
 
 
 def test_a_return_inside_a_loop_with_a_traced_trip_count_is_refused_clearly():
@@ -179,7 +179,7 @@ def test_a_return_inside_a_loop_with_a_traced_trip_count_is_refused_clearly():
         return 0.0
     with pytest.raises(xlac.UnsupportedError, match="`return` inside a `for` loop whose trip count is traced") as info:
         xlac.compile(f)(np.array([1.0, -2.0]), 2)
-    assert f"test_convert_loop_forms.py:{line_of(f, 'for i in range(n)')}" in str(info.value)
+    assert f"test_loop_forms.py:{line_of(f, 'for i in range(n)')}" in str(info.value)
 
 
 # ---------------------------------------------------------------- when to roll, and the report
@@ -213,7 +213,7 @@ def test_explain_and_the_dump_summary_list_each_loop_with_its_line():
     traced = f.trace(x, x, 3.0)
     text = explain(traced.stages, traced.inplace_report(), traced.loop_decisions)
     line = line_of(products_until, "for u, v in zip")
-    assert f"test_convert_loop_forms.py:{line}: `for` (100 trips) rolled" in text.splitlines()[1]
+    assert f"test_loop_forms.py:{line}: `for` (100 trips) rolled" in text.splitlines()[1]
     compiled = f.lower(x, x, 3.0).compile()
     summary = summarize("products_until", "x", "first call", compiled, {"trace": 0.0})
     assert summary["loops"] == [d.as_dict() for d in traced.loop_decisions]
