@@ -181,3 +181,28 @@ def test_every_module_imports_alone_in_a_fresh_process():
     outcome = dict(line.split(": ", 1) for line in run.stdout.splitlines())
     assert sorted(outcome) == sorted(_module_name(path) for path in SOURCE.rglob("*.py"))
     assert {module: error for module, error in outcome.items() if error != "ok"} == {}
+
+
+ARCHITECTURE = SOURCE.parent / "docs" / "architecture.md"
+
+
+def test_the_architecture_page_names_files_and_helpers_that_exist():
+    text = ARCHITECTURE.read_text()
+    named = set(re.findall(r"\b((?:xlac|tests)/[\w/]+\.py)\b", text))
+    assert named and sorted(p for p in named if not (SOURCE.parent / p).exists()) == []
+    example = text[text.index("### Adding a primitive"):text.index("## Layers and imports")]
+    helpers = set(re.findall(r"\b(_\w+)\b", example))            # the private helpers the example calls
+    defined = {target.id if isinstance(target, ast.Name) else target.name
+               for _, source in _sources() for node in ast.parse(source).body
+               for target in ([node] if isinstance(node, ast.FunctionDef) else
+                              node.targets if isinstance(node, ast.Assign) else [])
+               if isinstance(target, (ast.Name, ast.FunctionDef))}
+    assert helpers and sorted(helpers - defined) == []
+
+
+def test_the_rules_table_lists_every_rule_module():
+    text = ARCHITECTURE.read_text()
+    table = text[text.index("| module | primitives |"):text.index("The engines (")]
+    listed = set(re.findall(r"^\| `(\w+\.py)` \|", table, re.M))
+    modules = {p.name for p in (SOURCE / "passes" / "rules").glob("*.py") if p.name != "__init__.py"}
+    assert listed == modules

@@ -68,7 +68,7 @@ def test_a_flipped_slice_meets_a_head_as_numpy(k, j):
 
 
 def test_the_levinson_durbin_step_realigns_its_flips_without_a_padded_copy():
-    # (its values against NumPy: tests/test_windows.py)
+    # (its values against NumPy: tests/numpy/test_windows.py)
     text = xlac.compile(levinson_durbin, loops="roll").lower(np.exp(-0.1 * np.arange(12.0))).as_text()
     assert not ops_named(text, "pad") and "tensor<36xf64>" not in text     # before: a[:k + 1] padded to 3x
     assert ops_named(text, "gather")

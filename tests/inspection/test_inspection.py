@@ -22,7 +22,7 @@ from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Node, Provenance, SourceLocation, Value
 from xlac.ir.types import TensorType
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(xlac.__file__).resolve().parents[1]
 
 
 def step(x, w):

@@ -22,7 +22,7 @@ from xlac.runtime import PersistentCache, get_device
 from xlac.runtime.cache_key import cache_key, code_generation_flags, strip_locations
 from xlac.runtime.client import compile_options
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(xlac.__file__).resolve().parents[1]
 X = np.linspace(-2.0, 2.0, 24, dtype=np.float32).reshape(4, 6)
 W = np.linspace(0.5, -0.5, 18, dtype=np.float32).reshape(6, 3)
 

@@ -1,7 +1,7 @@
 """Checks of code that Python would not evaluate do not fire: the right side of ``and``/``or``, the branch not
 taken of a conditional computed both ways, a later operand of a chained comparison. The oracle is plain
 Python running the same function on NumPy arrays (its result, or its error's type and text).
-Asserts on traced values are after-call checks: tests/test_checks_assert.py."""
+Asserts on traced values are after-call checks: tests/trace/test_checks_assert.py."""
 import jax
 import jax.numpy as jnp
 import numpy as np
