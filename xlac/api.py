@@ -333,12 +333,17 @@ def _run_traced(fn, name: str, trace: Trace, args_and_kwargs):
     arrays the function made die when it returns: see ``xlac.captures.is_temporary``.)"""
     args, kwargs = args_and_kwargs
     out_leaves, out_tree = pytree.flatten(fn(*args, **kwargs))
-    outputs = []
-    for leaf in out_leaves:
+    outputs, of_dynamic_length = [], {}
+    for k, leaf in enumerate(out_leaves):
         if isinstance(leaf, Tracer) and leaf._trace is not trace:
             raise TypeError(located(f"{name} returned a traced value from another trace"))
-        outputs.append(asarray(leaf).value)
-    return outputs, out_tree
+        if getattr(leaf, "is_dynamic_extent", False):     # x[mask], x[i:j]: its leading part after the call
+            data, lengths, axes = leaf.as_result()
+            outputs += [data.value, lengths.value]
+            of_dynamic_length[k] = pytree.leading(axes)
+        else:
+            outputs.append(asarray(leaf).value)
+    return outputs, pytree.with_subtrees(out_tree, of_dynamic_length)
 
 
 @dataclass

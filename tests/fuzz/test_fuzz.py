@@ -135,10 +135,6 @@ def test_a_refusal_of_a_statement_of_an_issue_31_family_is_a_failure():
     assert _refusal(program, "compiled", type(error)(str(error).format(3)), []) is None
     assert _refusal(program, "compiled", type(error)(str(error).format(2)), []).startswith("TracerConversionError")
     assert _refusal(program, "compiled", ValueError("share memory"), []) is None
-    returned = xlac.UnsupportedError("cannot take an array (np.asarray, or a result of the compiled function) of a "
-                                     "value whose length is known only when the program runs\n"
-                                     "  at <fuzz program 0abc>:3 (in program)")
-    assert _refusal(program, "compiled", returned, []).startswith("UnsupportedError")
 
 
 # ---------------------------------------------------------------- loops and branches

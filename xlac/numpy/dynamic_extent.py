@@ -29,8 +29,9 @@ Its ``shape`` is a :class:`DynamicShape`: a tuple holding, for each dynamic axis
 int64, as ``size``); ``np.zeros``/``ones``/``empty``/``full`` of it, and the ``*_like`` functions of the value,
 make a new value of the same extent. A converted ``len(v)`` is that traced length too; elsewhere Python's
 ``len`` must be an int, so it raises. What needs the length as a Python int (a ``reshape`` that splits its
-axis, returning it from a compiled function, iterating over it) raises :class:`DynamicShapeError`; a converted
-loop whose body does so runs unrolled instead (see :mod:`xlac.convert.loops`).
+axis, iterating over it) raises :class:`DynamicShapeError`; a converted loop whose body does so runs unrolled
+instead (see :mod:`xlac.convert.loops`). Returned from a compiled function, the value comes back as NumPy's
+array of its length (:meth:`DynamicExtent.as_result`).
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -154,10 +155,28 @@ class DynamicExtent:
         return (self[k] for k in range(self.data.shape[0]))     # a static leading axis: its rows
 
     def __array__(self, *args, **kwargs):
-        raise self.shape_error("an array (np.asarray, or a result of the compiled function)")
+        raise self.shape_error("a NumPy array (np.asarray outside converted code)")
 
     def __bool__(self):
         raise self.shape_error("the truth value")
+
+    def as_result(self) -> tuple[Tracer, Tracer, tuple]:
+        """The value as a compiled function's result: the data with the elements moved, in order, to the
+        leading positions of each dynamic axis, their lengths (int64, one per dynamic axis), and those axes;
+        the caller keeps the leading part (see ``xlac.trace.pytree.leading``)."""
+        data, lengths, dynamic = self.data, [], []
+        for axis, extent in enumerate(self.axes):
+            if extent is None:
+                continue
+            size = extent.size
+            if extent.start is not None:           # contiguous: the positions from the start on
+                positions = ufuncs.minimum(ufuncs.add(extent.start, creation.arange(size)), size - 1)
+            else:                                  # the selected positions first, in order
+                positions = sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable")
+            data = indexing.take(data, positions, axis=axis, mode="clip")
+            lengths.append(ops.convert(extent.count, INDEX))
+            dynamic.append(axis)
+        return core_asarray(data), shapes.stack(lengths), tuple(dynamic)
 
     def __getitem__(self, index):
         return dynamic_call(indexing.getitem, (self, index), {})

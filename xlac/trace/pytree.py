@@ -11,6 +11,8 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
+
 
 class TreeDef(tuple):
     """The structure of a pytree: a node kind, its children, and its keys (for dicts); leaves are ``LEAF``.
@@ -22,7 +24,7 @@ class TreeDef(tuple):
     def __new__(cls, kind: str, children: tuple = (), keys: tuple = ()):
         return tuple.__new__(cls, (kind, children, keys))
 
-    kind = property(itemgetter(0))          # "leaf", "none", "tuple", "list", "dict", "namedtuple"
+    kind = property(itemgetter(0))          # "leaf", "none", "tuple", "list", "dict", "namedtuple", "leading"
     children = property(itemgetter(1))
     keys = property(itemgetter(2))          # a dict's keys; a namedtuple's class, as a 1-tuple
 
@@ -37,6 +39,8 @@ class TreeDef(tuple):
             return "*"
         if self.kind == "none":
             return "None"
+        if self.kind == "leading":
+            return "*[:?]"
         inner = ", ".join(repr(c) if self.kind != "dict" else f"{k!r}: {c!r}"
                           for k, c in zip(self.keys or [None] * len(self.children), self.children))
         if self.kind == "namedtuple":
@@ -47,6 +51,11 @@ class TreeDef(tuple):
 
 LEAF = TreeDef("leaf")
 NONE = TreeDef("none")
+# A result whose length along some axes is known only when the program runs: two leaves, the data with its
+# elements in the leading positions of each of those axes (``keys``) and their lengths; rebuilt as the data's
+# leading part.
+def leading(axes: tuple) -> TreeDef:
+    return TreeDef("leading", (LEAF, LEAF), tuple(axes))
 
 
 def flatten(tree: Any, leaves: list | None = None) -> tuple[list, TreeDef]:
@@ -84,11 +93,34 @@ def _unflatten(treedef: TreeDef, it):
     if kind == "none":
         return None
     children = [_unflatten(c, it) for c in treedef.children]
+    if kind == "leading":
+        data, lengths = children
+        index = [slice(None)] * data.ndim
+        for axis, length in zip(treedef.keys, np.asarray(lengths).tolist()):
+            index[axis] = slice(0, length)
+        return data[tuple(index)]
     if kind == "dict":
         return dict(zip(treedef.keys, children))
     if kind == "namedtuple":
         return treedef.keys[0](*children)
     return tuple(children) if kind == "tuple" else children
+
+
+def with_subtrees(treedef: TreeDef, subtrees: dict) -> TreeDef:
+    """``treedef`` with its leaves numbered in ``subtrees`` (leaf index -> TreeDef) replaced by those trees.
+
+    >>> with_subtrees(flatten((1, 2))[1], {1: leading((0,))})
+    (*, *[:?])
+    """
+    if not subtrees:
+        return treedef
+    counter = iter(range(treedef.num_leaves))
+
+    def rebuilt(tree: TreeDef) -> TreeDef:
+        if tree.kind == "leaf":
+            return subtrees.get(next(counter), tree)
+        return TreeDef(tree.kind, tuple(rebuilt(c) for c in tree.children), tree.keys)
+    return rebuilt(treedef)
 
 
 class PrefixMismatch(ValueError):

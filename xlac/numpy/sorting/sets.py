@@ -302,7 +302,7 @@ def nonzero(a, *, size=None, fill_value=None):
     ``size=`` (as JAX's) fixes how many: fewer are padded with ``fill_value`` (default 0; a scalar or
     one per axis), more are cut. Without it, inside a compiled function, each is a value whose length is
     known only when the program runs (:mod:`xlac.numpy.dynamic_extent_indices`): it indexes, reduces,
-    combines elementwise and writes as NumPy's, but cannot be returned or asked for its shape.
+    combines elementwise, writes and is returned as NumPy's, but cannot give its shape as Python ints.
 
     >>> import xlac.numpy as xnp
     >>> rows, cols = xnp.nonzero(np.array([[0, 3], [4, 0]]))
