@@ -258,6 +258,14 @@ def reduce(x: Tracer, op: str, axes) -> Tracer:
     return bind(P.reduce, x, op=op, axes=axes)
 
 
+def reduce_many(xs, reduce_ops, axes) -> tuple[Tracer, ...]:
+    """``tuple(reduce(x, op, axes) for x, op in zip(xs, reduce_ops))`` in one pass over ``xs`` (one shape)."""
+    axes = tuple(sorted(axes))
+    if not axes:
+        return tuple(xs)
+    return bind(P.reduce_many, *xs, ops=tuple(reduce_ops), axes=axes)
+
+
 def argmax(x: Tracer, axis: int, index_dtype) -> Tracer:
     return bind(P.argmax, x, axis=axis, index_dtype=dtypes.canonical(index_dtype))
 
