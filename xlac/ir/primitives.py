@@ -409,6 +409,9 @@ def _reduce_many_rule(*xs: TensorType, ops, axes) -> tuple[TensorType, ...]:
            f"reduce_many: {len(ops)} ops for {len(xs)} operands (one op per operand, at least one)")
     _check(all(x.shape == xs[0].shape for x in xs),
            f"reduce_many expects operands of one shape, got {', '.join(map(str, xs))}")
+    floats = {x.dtype for x in xs if dtypes.is_float(x.dtype)}
+    _check(len(floats) <= 1, f"reduce_many expects its floating operands of one dtype (XLA's rule), got "
+                             f"{', '.join(map(str, xs))}")
     return tuple(_reduce_rule(x, op=op, axes=axes) for x, op in zip(xs, ops))
 
 
