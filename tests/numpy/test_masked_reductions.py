@@ -115,3 +115,12 @@ def test_a_masked_mean_differentiates_and_batches_as_jax_s():
     np.testing.assert_allclose(np.asarray(xlac.grad(loss)(x)), jax.grad(loss_jax)(x), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(xlac.vmap(lambda row, m: np.mean(row, where=m))(x, mask)),
                                jax.vmap(lambda row, m: jnp.mean(row, where=m))(x, mask), rtol=1e-12)
+
+
+def test_the_binned_average_vectorized_is_numpy_s(monkeypatch):
+    monkeypatch.setattr(xlac.config, "vectorize_loops", "always")
+    rng = np.random.default_rng(3)
+    args = (rng.random(300) * 10, rng.normal(size=300), np.linspace(0.0, 12.0, 25))    # the last bins are empty
+    compiled = xlac.compile(binned_average)
+    np.testing.assert_allclose(np.asarray(compiled(*args)), numpy_quietly(binned_average, *args), rtol=1e-13)
+    assert {d.decision for d in compiled.trace(*args).loop_decisions} == {"vectorized"}
