@@ -404,6 +404,24 @@ def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
 reduce = declare("reduce", _reduce_rule, category="reduce", autocast_by_op={"sum": FLOAT32, "prod": FLOAT32})
 
 
+def _reduce_many_rule(*xs: TensorType, ops, axes) -> tuple[TensorType, ...]:
+    _check(len(xs) >= 1 and len(ops) == len(xs),
+           f"reduce_many: {len(ops)} ops for {len(xs)} operands (one op per operand, at least one)")
+    _check(all(x.shape == xs[0].shape for x in xs),
+           f"reduce_many expects operands of one shape, got {', '.join(map(str, xs))}")
+    floats = {x.dtype for x in xs if dtypes.is_float(x.dtype)}
+    _check(len(floats) <= 1, f"reduce_many expects its floating operands of one dtype (XLA's rule), got "
+                             f"{', '.join(map(str, xs))}")
+    return tuple(_reduce_rule(x, op=op, axes=axes) for x, op in zip(xs, ops))
+
+
+# Operand k reduced by ops[k] over the same ``axes``, in one pass over the operands (one variadic
+# stablehlo.reduce): XLA fuses what computes every operand into that one loop, where separate reduces of
+# values computed from the same inputs (a masked sum and the mask's count) each compute them again.
+reduce_many = declare("reduce_many", _reduce_many_rule, multiple_results=True, category="reduce",
+                      autocast=FLOAT32)
+
+
 _CUMULATIVE_KINDS = {"and": "int_or_bool", "or": "int_or_bool", "max": "real_or_bool", "min": "real_or_bool"}
 
 

@@ -353,6 +353,23 @@ def _reduce(w, node, operands):
 P.reduce.register(emitter=_reduce)
 
 
+def _reduce_many(w, node, operands):
+    xs, reduce_ops = [v.type for v in node.operands], node.attrs["ops"]
+    scalars = [scalar_type(x.dtype) for x in xs]
+    inits = [emit_constant(w, reduce_init(op, x.dtype)) for op, x in zip(reduce_ops, xs)]
+
+    def body(rw, args):
+        accumulated, arriving = args[:len(xs)], args[len(xs):]
+        return [rw.op(_reduce_body_op(op, x.dtype), [a, b], [s, s], [s])[0]
+                for op, x, s, a, b in zip(reduce_ops, xs, scalars, accumulated, arriving)], scalars
+    region = w.region(scalars + scalars, body)
+    return w.op("stablehlo.reduce", list(operands) + inits, xs + scalars, [v.type for v in node.results],
+                f"dimensions = {dims(node.attrs['axes'])}", [region])
+
+
+P.reduce_many.register(emitter=_reduce_many)
+
+
 # On CPU a running op is a loop along its axis, each step combining one slice with the previous: XLA:CPU
 # runs it 2-15x faster than jax's reduce_window (cumsum of 1M floats 5.4 ms vs 11.4; of 1024 x 1024 rows
 # 2.1 vs 6.0; along 1024 x 1024 columns 0.65 vs 9.9), compiles it faster, and it adds in NumPy's order.

@@ -12,8 +12,9 @@ rest, as JAX users write by hand with ``where``:
   starts are aligned by shifting one, and equal lengths are checked when the program runs (NumPy's
   broadcast error after the call);
 - reductions fill the masked positions with the operation's identity (``sum``, ``prod``, ``max``/``min``,
-  with NumPy's error for an empty extent checked after the call, ``mean``/``var``/``std`` dividing by the
-  traced count, ``any``/``all``, ``argmax``/``argmin``, ``count_nonzero``, a vector's ``norm``);
+  with NumPy's error for an empty extent checked after the call, ``mean``/``var``/``std`` as NumPy's
+  ``where=`` over the data (the sum and the count in one reduce), ``any``/``all``, ``argmax``/``argmin``,
+  ``count_nonzero``, a vector's ``norm``); the elements are never gathered into a shorter array;
 - contractions (``dot``, ``@``, ``inner``, ``vdot``, ``outer``) zero the masked positions first;
 - ``cumsum``/``cumprod`` scan the data with the masked positions the identity (the result keeps the extent);
   ``sort`` fills them with what sorts last, so that the elements take the leading positions;

@@ -108,29 +108,24 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None
 
 @dynamic_extent_rule(reductions.mean)
 def mean(value, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    """``np.mean`` of a dynamic value: the sum over its elements divided by their traced count."""
+    """``np.mean`` of a dynamic value: the mean of its data where its elements are (``where=``), whose sum
+    and count XLA computes in one pass, the elements never gathered into a shorter array."""
     if not isinstance(value, DynamicExtent):
         return reductions.mean(value, axis=axis, dtype=dtype, keepdims=keepdims)
     axes = _axes(value, axis)
-    dtype = np.dtype(dtype) if dtype is not None else \
-        value.dtype if value.dtype.kind in "fc" else np.dtype("float64")
-    total = reduce("sum", value.astype(dtype), axes, keepdims)
-    count = array_api.astype(_count(value, axes), dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
+    result = reductions.mean(value.data, axis=axes, dtype=dtype, keepdims=keepdims, where=valid_mask(value))
+    return _finish(result, value, axes, keepdims)
 
 
 @dynamic_extent_rule(reductions.var)
 def var(value, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    """``np.var`` of a dynamic value."""
+    """``np.var`` of a dynamic value: the variance of its data where its elements are (``where=``)."""
     if not isinstance(value, DynamicExtent):
         return reductions.var(value, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
     axes = _axes(value, axis)
-    centre = mean(value, axes, dtype, keepdims=True)
-    deviation = elementwise(ufuncs.subtract, (value, centre))
-    squares = elementwise(lambda d: numpy_dtypes.real(d * numpy_dtypes.conj(d)), (deviation,))
-    total = reduce("sum", squares, axes, keepdims)
-    count = array_api.astype(_count(value, axes) - ddof, total.dtype)
-    return total / count if not isinstance(total, DynamicExtent) else elementwise(ufuncs.divide, (total, count))
+    result = reductions.var(value.data, axis=axes, dtype=dtype, ddof=ddof, keepdims=keepdims,
+                            where=valid_mask(value))
+    return _finish(result, value, axes, keepdims)
 
 
 @dynamic_extent_rule(reductions.std)

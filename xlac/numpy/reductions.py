@@ -130,11 +130,14 @@ def _without_nans(mask, x):
     return not_nan if mask is None else ops.and_(mask, not_nan)
 
 
-def _count(shape, axes, mask, dtype):
-    """How many elements each result averages: a constant, or the reduced ``mask``."""
+def _total_and_count(x, axes, mask):
+    """The sum over ``axes`` of ``x``'s elements inside ``mask`` and how many they are (in ``x``'s dtype): a
+    constant count without a mask, else both in one pass (one reduce, which computes the mask once). The
+    count sums in int64, exact, and on the CPU 2.5x faster than in float64 beside a float64 sum."""
     if mask is None:
-        return ops.constant(math.prod(shape[a] for a in axes), dtype)
-    return ops.reduce(ops.convert(mask, dtype), "sum", axes)
+        return ops.reduce(x, "sum", axes), ops.constant(math.prod(x.shape[a] for a in axes), x.dtype)
+    total, count = ops.reduce_many([_fill_masked(x, mask, 0), ops.convert(mask, INT64)], ("sum", "sum"), axes)
+    return total, ops.convert(count, x.dtype)
 
 
 def _divide(total, count, dtype: np.dtype):
@@ -248,8 +251,8 @@ def _mean_parts(op: str, a, axis, dtype, dst, where, skip_nan=False):
     if skip_nan and dtypes.is_inexact(x.dtype):
         mask = _without_nans(mask, x)
     x = ops.convert(x, acc)
-    total = ops.reduce(_fill_masked(x, mask, 0), "sum", axes)
-    return total, _count(x.shape, axes, mask, acc), x, mask, axes, result_dtype
+    total, count = _total_and_count(x, axes, mask)
+    return total, count, x, mask, axes, result_dtype
 
 
 @numpy_function
@@ -321,7 +324,8 @@ def _variance(op: str, a, axis, dtype, dst, ddof, keepdims, where, mean, correct
     if dst is not None and dtype is None:
         squares = ops.convert(squares, dtypes.result_type(squares.dtype, dst.dtype))
     spread = ops.reduce(_fill_masked(squares, mask, 0), "sum", axes)
-    dof = ops.broadcast_to(_degrees_of_freedom(x.shape, axes, mask, ddof, spread.dtype), spread.shape)
+    dof = ops.broadcast_to(_degrees_of_freedom(
+        math.prod(x.shape[a] for a in axes) if mask is None else count, ddof, spread.dtype), spread.shape)
     return spread, dof, _real_dtype(result_dtype), x.shape, axes
 
 
@@ -366,11 +370,11 @@ def _nan_without_freedom(variance, dof, skip_nan: bool):
     return ops.select(no_freedom, ops.full(variance.shape, np.nan, variance.dtype), variance)
 
 
-def _degrees_of_freedom(shape, axes, mask, ddof, dtype):
-    """max(count - ddof, 0), NumPy's divisor for var/std."""
-    if mask is None:
-        return ops.constant(builtins.max(math.prod(shape[a] for a in axes) - ddof, 0), dtype)
-    count = _count(shape, axes, mask, dtype)
+def _degrees_of_freedom(count, ddof, dtype):
+    """max(count - ddof, 0), NumPy's divisor for var/std; ``count``: an int, or a mask's traced count."""
+    if isinstance(count, int):
+        return ops.constant(builtins.max(count - ddof, 0), dtype)
+    count = ops.convert(ops.real(count) if count.dtype.kind == "c" else count, dtype)
     dof = ops.sub(count, ops.full(count.shape, ddof, dtype))
     return ops.max(dof, ops.full(dof.shape, 0, dtype))
 

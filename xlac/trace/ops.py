@@ -258,6 +258,25 @@ def reduce(x: Tracer, op: str, axes) -> Tracer:
     return bind(P.reduce, x, op=op, axes=axes)
 
 
+def reduce_many(xs, reduce_ops, axes) -> tuple[Tracer, ...]:
+    """``tuple(reduce(x, op, axes) for x, op in zip(xs, reduce_ops))`` in one pass over ``xs`` (one shape;
+    floating operands of one dtype).
+
+    >>> from xlac.ir.types import TensorType
+    >>> from xlac.trace.context import Trace
+    >>> with Trace() as t:
+    ...     x = t.add_input(TensorType((4, 3), np.dtype("float64")))
+    ...     positive = convert(compare(x, full_like(x, 0), "GT"), np.int64)
+    ...     total, count = reduce_many([x, positive], ("sum", "sum"), (0,))
+    >>> total.shape, str(count.dtype)
+    ((3,), 'int64')
+    """
+    axes = tuple(sorted(axes))
+    if not axes:
+        return tuple(xs)
+    return bind(P.reduce_many, *xs, ops=tuple(reduce_ops), axes=axes)
+
+
 def argmax(x: Tracer, axis: int, index_dtype) -> Tracer:
     return bind(P.argmax, x, axis=axis, index_dtype=dtypes.canonical(index_dtype))
 

@@ -1,11 +1,11 @@
 """VJP, JVP and batching rules of the reductions, contractions and sort: reduce, cumulative, argmax, argmin,
-dot_general, sort.
+dot_general, sort; reduce_many (several reduces in one) as its reduces, one by one.
 
 Running products, maxima and minima are differentiated as JAX differentiates cumprod, cummax and cummin;
 a reduction's max/min shares the derivative among the elements equal to the result.
 
 >>> from xlac.ir import primitives as P
->>> all(p.vjp and p.jvp and p.batch for p in (P.reduce, P.cumulative, P.dot_general, P.sort))
+>>> all(p.vjp and p.jvp and p.batch for p in (P.reduce, P.reduce_many, P.cumulative, P.dot_general, P.sort))
 True
 """
 from __future__ import annotations
@@ -94,6 +94,26 @@ def _reduce_batch(attrs, operands, dims):
 
 
 P.reduce.register(vjp=_reduce_vjp, jvp=_reduce_jvp, batch=_reduce_batch)
+
+
+# ---------------------------------------------------------------- reduce_many: each operand as its own reduce
+
+def _each_reduce(rule):
+    """reduce_many's VJP or JVP: ``rule`` (reduce's) applied to each operand with its op."""
+    def apply(attrs, operands, results, derivatives):
+        return [None if d is None else rule({"op": op, "axes": attrs["axes"]}, [x], [y], [d])[0]
+                for op, x, y, d in zip(attrs["ops"], operands, results, derivatives)]
+    return apply
+
+
+def _reduce_many_batch(attrs, operands, dims):
+    size = batch_size(operands, dims)
+    xs = [to_front(x, d, size) for x, d in zip(operands, dims)]
+    results = ops.reduce_many(xs, attrs["ops"], shift_axes(attrs["axes"], 0))
+    return list(results), [0] * len(results)
+
+
+P.reduce_many.register(vjp=_each_reduce(_reduce_vjp), jvp=_each_reduce(_reduce_jvp), batch=_reduce_many_batch)
 
 
 # ---------------------------------------------------------------- cumulative
