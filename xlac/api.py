@@ -52,6 +52,7 @@ from xlac.trace.context import Trace
 from xlac.trace.state import autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 from xlac.numpy._core import asarray
+from xlac.window_writes import window_updates, window_writers
 
 
 # ---------------------------------------------------------------- stages
@@ -83,6 +84,9 @@ class Traced:
     # Result position -> argument leaf, for each result that is an argument's new value (``x[0] = 1; return
     # x``): the call returns that argument itself (as NumPy does), and the program has no output for it.
     returned_arguments: dict = field(default_factory=dict)
+    # The arguments written back by the windows the program updated, not whole (see xlac.window_writes): the
+    # pieces and their starts are the program's last outputs.
+    windows: list = field(default_factory=list)
 
     @property
     def captures(self) -> Captures | None:
@@ -164,7 +168,8 @@ class Compiled:
         if graph.input_updates:
             self._run, self.runner_for = make_updating_runner(
                 executable, places, traced.in_specs, out_types, traced.out_tree, graph.input_updates,
-                traced.in_paths, traced.checks, traced.returned_arguments)
+                traced.in_paths, traced.checks, traced.returned_arguments,
+                window_writers(traced.windows, [v.type for v in graph.inputs]))
         else:
             self._run, self.runner_for = make_runner(executable, places, traced.in_specs, out_types,
                                                      traced.out_tree, traced.checks)
@@ -301,11 +306,14 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
     final, returned, wanted = _return_updated_arguments(stages[-1][1], wanted, input_shardings)
-    stages[-1] = (stages[-1][0], final)
     sharding = program_sharding(final, input_shardings, wanted, name, specs, paths)
+    windows = []
+    if sharding is None:
+        final, windows = window_updates(final)
+    stages[-1] = (stages[-1][0], final)
     return Traced(name, stages, inputs.tree, tuple(specs), paths, out_tree, device, outside, timings,
                   checks=trace.checks.all_checks(), loop_decisions=list(dict.fromkeys(trace.loop_decisions)),
-                  sharding=sharding, returned_arguments=returned)
+                  sharding=sharding, returned_arguments=returned, windows=windows)
 
 
 def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardings: list):
