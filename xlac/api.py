@@ -250,6 +250,9 @@ class TraceInputs:
     # Per leaf, whether the function may write to it (see ``leaf_mutability``); None: the scalars may not.
     mutabilities: list | None = None
     shardings: list | None = None   # per leaf, a NamedSharding or None
+    # The leaves that are NumPy arrays: of the arguments the program writes, only those (and outside NumPy
+    # arrays) are written back by windows (see ``xlac.window_writes``); None: any argument.
+    numpy_leaves: frozenset | None = None
 
 
 @dataclass(frozen=True)
@@ -298,8 +301,11 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
         outside, out_tree = trace.outside.finish(fn, statics, options.static_names, out_tree, len(specs))
     trace.graph.outputs.extend(check_outputs)
     input_shardings = list(inputs.shardings or [None] * len(specs))
+    numpy_leaves = inputs.numpy_leaves
     if outside.captures is not None:
         implicit = [c.resolve(dict(statics)) for c in outside.captures.items]
+        if numpy_leaves is not None:
+            numpy_leaves |= {len(specs) + k for k, array in enumerate(implicit) if type(array) is np.ndarray}
         specs += [leaf_spec(array, c.name) for array, c in zip(implicit, outside.captures.items)]
         paths += outside.captures.names
         input_shardings += [sharding_of(array) for array in implicit]
@@ -309,7 +315,7 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
     sharding = program_sharding(final, input_shardings, wanted, name, specs, paths)
     windows = []
     if sharding is None:
-        final, windows = window_updates(final)
+        final, windows = window_updates(final, numpy_leaves)
     stages[-1] = (stages[-1][0], final)
     return Traced(name, stages, inputs.tree, tuple(specs), paths, out_tree, device, outside, timings,
                   checks=trace.checks.all_checks(), loop_decisions=list(dict.fromkeys(trace.loop_decisions)),
@@ -546,7 +552,9 @@ class CompiledFunction:
             inputs = shared.variant_inputs(len(leaves), specs, mutabilities, rebuild, in_shardings)
             specs, paths, mutabilities, rebuild = inputs.specs, inputs.paths, inputs.mutabilities, inputs.rebuild
             in_shardings = [None] * len(specs)
-        inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings)
+        numpy_leaves = None if shared is not None else frozenset(
+            i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray)
+        inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings, numpy_leaves)
         options = TraceOptions(_unwrap_all(statics), self._static_names(statics), self._check_bounds, self._convert,
                                self._loops, self._out_shardings, self._max_unrolled_ops)
         return trace_function(self._fn, self.__name__, inputs, self._device, options)

@@ -58,12 +58,16 @@ class WindowedUpdate:
     starts_output: int | None
 
 
-def window_updates(graph: Graph) -> tuple[Graph, list[WindowedUpdate]]:
-    """``graph`` with, after its outputs, the pieces and traced starts of each argument whose new value is
-    itself with ``dynamic_update_slice``s applied (see the module), and the plan of those outputs."""
+def window_updates(graph: Graph, arguments: frozenset | None = None) -> tuple[Graph, list[WindowedUpdate]]:
+    """``graph`` with, after its outputs, the pieces and traced starts of each argument (of ``arguments``,
+    the input indices of NumPy arrays; None: any) whose new value is itself with ``dynamic_update_slice``s
+    applied (see the module), and the plan of those outputs. An ``xlac.Array`` is updated in its donated
+    buffer: pieces would only be more outputs."""
     made_by = {result.id: node for node in graph.nodes for result in node.results}
     nodes, outputs, plan = list(graph.nodes), list(graph.outputs), []
     for i, j in graph.input_updates:
+        if arguments is not None and i not in arguments:
+            continue
         chain = _update_chain(graph.outputs[j], graph.inputs[i], made_by)
         if not chain or 2 * sum(update.type.size for update, _ in chain) > graph.inputs[i].type.size:
             continue

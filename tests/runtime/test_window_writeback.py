@@ -226,6 +226,20 @@ def test_a_device_array_is_updated_in_its_donated_buffer_as_before():
     compiled(host, np.ones(4), 2)
     assert host[2].tolist() == [1.0] * 4 and host.sum() == 4.0
     assert "input_output_alias" in compiled.lower(host, np.ones(4), 2).compile().as_text()
+    assert compiled.trace(x, np.ones(4), 2).windows == []       # traced for an xlac.Array: no pieces
+
+
+def test_an_xlac_array_after_a_numpy_array_is_updated_on_its_device():
+    compiled = xlac.compile(decode_step)
+    host = np.zeros((16, 4))
+    compiled(host, np.ones(4), 2)
+    x = xlac.asarray(np.zeros((16, 4)))
+    old_buffer = x._buffer
+    compiled(x, np.full(4, 3.0), 7)
+    assert old_buffer.is_deleted()                              # donated, as before
+    assert np.asarray(x)[7].tolist() == [3.0] * 4 and np.asarray(x).sum() == 12.0
+    assert host[2].tolist() == [1.0] * 4 and host.sum() == 4.0
+    assert compiled.cache_info().compiles == 1
 
 
 def write_then_fail(x, i, j):
