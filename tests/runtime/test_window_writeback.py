@@ -68,6 +68,19 @@ def test_one_compiled_function_serves_positions_at_the_start_the_middle_and_the_
     assert compiled.cache_info().compiles == 1
 
 
+@pytest.mark.parametrize("view", ["every other row", "a block of columns", "fortran order"])
+def test_a_view_or_a_fortran_ordered_array_is_written_through_in_place(view, whole_buffer_never_read):
+    base = np.zeros((40, 6)) if view != "fortran order" else np.asfortranarray(np.zeros((20, 6)))
+    expected = base.copy(order="A")
+    pick = {"every other row": lambda a: a[::2], "a block of columns": lambda a: a[:, 1:5],
+            "fortran order": lambda a: a}[view]
+    row = np.arange(1.0, pick(base).shape[1] + 1)
+    xlac.compile(decode_step)(pick(base), row, 5)
+    decode_step(pick(expected), row, 5)
+    np.testing.assert_array_equal(base, expected)
+    assert base.sum() == row.sum()
+
+
 def two_caches(k_cache, v_cache, k, v, pos):
     k_cache[pos] = k
     v_cache[pos] = v
