@@ -6,10 +6,11 @@ slices), the program also returns each update (a *piece*) and the start indices 
 call writes those into the caller's NumPy array in place, ``array[start:start + n, ...] = piece`` in program
 order, as NumPy would have written them, instead of copying the whole new buffer back. Starts are clamped
 into the axis as XLA's ``dynamic_update_slice`` clamps them, so the array ends up holding exactly the
-program's value. The whole new value stays an output sharing the argument's (donated) buffer: an
-``xlac.Array`` argument is updated on its device as before, and for a NumPy argument that output is never
-read. Where the analysis cannot show such a chain (a loop's result, a strided or masked write, an update
-over half the array or more), the whole buffer is written back.
+program's value. Only arguments that were NumPy arrays when traced get windows. The whole new value stays
+an output sharing the argument's (donated) buffer, so an ``xlac.Array`` passed there later is updated on its
+device as before; for a NumPy argument that output is never read. Where the analysis cannot show such a
+chain (a loop's result, a strided or masked write, updates over more than half the array), the whole buffer
+is written back.
 
 >>> import numpy as np, xlac
 >>> def f(cache, row, pos):
