@@ -52,6 +52,7 @@ from xlac.trace.context import Trace
 from xlac.trace.state import autocast_state, current_trace
 from xlac.trace.tracer import Tracer
 from xlac.numpy._core import asarray
+from xlac.window_writes import window_updates, window_writers
 
 
 # ---------------------------------------------------------------- stages
@@ -83,6 +84,9 @@ class Traced:
     # Result position -> argument leaf, for each result that is an argument's new value (``x[0] = 1; return
     # x``): the call returns that argument itself (as NumPy does), and the program has no output for it.
     returned_arguments: dict = field(default_factory=dict)
+    # The arguments written back by the windows the program updated, not whole (see xlac.window_writes): the
+    # pieces and their starts are the program's last outputs.
+    windows: list = field(default_factory=list)
 
     @property
     def captures(self) -> Captures | None:
@@ -164,7 +168,8 @@ class Compiled:
         if graph.input_updates:
             self._run, self.runner_for = make_updating_runner(
                 executable, places, traced.in_specs, out_types, traced.out_tree, graph.input_updates,
-                traced.in_paths, traced.checks, traced.returned_arguments)
+                traced.in_paths, traced.checks, traced.returned_arguments,
+                window_writers(traced.windows, [v.type for v in graph.inputs]))
         else:
             self._run, self.runner_for = make_runner(executable, places, traced.in_specs, out_types,
                                                      traced.out_tree, traced.checks)
@@ -245,6 +250,9 @@ class TraceInputs:
     # Per leaf, whether the function may write to it (see ``leaf_mutability``); None: the scalars may not.
     mutabilities: list | None = None
     shardings: list | None = None   # per leaf, a NamedSharding or None
+    # The leaves that are NumPy arrays: of the arguments the program writes, only those (and outside NumPy
+    # arrays) are written back by windows (see ``xlac.window_writes``); None: any argument.
+    numpy_leaves: frozenset | None = None
 
 
 @dataclass(frozen=True)
@@ -293,19 +301,25 @@ def trace_function(fn, name: str, inputs: TraceInputs, device, options: TraceOpt
         outside, out_tree = trace.outside.finish(fn, statics, options.static_names, out_tree, len(specs))
     trace.graph.outputs.extend(check_outputs)
     input_shardings = list(inputs.shardings or [None] * len(specs))
+    numpy_leaves = inputs.numpy_leaves
     if outside.captures is not None:
         implicit = [c.resolve(dict(statics)) for c in outside.captures.items]
+        if numpy_leaves is not None:
+            numpy_leaves |= {len(specs) + k for k, array in enumerate(implicit) if type(array) is np.ndarray}
         specs += [leaf_spec(array, c.name) for array, c in zip(implicit, outside.captures.items)]
         paths += outside.captures.names
         input_shardings += [sharding_of(array) for array in implicit]
     timings = {"trace": time.perf_counter() - start}
     stages = run_passes(trace.graph, timings)
     final, returned, wanted = _return_updated_arguments(stages[-1][1], wanted, input_shardings)
-    stages[-1] = (stages[-1][0], final)
     sharding = program_sharding(final, input_shardings, wanted, name, specs, paths)
+    windows = []
+    if sharding is None:
+        final, windows = window_updates(final, numpy_leaves)
+    stages[-1] = (stages[-1][0], final)
     return Traced(name, stages, inputs.tree, tuple(specs), paths, out_tree, device, outside, timings,
                   checks=trace.checks.all_checks(), loop_decisions=list(dict.fromkeys(trace.loop_decisions)),
-                  sharding=sharding, returned_arguments=returned)
+                  sharding=sharding, returned_arguments=returned, windows=windows)
 
 
 def _return_updated_arguments(graph: Graph, result_shardings: list, input_shardings: list):
@@ -543,7 +557,9 @@ class CompiledFunction:
             inputs = shared.variant_inputs(len(leaves), specs, mutabilities, rebuild, in_shardings)
             specs, paths, mutabilities, rebuild = inputs.specs, inputs.paths, inputs.mutabilities, inputs.rebuild
             in_shardings = [None] * len(specs)
-        inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings)
+        numpy_leaves = None if shared is not None else frozenset(
+            i for i, leaf in enumerate(leaves) if type(leaf) is np.ndarray)
+        inputs = TraceInputs(tree, specs, paths, rebuild, mutabilities, in_shardings, numpy_leaves)
         options = TraceOptions(_unwrap_all(statics), self._static_names(statics), self._check_bounds, self._convert,
                                self._loops, self._out_shardings, self._max_unrolled_ops)
         return trace_function(self._fn, self.__name__, inputs, self._device, options)

@@ -164,7 +164,9 @@ def _compile_eager(fn, tree, leaves, dynamic_positions, specs, device):
     shardings = [sharding_of(leaves[i]) for i in dynamic_positions]
     if type(device) is NamedSharding:
         device = device.mesh.device_list[0]
-    traced = trace_function(fn, fn.__name__, TraceInputs(tree, specs, paths, rebuild, shardings=shardings), device)
+    numpy_leaves = frozenset(k for k, i in enumerate(dynamic_positions) if type(leaves[i]) is np.ndarray)
+    traced = trace_function(fn, fn.__name__, TraceInputs(tree, specs, paths, rebuild, shardings=shardings,
+                                                         numpy_leaves=numpy_leaves), device)
     return traced.lower().compile()
 
 

@@ -136,10 +136,11 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
 
 
 def make_updating_runner(executable, places: Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
-                          returned_arguments: dict):
+                          returned_arguments: dict, windows):
     """The call path of a program that writes to some of its arguments: afterwards each such argument
     holds its new value. An xlac.Array's buffer is donated and replaced by the output that reuses it;
-    a NumPy array is copied into. A call that fails a check writes what the program wrote before the
+    a NumPy array is copied into, or written the windows the program updated (``windows``: a
+    ``xlac.window_writes.WindowWriters``). A call that fails a check writes what the program wrote before the
     failing check, as NumPy would have, then raises. A result that is an updated argument
     (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value).
     A call where a written argument shares memory with another raises ``ArgumentsShareMemory``: the
@@ -147,7 +148,8 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     Returns ``run`` and ``for_leaves`` as :func:`make_runner`."""
     execute = executable.execute
     wrap = Array._from_buffer
-    n_results = len(out_types) - len(input_updates) - (1 if checks else 0)
+    n_results = len(out_types) - len(input_updates) - (1 if checks else 0) - windows.n_outputs
+    write_windows = windows.writers
     donated = {i for i, _ in input_updates}
     update_output = dict(input_updates)
     returned = sorted(returned_arguments.items())
@@ -167,6 +169,8 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
                 leaf = leaves[i]
                 if type(leaf) is Array:
                     leaf._buffer, leaf._device = outputs[j], out_places[j]
+                elif i in write_windows:
+                    write_windows[i](leaf, outputs)
                 else:
                     np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
             if checks:

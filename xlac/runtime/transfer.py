@@ -13,6 +13,8 @@ array([0., 1., 2.])
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import numpy as np
 
@@ -38,6 +40,7 @@ def to_device(array: np.ndarray, device, *, copy: bool = False):
     With ``copy=False`` a CPU buffer may share memory with ``array`` (PJRT uses an
     aligned NumPy array in place), so callers that keep the buffer pass ``copy=True``.
     """
+    copy = copy or (device.platform == "cpu" and _copied_anyway(array))
     try:
         if _direct_put is not None:
             try:
@@ -48,6 +51,20 @@ def to_device(array: np.ndarray, device, *, copy: bool = False):
     except Exception as error:
         raise_if_out_of_memory(error, lambda: f"moving an array of shape {array.shape} to the device")
         raise
+
+
+# On CPU, PJRT uses a NumPy array's memory in place only when it is 64-byte aligned (large NumPy arrays
+# usually lie at 16 bytes past a 64-byte boundary); otherwise it copies it, and the copy it makes when asked
+# to (``copy=True``) is several times faster than the one it makes on its own (measured with jaxlib 0.10.2 on
+# a loaded 2-core machine, best of 9: 1 MiB 90 us against 640 us, 4 MiB 2.5 ms against 3.9 ms; equal below
+# 64 KiB, where the check is skipped).
+_ZERO_COPY_ALIGNMENT = 64
+_SMALL_BYTES = 1 << 16
+
+
+def _copied_anyway(array: np.ndarray) -> bool:
+    """Whether PJRT on CPU must copy ``array`` (large and not aligned for use in place)."""
+    return array.nbytes >= _SMALL_BYTES and array.__array_interface__["data"][0] % _ZERO_COPY_ALIGNMENT != 0
 
 
 def _put_as_bytes(array: np.ndarray, device, copy: bool):
@@ -119,10 +136,13 @@ def host_putter(shape: tuple[int, ...], dtype: np.dtype, device, *, copy: bool =
     if _direct_put is None:
         return lambda array: to_device(array, device, copy=copy)
     direct, aval, sharding, devices, semantics = _direct_put.put_with(tuple(shape), np.dtype(dtype), device)
+    nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+    check_alignment = not copy and device.platform == "cpu" and nbytes >= _SMALL_BYTES
 
     def put(array: np.ndarray):
         try:
-            return direct(aval, sharding, [array], devices, True, copy, semantics, True)
+            copied = copy or (check_alignment and _copied_anyway(array))
+            return direct(aval, sharding, [array], devices, True, copied, semantics, True)
         except Exception:     # noqa: BLE001 - the general path falls back, or names the failure
             return to_device(array, device, copy=copy)
     return put
