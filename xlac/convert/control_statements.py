@@ -14,14 +14,15 @@ Each call is told which variables are live after the statement and which a loop 
 :func:`xlac.convert.analysis.analyze`. A statement that cannot become functions (it breaks out of an
 enclosing loop, returns from one branch only, declares names global) stays as written, its test through
 ``runtime.concrete_test``, which explains why when the test is traced. Expressions are left as they are:
-:mod:`xlac.convert.state_routing` and :mod:`xlac.convert.expressions` rewrite them afterwards, except the
-syntax this pass generates to pass variables in and out (:attr:`ControlFlow.passing`), which they leave.
+:mod:`xlac.convert.state_routing` and :mod:`xlac.convert.expressions` rewrite them afterwards (routing
+leaves the syntax this pass generates to pass variables in and out, :attr:`ControlFlow.passing`).
 
 >>> import ast
 >>> from xlac.convert.analysis import analyze
 >>> from xlac.convert.exits import normalize_exits
 >>> fn = ast.parse("def f(x):\\n    if x > 0:\\n        y = x\\n    else:\\n        y = 0\\n    return y").body[0]
->>> _ = rewrite_control_flow(fn, {fn: analyze(fn)}, normalize_exits(fn), {"x", "y"}, keep_asserts=True)
+>>> exits = normalize_exits(fn)
+>>> _ = rewrite_control_flow(fn, {fn: analyze(fn)}, exits, {"x", "y"}, keep_asserts=True)
 >>> print(ast.unparse(fn))
 def f(x):
 <BLANKLINE>
