@@ -17,7 +17,8 @@ from xlac.convert.rewrite import convert_function
 from xlac.convert.source import definition_of
 from xlac.convert.state_routing import route_state
 
-KERNELS = [f for _, f in inspect.getmembers(numpy_kernels, inspect.isfunction) if f.__module__ == numpy_kernels.__name__]
+KERNELS = [f for _, f in inspect.getmembers(numpy_kernels, inspect.isfunction)
+           if f.__module__ == numpy_kernels.__name__]
 
 
 def converted_tree(fn) -> ast.FunctionDef:

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 
 from xlac.convert.analysis import FunctionFacts
 from xlac.convert.exits import Exits, always_returns, tail_returns
-from xlac.convert.syntax import (RUNTIME, contains, index_expression, own_scope, placed_at, runtime_attribute,
-                                 runtime_call, strings, thunk)
+from xlac.convert.syntax import (RUNTIME, FunctionRewrite, contains, index_expression, own_scope, placed_at,
+                                 runtime_attribute, runtime_call, strings, thunk)
 
 __all__ = ["ControlFlow", "rewrite_control_flow", "UNDEFINED"]
 
@@ -73,7 +73,7 @@ def rewrite_control_flow(fn: ast.FunctionDef, facts: dict, exits: Exits, bound_n
     return ControlFlow(frozenset(rewrite.passing))
 
 
-class _ControlFlowRewrite(ast.NodeTransformer):
+class _ControlFlowRewrite(FunctionRewrite):
     def __init__(self, facts: dict, exits: Exits, bound_names: set[str], keep_asserts: bool):
         self.facts, self.exits, self.bound_names, self.keep_asserts = facts, exits, bound_names, keep_asserts
         self.counter = itertools.count()
@@ -85,12 +85,6 @@ class _ControlFlowRewrite(ast.NodeTransformer):
         node = self.generic_visit(node)
         self.function_stack.pop()
         return node
-
-    def visit_AsyncFunctionDef(self, node):
-        return node
-
-    def visit_ClassDef(self, node):
-        return node                                      # methods are converted when they are called
 
     def _block(self, statements: list) -> list:
         out = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from xlac.convert.syntax import contains, placed_at, runtime_call, strings, thunk
+from xlac.convert.syntax import FunctionRewrite, contains, placed_at, runtime_call, strings, thunk
 
 __all__ = ["rewrite_expressions"]
 
@@ -27,13 +27,7 @@ def rewrite_expressions(fn: ast.FunctionDef) -> None:
     _Expressions().visit(fn)
 
 
-class _Expressions(ast.NodeTransformer):
-    def visit_AsyncFunctionDef(self, node):
-        return node
-
-    def visit_ClassDef(self, node):
-        return node
-
+class _Expressions(FunctionRewrite):
     def visit_IfExp(self, node: ast.IfExp):
         node = self.generic_visit(node)
         if contains(node, _NOT_IN_THUNKS):

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import ast
 
-from xlac.convert.syntax import (index_expression, is_runtime_attribute, place_of, placed_at, runtime_attribute,
-                                 runtime_call)
+from xlac.convert.syntax import (FunctionRewrite, index_expression, is_runtime_attribute, place_of, placed_at,
+                                 runtime_attribute, runtime_call)
 
 __all__ = ["route_state"]
 
@@ -48,7 +48,7 @@ def route_state(fn: ast.FunctionDef, facts: dict, bound_names: set[str], leave: 
     _StateRouting(facts, bound_names, leave).visit(fn)
 
 
-class _StateRouting(ast.NodeTransformer):
+class _StateRouting(FunctionRewrite):
     def __init__(self, facts: dict, bound_names: set[str], leave: frozenset):
         self.facts, self.bound_names, self.leave = facts, bound_names, leave
         self.filled: list[set[str]] = []       # per function: the places it writes into (see visit_Assign)
@@ -64,12 +64,6 @@ class _StateRouting(ast.NodeTransformer):
         node = self.generic_visit(node)
         self.filled.pop()
         return node
-
-    def visit_AsyncFunctionDef(self, node):
-        return node
-
-    def visit_ClassDef(self, node):
-        return node                                      # methods are converted when they are called
 
     def visit_Call(self, node: ast.Call):
         callee = node.func
@@ -108,7 +102,8 @@ class _StateRouting(ast.NodeTransformer):
         target = node.target
         if isinstance(target, ast.Name) and target.id in self.bound_names:
             # `b += v` reads b as Python does, unseen: read it as any other read of a local name first
-            read = ast.Assign([ast.Name(target.id, ast.Store())], runtime_call("current", [ast.Name(target.id, ast.Load())]))
+            read = ast.Assign([ast.Name(target.id, ast.Store())],
+                              runtime_call("current", [ast.Name(target.id, ast.Load())]))
             return [placed_at(read, node), node]
         if not isinstance(target, ast.Subscript):
             return node

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["RUNTIME", "SCOPES", "contains", "index_expression", "is_runtime_attribute", "own_scope", "place_of",
-           "placed_at", "runtime_attribute", "runtime_call", "strings", "thunk"]
+__all__ = ["RUNTIME", "SCOPES", "FunctionRewrite", "contains", "index_expression", "is_runtime_attribute",
+           "own_scope", "place_of", "placed_at", "runtime_attribute", "runtime_call", "strings", "thunk"]
 
 RUNTIME = "__xlac_runtime__"                 # the name of xlac.convert.runtime in the converted code
 
@@ -105,3 +105,14 @@ def index_expression(index: ast.expr) -> ast.expr:
     if isinstance(index, ast.Tuple):
         return placed_at(ast.Tuple([index_expression(e) for e in index.elts], ast.Load()), index)
     return index
+
+
+class FunctionRewrite(ast.NodeTransformer):
+    """A rewrite of a function and the functions nested in it: classes (whose methods are converted when
+    they are called) and async functions stay as written."""
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
