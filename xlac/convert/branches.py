@@ -23,6 +23,7 @@ TypeError when the function reads it after the ``if``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -48,10 +49,21 @@ UNDEFINED = Undefined()
 BRANCH_NAMES = ("else", "if")          # branch 0 runs when the test is false
 
 
-def traced_if(test, branches, values: tuple, names: tuple, live: tuple, what: str, returned: tuple = ()) -> tuple:
-    """``branches[bool(test)](*values)`` for a traced ``test``: a tuple with one value per name of ``names``.
-    ``live``: the names read after the ``if``; ``returned``: those holding the value of a ``return`` inside a
-    loop (see :mod:`xlac.convert.exits`). ``what`` names the construct in errors."""
+@dataclass(frozen=True)
+class Variables:
+    """The variables a converted ``if`` or loop binds, as the converter describes them: ``names``, in the
+    order of the values passed in and out of its branch or body functions; ``live``: those read after it;
+    ``returned``: those holding the value of a ``return`` inside a loop (see :mod:`xlac.convert.exits`)."""
+
+    names: tuple
+    live: tuple = ()
+    returned: tuple = ()
+
+
+def traced_if(test, branches, values: tuple, variables: Variables, what: str) -> tuple:
+    """``branches[bool(test)](*values)`` for a traced ``test``: a tuple with one value per name of
+    ``variables.names``. ``what`` names the construct in errors."""
+    names, live, returned = variables.names, variables.live, variables.returned
     index = branch_index(what, test)
     outcomes: list[list] = [None, None]
     fills: dict[int, object] = {}          # per name: makes its value where a branch leaves it unbound

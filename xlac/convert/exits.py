@@ -35,6 +35,7 @@ def f(xs):
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 from dataclasses import dataclass
 
@@ -202,10 +203,12 @@ def _returns_as_else(statements: list, at_function_end: bool = False) -> list:
                 statement.body = _returns_as_else(statement.body, at_function_end)
                 statement.orelse = _returns_as_else(statement.orelse, at_function_end) if statement.orelse else []
             continue
+        joined = 0
         for field, returns in zip(("body", "orelse"), branches_return):
             branch = getattr(statement, field)
             if not returns:
-                branch = branch + rest
+                branch = branch + (rest if joined == 0 else copy.deepcopy(rest))     # each node in one place
+                joined += 1
                 if at_function_end and not always_returns(branch):
                     branch = branch + [placed_at(ast.Return(ast.Constant(None)), statement)]
             setattr(statement, field, _returns_as_else(branch, at_function_end) if branch else [])

@@ -42,7 +42,7 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.control_flow import fori_loop, while_loop
-from xlac.convert.branches import UNDEFINED, is_array_like, same_value, traced_if, variables_from_leaves
+from xlac.convert.branches import UNDEFINED, Variables, is_array_like, same_value, traced_if, variables_from_leaves
 from xlac.convert.vectorized_loops import NotVectorized, vectorized_fori
 from xlac.config import config
 from xlac.errors import UnsupportedError, located, user_location
@@ -57,21 +57,18 @@ from xlac.trace.tracer import Tracer
 class Loop:
     """A converted loop as the converter describes it (one per ``while``/``for`` statement).
 
-    ``body(item, *values)`` runs one iteration on the values of the variables ``names`` it binds and
-    returns their new values (a ``while`` ignores ``item``); ``live``: the names read after the loop;
-    ``carried``: the names an iteration may read from the one before or that are read after the loop (the
-    others are local to each iteration: a rolled loop does not carry them, see
+    ``body(item, *values)`` runs one iteration on the values of the variables it binds (``variables``:
+    their names, which are read after the loop, which hold a ``return``'s value) and returns their new values
+    (a ``while`` ignores ``item``); ``carried``: the names an iteration may read from the one before or that
+    are read after the loop (the others are local to each iteration: a rolled loop does not carry them, see
     :mod:`xlac.convert.analysis`); ``until``: the position in the values of the loop's break flag, if it has
-    one (it stops when that is set); ``returned``: the names holding the value of a ``return`` inside the
-    loop (see :mod:`xlac.convert.exits`)."""
+    one (it stops when that is set)."""
 
     body: Callable
-    names: tuple
-    live: tuple
+    variables: Variables
     carried: tuple
     kind: str = "for"
     until: int | None = None
-    returned: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -229,7 +226,8 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         short = loop.until is None and trips > 2 * UNROLL_SHORT and _elements_computed(body) <= SHORT_BODY
         unroll = UNROLL_SHORT if short else 1
         # every variable is bound by the first iteration: none is first bound inside the rolled loop
-        by_index = dataclasses.replace(loop, body=lambda index, *vs: loop.body(item_of(index), *vs), live=())
+        by_index = dataclasses.replace(loop, body=lambda index, *vs: loop.body(item_of(index), *vs),
+                                       variables=dataclasses.replace(loop.variables, live=()))
         xla = XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1), (1, trips) if loop.until is None else None, unroll)
         not_vectorized = _not_vectorizable(mode, loop)
         if not_vectorized is None:
@@ -387,8 +385,8 @@ def _next_iteration(loop: Loop, item, values: tuple) -> tuple:
     iteration runs under its negation, as one conditional."""
     if loop.until is None or not isinstance(values[loop.until], Tracer):
         return loop.body(item, *values)
-    return traced_if(values[loop.until], [lambda *vs: loop.body(item, *vs), lambda *vs: vs], values, loop.names,
-                     loop.live, "for", loop.returned)
+    return traced_if(values[loop.until], [lambda *vs: loop.body(item, *vs), lambda *vs: vs], values, loop.variables,
+                     "for")
 
 
 def _stopped(flag) -> bool:
@@ -467,13 +465,13 @@ def _kept_in_place(before: tuple, after: tuple) -> list:
 
 
 def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
-    names, live, kind = loop.names, loop.live, loop.kind
+    names, live, kind = loop.variables.names, loop.variables.live, loop.kind
     in_place_ids = {id(leaf) for leaf in in_place}
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
     carried_names = []
     for name, value in zip(names, values):
         if value is UNDEFINED:
-            if name in live and name in loop.returned:
+            if name in live and name in loop.variables.returned:
                 raise UnsupportedError(located(
                     f"a `return` inside a `{kind}` loop whose trip count is traced: the returned value's type is "
                     "not known before the loop runs. Bind the result to a variable before the loop, `break`, "

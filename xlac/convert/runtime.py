@@ -15,7 +15,7 @@ import numpy as np
 
 import xlac.numpy as xnp
 from xlac.convert import branches, loops
-from xlac.convert.branches import UNDEFINED
+from xlac.convert.branches import UNDEFINED, Variables
 from xlac.convert.cache import converted
 from xlac.convert.known_calls import UNKNOWN, effects_of
 from xlac.convert.substitutes import substitute
@@ -49,7 +49,7 @@ def if_stmt(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple
     the value of a ``return`` inside a loop)."""
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
-    return branches.traced_if(test, [false_fn, true_fn], values, names, live, "if", returned)
+    return branches.traced_if(test, [false_fn, true_fn], values, Variables(names, live, returned), "if")
 
 
 def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tuple):
@@ -57,7 +57,7 @@ def if_return(test, true_fn, false_fn, values: tuple, *, names: tuple, live: tup
     if not _traced(test):
         return (true_fn if test else false_fn)(*values)
     wrap = [lambda *v, fn=fn: (fn(*v),) for fn in (false_fn, true_fn)]
-    return branches.traced_if(test, wrap, values, ("the returned value",), (), "if")[0]
+    return branches.traced_if(test, wrap, values, Variables(("the returned value",)), "if")[0]
 
 
 def if_expr(test, body, orelse):
@@ -65,7 +65,7 @@ def if_expr(test, body, orelse):
     if not _traced(test):
         return body() if test else orelse()
     wrap = [lambda: (orelse(),), lambda: (body(),)]
-    return branches.traced_if(test, wrap, (), ("the value",), (), "if-else expression")[0]
+    return branches.traced_if(test, wrap, (), Variables(("the value",)), "if-else expression")[0]
 
 
 def concrete_test(test, *, reason: str, what: str = "if"):
@@ -89,7 +89,7 @@ def while_stmt(test_fn, body_fn, values: tuple, *, names: tuple, live: tuple, ca
                returned: tuple = ()) -> tuple:
     """A ``while`` loop: the new values of the variables ``names`` its body binds; ``carried``: those it
     carries from one iteration to the next; ``returned``: those holding the value of a ``return`` inside it."""
-    body = loops.Loop(lambda item, *vs: body_fn(*vs), names, live, carried, kind="while", returned=returned)
+    body = loops.Loop(lambda item, *vs: body_fn(*vs), Variables(names, live, returned), carried, kind="while")
     return loops.while_stmt(test_fn, body, values)
 
 
@@ -97,7 +97,7 @@ def for_range(bounds: tuple, body_fn, values: tuple, *, names: tuple, live: tupl
               until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over ``range(*bounds)``: the new values of its target and the variables its body binds.
     ``until``: its break flag's name, if any; ``returned`` as for ``while_stmt``."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
+    loop = loops.Loop(body_fn, Variables(names, live, returned), carried, until=_position(names, until))
     return loops.for_range(bounds, loop, values)
 
 
@@ -105,7 +105,7 @@ def for_each(iterable, body_fn, values: tuple, *, names: tuple, live: tuple, car
              until: str | None, returned: tuple = ()) -> tuple:
     """A ``for`` loop over anything else: a traced array's rows, ``loop_enumerate``/``loop_zip``'s items,
     or a Python iterable."""
-    loop = loops.Loop(body_fn, names, live, carried, "for", _position(names, until), returned)
+    loop = loops.Loop(body_fn, Variables(names, live, returned), carried, until=_position(names, until))
     return loops.for_each(iterable, loop, values)
 
 
