@@ -119,3 +119,14 @@ def test_direct_caller_runs_an_argument_of_another_shape_in_python_where_pjrt_re
         assert np.asarray(call(np.arange(3, dtype=np.float32))[0]).tolist() == [0.0, 2.0, 4.0]
     with pytest.raises(Exception, match="(?i)size|shape"):
         call(np.arange(4, dtype=np.float32))
+
+
+def test_results_do_not_share_memory_with_the_numpy_arguments():
+    """jaxlib may read a NumPy argument in place; what the call returns is the program's own buffer."""
+    f = xlac.compile(lambda x, y: (x, y + 0))
+    for _ in range(4):
+        x, y = np.arange(3.0), np.arange(3, dtype=np.float32)
+        same, plus_zero = f(x, y)
+        x[:], y[:] = -1, -1
+        assert_matches(same, np.arange(3.0))
+        assert_matches(plus_zero, np.arange(3, dtype=np.float32))
