@@ -139,9 +139,9 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
 
     def direct_runner(leaves):
         """``run`` through the C++ call path for leaves of these kinds, or None where it cannot take them."""
-        if not _direct_kinds(leaves, in_specs, places.inputs) or direct_call() is None:
+        call = direct_call() if _direct_kinds(leaves, in_specs, places.inputs) else None
+        if call is None:
             return None
-        call = direct_call()
         if all(type(leaf) is np.ndarray for leaf in leaves):
             return lambda leaves: results(call(*leaves))
         picks = [_buffer_of if type(leaf) is Array else _itself for leaf in leaves]
