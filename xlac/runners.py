@@ -109,8 +109,8 @@ def _walk(items, key: list, leaves: list) -> bool:
 def make_runner(executable: runtime.Executable, places: Places, in_specs, out_types, out_tree, checks):
     """The cached call path as one closure over everything it needs, ``run(leaves)``: it runs on every call.
     ``for_leaves(leaves)``: the same made for leaves of these kinds (see :func:`transfers_for`); where they
-    are NumPy arrays and xlac.Arrays already in place, through jaxlib's C++ call path
-    (``runtime.direct_caller``), which puts the NumPy arrays without Python arrays between."""
+    are NumPy arrays, Python scalars and xlac.Arrays already in place, through jaxlib's C++ call path
+    (``runtime.direct_caller``), which puts the NumPy arrays and scalars without Python arrays between."""
     execute = executable.execute
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
@@ -142,7 +142,7 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
         call = direct_call() if _direct_kinds(leaves, in_specs, places.inputs) else None
         if call is None:
             return None
-        if all(type(leaf) is np.ndarray for leaf in leaves):
+        if all(type(leaf) is not Array for leaf in leaves):
             return lambda leaves: results(call(*leaves))
         picks = [_buffer_of if type(leaf) is Array else _itself for leaf in leaves]
         return lambda leaves: results(call(*map(operator.call, picks, leaves)))
@@ -201,23 +201,27 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
 _buffer_of = operator.attrgetter("_buffer")
 
 
+_PYTHON_SCALARS = (bool, int, float)     # those call_key takes
+
+
 def _itself(leaf):
     return leaf
 
 
 def _direct_kinds(leaves, in_specs, in_places) -> bool:
     """Whether jaxlib's C++ call path serves leaves of these kinds better than :func:`transfers_for`'s: some
-    NumPy arrays, each of its parameter's dtype, the other leaves xlac.Arrays already in place (a Python
-    scalar, or a program on a mesh, takes the Python path)."""
-    numpy_arrays = 0
+    NumPy arrays (each of its parameter's dtype) or Python scalars, the other leaves xlac.Arrays already in
+    place (a program on a mesh takes the Python path)."""
+    puts = 0
     for leaf, spec, place in zip(leaves, in_specs, in_places):
+        kind = type(leaf)
         if type(place) is NamedSharding:
             return False
-        if type(leaf) is np.ndarray and leaf.dtype == spec[1] and not spec[2]:
-            numpy_arrays += 1
-        elif type(leaf) is not Array or leaf._device != place:
+        if kind is np.ndarray and leaf.dtype == spec[1] and not spec[2] or kind in _PYTHON_SCALARS and spec[2]:
+            puts += 1
+        elif kind is not Array or leaf._device != place:
             return False
-    return numpy_arrays > 0
+    return puts > 0
 
 
 def any_transfers(in_specs, in_places, donated=frozenset()) -> list:

@@ -130,3 +130,23 @@ def test_results_do_not_share_memory_with_the_numpy_arguments():
         x[:], y[:] = -1, -1
         assert_matches(same, np.arange(3.0))
         assert_matches(plus_zero, np.arange(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "complex64"])
+def test_python_scalars_with_numpy_arrays_run_in_cpp_promoted_as_numpy_does(dtype, monkeypatch):
+    runs = _count_python_runs(monkeypatch)
+    f = xlac.compile(lambda x, a, k, flag: np.where(flag, x * a + k, x - k))
+    x = np.arange(6, dtype=dtype).reshape(2, 3)
+    for i in range(5):
+        a, k, flag = 0.5 + i, 3 - i, i % 2 == 0
+        assert_matches(f(x, a, k, flag), np.where(flag, x * a + k, x - k))
+    assert len(runs) == 2 and f.cache_info().compiles == 1
+
+
+def test_large_python_ints_keep_their_value():
+    f = xlac.compile(lambda x, k: x + k)
+    x = np.zeros(2, np.int64)
+    for k in [2 ** 40, -(2 ** 62), 7]:
+        assert_matches(f(x, k), x + k)
+    with pytest.raises(OverflowError):          # as NumPy: out of bounds for int64
+        f(x, 2 ** 63)

@@ -35,6 +35,7 @@ from xlac.runtime.memory import raise_if_out_of_memory
 from xlac.runtime.transfer import put_buffer, to_device
 
 _jax_array_type = jax.Array
+_PYTHON_SCALARS = (bool, int, float, complex)
 
 
 @functools.cache
@@ -52,8 +53,9 @@ def _jaxlib_parts():
 
 def direct_caller(executable, input_types: list):
     """``call(*arguments) -> outputs`` running ``executable`` (on one device, no mesh) on NumPy arrays of
-    ``input_types`` (each with its dtype and shape) and jax Arrays already on its device, through jaxlib's
-    C++ call path; None where this jaxlib lacks that path or the program runs on a mesh. The caller passes
+    ``input_types`` (each with its dtype and shape), Python scalars for its 0-d parameters of their dtypes
+    (``float``: float64, as NumPy takes them) and jax Arrays already on its device, through jaxlib's C++
+    call path; None where this jaxlib lacks that path or the program runs on a mesh. The caller passes
     only arguments of those dtypes (the cached call path keys calls by them): jaxlib's signature of a NumPy
     array does not tell its byte order, nor, without x64, a 64-bit dtype from its 32-bit one."""
     parts = _jaxlib_parts()
@@ -73,15 +75,24 @@ def direct_caller(executable, input_types: list):
 
     def takes(argument, t) -> bool:
         """Whether jaxlib may pass ``argument`` to the program as it is (no narrowing, no move)."""
-        if type(argument) is np.ndarray:
+        kind = type(argument)
+        if kind is np.ndarray:
             return (argument.dtype == t.dtype and argument.shape == t.shape and argument.dtype.isnative
                     and jax.dtypes.canonicalize_dtype(argument.dtype) == argument.dtype)
+        if kind in _PYTHON_SCALARS:
+            return t.shape == () and jax.dtypes.canonicalize_dtype(kind) == t.dtype
         return (isinstance(argument, _jax_array_type) and argument.dtype == t.dtype
                 and argument.shape == t.shape and argument.sharding == sharding)
 
+    def put(argument, t):
+        if isinstance(argument, _jax_array_type):
+            return put_buffer(argument, device)
+        if type(argument) in _PYTHON_SCALARS:
+            argument = np.asarray(argument, dtype=t.dtype)
+        return to_device(argument, device)
+
     def run_in_python(*arguments) -> tuple:
-        return tuple(execute([put_buffer(a, device) if isinstance(a, _jax_array_type) else to_device(a, device)
-                              for a in arguments]))
+        return tuple(execute(list(map(put, arguments, input_types))))
 
     def cache_miss(*arguments):
         outputs = run_in_python(*arguments)
