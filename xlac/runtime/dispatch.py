@@ -1,7 +1,8 @@
 """jaxlib's C++ call path for an executable xlac compiled: NumPy arguments are put on the device and the
 program runs without a Python array made in between, as ``jax.jit`` calls its own programs. Through
-jaxlib's Python API (a ``batched_device_put`` per NumPy argument, then ``execute_sharded``) such a call
-costs about 1.9x a ``jax.jit`` call; through this path about 1.1x (``benchmarks/dispatch.py``).
+jaxlib's Python API (a ``batched_device_put`` per NumPy argument, then ``execute_sharded``) a cached xlac
+call with NumPy arguments costs about 1.9x a ``jax.jit`` call; through this path 1.4-1.6x, the C++ call
+itself about what ``jax.jit``'s costs (``benchmarks/README.md``).
 
 The path is jaxlib's ``pjit`` function object: per signature of its arguments (dtypes, shapes, placement,
 JAX's x64 mode) it keeps what runs the program in C++. A signature it has not seen goes to
