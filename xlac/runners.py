@@ -108,13 +108,23 @@ def _walk(items, key: list, leaves: list) -> bool:
 
 def make_runner(executable: runtime.Executable, places: Places, in_specs, out_types, out_tree, checks):
     """The cached call path as one closure over everything it needs, ``run(leaves)``: it runs on every call.
-    ``for_leaves(leaves)``: the same made for leaves of these kinds (see :func:`transfers_for`)."""
+    ``for_leaves(leaves)``: the same made for leaves of these kinds (see :func:`transfers_for`); where they
+    are NumPy arrays, Python scalars and xlac.Arrays already in place, through jaxlib's C++ call path
+    (``runtime.direct_caller``), which puts the NumPy arrays and scalars without Python arrays between."""
     execute = executable.execute
     wrap = Array._from_buffer
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
     out_places = places.outputs
     n_results = len(out_types) - (1 if checks else 0)
+    direct_call = functools.cache(lambda: runtime.direct_caller(executable, [TensorType(s[0], s[1]) for s in in_specs]))
+
+    def results(outputs):
+        if checks:
+            _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
+        if single_output:
+            return wrap(outputs[0], out_type, out_places[0])
+        return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
 
     def runner(transfers):
         resident = all(transfer is _buffer_of for transfer in transfers)
@@ -124,15 +134,22 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
                 buffers = [leaf._buffer for leaf in leaves] if resident else list(map(operator.call, transfers, leaves))
             except ShardingMismatch as mismatch:
                 places.raise_mismatch(leaves, mismatch)
-            outputs = execute(buffers)
-            if checks:
-                _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-            if single_output:
-                return wrap(outputs[0], out_type, out_places[0])
-            return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
+            return results(execute(buffers))
         return run
-    return runner(any_transfers(in_specs, places.inputs)), \
-        lambda leaves: runner(transfers_for(leaves, in_specs, places.inputs))
+
+    def direct_runner(leaves):
+        """``run`` through the C++ call path for leaves of these kinds, or None where it cannot take them."""
+        call = direct_call() if _direct_kinds(leaves, in_specs, places.inputs) else None
+        if call is None:
+            return None
+        if all(type(leaf) is not Array for leaf in leaves):
+            return lambda leaves: results(call(*leaves))
+        picks = [_buffer_of if type(leaf) is Array else _itself for leaf in leaves]
+        return lambda leaves: results(call(*map(operator.call, picks, leaves)))
+
+    def for_leaves(leaves):
+        return direct_runner(leaves) or runner(transfers_for(leaves, in_specs, places.inputs))
+    return runner(any_transfers(in_specs, places.inputs)), for_leaves
 
 
 def make_updating_runner(executable, places: Places, in_specs, out_types, out_tree, input_updates, in_paths, checks,
@@ -186,6 +203,29 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
 
 
 _buffer_of = operator.attrgetter("_buffer")
+
+
+_PYTHON_SCALARS = (bool, int, float)     # those call_key takes
+
+
+def _itself(leaf):
+    return leaf
+
+
+def _direct_kinds(leaves, in_specs, in_places) -> bool:
+    """Whether jaxlib's C++ call path serves leaves of these kinds better than :func:`transfers_for`'s: some
+    NumPy arrays (each of its parameter's dtype) or Python scalars, the other leaves xlac.Arrays already in
+    place (a program on a mesh takes the Python path)."""
+    puts = 0
+    for leaf, spec, place in zip(leaves, in_specs, in_places):
+        kind = type(leaf)
+        if type(place) is NamedSharding:
+            return False
+        if kind is np.ndarray and leaf.dtype == spec[1] and not spec[2] or kind in _PYTHON_SCALARS and spec[2]:
+            puts += 1
+        elif kind is not Array or leaf._device != place:
+            return False
+    return puts > 0
 
 
 def any_transfers(in_specs, in_places, donated=frozenset()) -> list:

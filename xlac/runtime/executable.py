@@ -31,13 +31,15 @@ class Executable:
     """A compiled program on one device, or split over a mesh's devices; ``execute(buffers)`` runs it and
     returns the output buffers (global arrays on a mesh). ``persistent_cache``: what the persistent cache
     did for it, ``"hit"``, ``"miss (no entry)"``, ``"miss (corrupt entry)"`` or ``"off"``.
-    ``output_shardings``: on a mesh, each output's sharding (as given, or as XLA's partitioner chose)."""
+    ``output_shardings``: on a mesh, each output's sharding (as given, or as XLA's partitioner chose).
+    ``output_types``: each output's TensorType."""
 
     def __init__(self, loaded, device, persistent_cache: str = "off", sharding: ProgramSharding | None = None,
                  output_types=()):
         self._loaded = loaded
         self.device = device
         self.persistent_cache = persistent_cache
+        self.output_types = list(output_types)
         self.output_shardings = None if sharding is None else _output_shardings(loaded, sharding, output_types)
         # execute(buffers) -> output buffers, parameters in order: a closure, as it runs on every call.
         self.execute = _runner(loaded, device, self.output_shardings, output_types)
