@@ -1,0 +1,130 @@
+"""Rolled loops with a true recurrence (issue 33): per iteration, XLA's optimized body of the compiled NumPy
+kernel holds no more kernels and copies no more buffers than the same algorithm written with ``jax.lax``;
+a transposed operand of a contraction is read in place instead of copied transposed. Values are NumPy's."""
+import hypothesis.strategies as st
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import xlac
+from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count
+from xlac.ir import primitives as P
+from tests.numpy_kernels import forward_substitution, gram_schmidt
+
+
+def forward_substitution_lax(L, b):
+    positions = jnp.arange(b.shape[0])
+
+    def step(i, x):
+        done = jnp.where(positions < i, L[i] * x, 0.0).sum()
+        return x.at[i].set((b[i] - done) / L[i, i])
+    return jax.lax.fori_loop(0, b.shape[0], step, jnp.zeros_like(b))
+
+
+def gram_schmidt_lax(A):
+    positions = jnp.arange(A.shape[1])
+
+    def step(j, state):
+        Q, R = state
+        before = positions < j
+        Q_before = jnp.where(before[None, :], Q, 0.0)
+        r = jnp.where(before, Q_before.T @ A[:, j], 0.0)
+        v = A[:, j] - Q_before @ r
+        norm = jnp.linalg.norm(v)
+        R = R.at[:, j].set(jnp.where(before, r, R[:, j])).at[j, j].set(norm)
+        return Q.at[:, j].set(v / norm), R
+    return jax.lax.fori_loop(0, A.shape[1], step, (jnp.zeros_like(A), jnp.zeros((A.shape[1],) * 2)))
+
+
+def _hlo_pair(kernel, kernel_lax, args):
+    ours = xlac.compile(kernel).lower(*args).compile().as_text()
+    theirs = jax.jit(kernel_lax).lower(*args).compile().as_text()
+    return ours, theirs
+
+
+def test_forward_substitution_body_is_no_larger_than_lax(x64):
+    rng = np.random.default_rng(0)       # rows long enough that xlac runs one iteration per step of the loop
+    L = np.tril(rng.normal(size=(300, 300))) + 300 * np.eye(300)
+    b = rng.normal(size=300)
+    np.testing.assert_allclose(np.asarray(xlac.compile(forward_substitution)(L, b)), forward_substitution(L, b),
+                               rtol=1e-12)
+    ours, theirs = _hlo_pair(forward_substitution, forward_substitution_lax, (L, b))
+    assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
+    assert loop_body_copies(ours) <= loop_body_copies(theirs)
+    assert "f64[300]" not in loop_body_copies(ours)              # the carried x is updated in place
+
+
+def test_gram_schmidt_body_copies_no_transposed_matrix(x64):
+    A = np.random.default_rng(1).normal(size=(40, 20))
+    Q, R = xlac.compile(gram_schmidt)(A)
+    Q_np, R_np = gram_schmidt(A)
+    np.testing.assert_allclose(np.asarray(Q), Q_np, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(R), R_np, rtol=1e-10, atol=1e-12)
+    ours, theirs = _hlo_pair(gram_schmidt, gram_schmidt_lax, (A,))
+    assert "f64[20,40]" in loop_body_copies(theirs)             # the lax port copies Q[:, :j].T every step
+    assert loop_body_copies(ours) == {"s64[]"}                  # only the loop index
+    assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
+
+
+# ---------------------------------------------------------------- transposed operands of a contraction
+
+
+def _dots_of_transposes(fn, *args) -> int:
+    """How many dot_generals of the final graph read a transpose's result."""
+    graph = xlac.compile(fn).lower(*args).ir("final")
+    transposed = {r.id for node in graph.nodes if node.primitive is P.transpose for r in node.results}
+    return sum(any(v.id in transposed for v in node.operands) for node in graph.nodes
+               if node.primitive is P.dot_general)
+
+
+CONTRACTIONS = {
+    "a.T @ b": (lambda a, b: a.T @ b, [(5, 3), (5, 4)], 0),
+    "a @ b.T": (lambda a, b: a @ b.T, [(3, 5), (4, 5)], 0),
+    "a.T @ b.T": (lambda a, b: a.T @ b.T, [(5, 3), (4, 5)], 0),
+    "a.T @ v": (lambda a, v: a.T @ v, [(5, 3), (5,)], 0),
+    "batched swap": (lambda a, b: np.matmul(a.transpose(0, 2, 1), b), [(2, 5, 3), (2, 5, 4)], 0),
+    "batch axis moved": (lambda a, b: np.einsum("bij,bjk->bik", a.transpose(1, 0, 2), b), [(3, 2, 5), (2, 5, 4)], 0),
+    # The free axes of the transposed operand come out swapped: the transpose must stay.
+    "free axes reordered": (lambda a, v: a.transpose(1, 0, 2) @ v, [(3, 2, 5), (5,)], 1),
+}
+
+
+@pytest.mark.parametrize("name", CONTRACTIONS)
+def test_transposed_operands_are_contracted_in_place(name):
+    fn, shapes, transposes_left = CONTRACTIONS[name]
+    rng = np.random.default_rng(2)
+    args = [rng.normal(size=shape) for shape in shapes]
+    np.testing.assert_allclose(np.asarray(xlac.compile(fn)(*args)), fn(*args), rtol=1e-12)
+    assert _dots_of_transposes(fn, *args) == transposes_left
+
+
+@settings(max_examples=15)
+@given(st.permutations([0, 1, 2]), st.integers(0, 2), st.sampled_from(["lhs", "rhs"]))
+def test_contraction_of_any_transpose_matches_numpy(permutation, contracted, side):
+    shape = (2, 3, 4)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=shape)
+    other = rng.normal(size=(x.transpose(permutation).shape[contracted], 3))
+
+    def fn(x, other):
+        t = x.transpose(permutation)
+        if side == "lhs":
+            return np.tensordot(t, other, axes=([contracted], [0]))
+        return np.tensordot(other.T, t, axes=([1], [contracted]))
+    np.testing.assert_allclose(np.asarray(xlac.compile(fn)(x, other)), fn(x, other), rtol=1e-12)
+
+
+def test_transposed_operand_in_a_loop_matches_numpy():
+    def projections(Q, a):
+        out = np.zeros((Q.shape[1], a.shape[1]))
+        for j in range(a.shape[1]):
+            out[:, j] = Q.T @ a[:, j]
+            Q = Q * 0.5
+        return out
+    rng = np.random.default_rng(4)
+    Q, a = rng.normal(size=(30, 10)), rng.normal(size=(30, 7))
+    compiled = xlac.compile(projections)
+    np.testing.assert_allclose(np.asarray(compiled(Q, a)), projections(Q, a), rtol=1e-12)
+    assert "f64[10,30]" not in loop_body_copies(compiled.lower(Q, a).compile().as_text())
