@@ -3,7 +3,6 @@ kernel holds no more kernels and copies no more buffers than the same algorithm 
 a transposed operand of a contraction is read in place instead of copied transposed. Values are NumPy's."""
 import hypothesis.strategies as st
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,29 +12,9 @@ from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count
 from xlac.ir import primitives as P
 from tests.numpy_kernels import forward_substitution, gram_schmidt
 
-
-def forward_substitution_lax(L, b):
-    positions = jnp.arange(b.shape[0])
-
-    def step(i, x):
-        done = jnp.where(positions < i, L[i] * x, 0.0).sum()
-        return x.at[i].set((b[i] - done) / L[i, i])
-    return jax.lax.fori_loop(0, b.shape[0], step, jnp.zeros_like(b))
-
-
-def gram_schmidt_lax(A):
-    positions = jnp.arange(A.shape[1])
-
-    def step(j, state):
-        Q, R = state
-        before = positions < j
-        Q_before = jnp.where(before[None, :], Q, 0.0)
-        r = jnp.where(before, Q_before.T @ A[:, j], 0.0)
-        v = A[:, j] - Q_before @ r
-        norm = jnp.linalg.norm(v)
-        R = R.at[:, j].set(jnp.where(before, r, R[:, j])).at[j, j].set(norm)
-        return Q.at[:, j].set(v / norm), R
-    return jax.lax.fori_loop(0, A.shape[1], step, (jnp.zeros_like(A), jnp.zeros((A.shape[1],) * 2)))
+_x64 = jax.config.read("jax_enable_x64")
+from benchmarks.numpy_extents import forward_substitution_jax, gram_schmidt_jax  # noqa: E402  (the lax ports)
+jax.config.update("jax_enable_x64", _x64)         # that module turns x64 on for good when imported
 
 
 def _hlo_pair(kernel, kernel_lax, args):
@@ -50,7 +29,7 @@ def test_forward_substitution_body_is_no_larger_than_lax(x64):
     b = rng.normal(size=300)
     np.testing.assert_allclose(np.asarray(xlac.compile(forward_substitution)(L, b)), forward_substitution(L, b),
                                rtol=1e-12)
-    ours, theirs = _hlo_pair(forward_substitution, forward_substitution_lax, (L, b))
+    ours, theirs = _hlo_pair(forward_substitution, forward_substitution_jax, (L, b))
     assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
     assert loop_body_copies(ours) <= loop_body_copies(theirs)
     assert "f64[300]" not in loop_body_copies(ours)              # the carried x is updated in place
@@ -62,7 +41,7 @@ def test_gram_schmidt_body_copies_no_transposed_matrix(x64):
     Q_np, R_np = gram_schmidt(A)
     np.testing.assert_allclose(np.asarray(Q), Q_np, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(np.asarray(R), R_np, rtol=1e-10, atol=1e-12)
-    ours, theirs = _hlo_pair(gram_schmidt, gram_schmidt_lax, (A,))
+    ours, theirs = _hlo_pair(gram_schmidt, gram_schmidt_jax, (A,))
     assert "f64[20,40]" in loop_body_copies(theirs)             # the lax port copies Q[:, :j].T every step
     assert loop_body_copies(ours) == {"s64[]"}                  # only the loop index
     assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
