@@ -11,7 +11,9 @@ from hypothesis import given, settings
 
 import xlac
 from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count
+from xlac.ir import Graph, Node, TensorType, Value
 from xlac.ir import primitives as P
+from xlac.lowering import lower_module
 from tests.numpy_kernels import forward_substitution, gram_schmidt
 
 _x64 = jax.config.read("jax_enable_x64")
@@ -142,6 +144,17 @@ def test_batched_matrix_vector_reads_the_matrix_in_place(name, dtype):
     tolerance = 1e-5 if dtype is np.float32 else 1e-12
     np.testing.assert_allclose(got, expected, rtol=tolerance, atol=tolerance)
     assert ("stablehlo.dot_general" not in compiled.lower(a, b).as_text()) == summed
+
+
+@pytest.mark.parametrize("dtype, summed", [(np.float16, False), (np.float32, True)])
+def test_half_precision_batched_matrix_vector_stays_a_dot(dtype, summed):
+    """A half-float dot accumulates in float32 in XLA; a sum would add in half precision."""
+    q, cache = Value(TensorType((8, 16), np.dtype(dtype))), Value(TensorType((40, 8, 16), np.dtype(dtype)))
+    scores = Value(TensorType((8, 40), np.dtype(dtype)))
+    dot = Node(P.dot_general, (q, cache), {"contracting": ((1,), (2,)), "batch": ((0,), (1,)),
+                                          "preferred_dtype": None}, (scores,))
+    text = lower_module(Graph([q, cache], [dot], [scores]), platform="cpu")
+    assert ("stablehlo.dot_general" not in text) == summed
 
 
 def test_batched_matrix_vector_gradient_matches_jax(x64):

@@ -41,11 +41,12 @@ P.dot_general.register(emitter=_dot_general)
 
 
 def _vector_side(node) -> int | None:
-    """The operand without free axes of a batched matrix-vector product of floats whose other operand (the
-    matrix) does not lead with its batch axes; None for any other contraction."""
+    """The operand without free axes of a batched matrix-vector product of (at least 32-bit) floats whose
+    other operand (the matrix) does not lead with its batch axes; None for any other contraction."""
     contracting, batch = node.attrs["contracting"], node.attrs["batch"]
     dtype = node.operands[0].type.dtype
-    if not batch[0] or not dtypes.is_inexact(dtype) or node.results[0].type.dtype != dtype:
+    # (half floats stay dots: XLA accumulates their products in float32, a sum would add in half precision)
+    if not batch[0] or not dtypes.is_inexact(dtype) or dtype.itemsize < 4 or node.results[0].type.dtype != dtype:
         return None
     for side in (0, 1):
         vector_axes = len(contracting[side]) + len(batch[side])
