@@ -333,7 +333,7 @@ def _reduce_body_op(op: str, dtype) -> str:
     return REDUCE_BODY[op].stablehlo
 
 
-def _reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
+def emit_reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
     """The init value and the body region of a reduce or reduce_window by ``op`` of ``dtype`` elements."""
     s = scalar_type(dtype)
     init = emit_constant(w, reduce_init(op, dtype))
@@ -345,7 +345,7 @@ def _reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
 
 def _reduce(w, node, operands):
     x = node.operands[0].type
-    init, region = _reducer(w, node.attrs["op"], x.dtype)
+    init, region = emit_reducer(w, node.attrs["op"], x.dtype)
     return w.op("stablehlo.reduce", [operands[0], init], [x, scalar_type(x.dtype)], [node.results[0].type],
                 f"dimensions = {dims(node.attrs['axes'])}", [region])
 
@@ -389,7 +389,7 @@ def _cumulative(w, node, operands):
         return [operands[0]]
     if scans_loop(w) and n > 1:
         return [_cumulative_loop(w, operands[0], x, op, axis, reverse)]
-    init, region = _reducer(w, op, x.dtype)
+    init, region = emit_reducer(w, op, x.dtype)
     ones = [1] * x.ndim
     window = [n if d == axis else 1 for d in range(x.ndim)]
     pads = [((0, n - 1) if reverse else (n - 1, 0)) if d == axis else (0, 0) for d in range(x.ndim)]
@@ -514,21 +514,6 @@ P.argmin.register(emitter=_arg_reduce("LT"))
 
 
 # ---------------------------------------------------------------- contraction, sort, gather, scatter
-
-
-def _dot_general(w, node, operands):
-    (lc, rc), (lb, rb) = node.attrs["contracting"], node.attrs["batch"]
-    ins, outs = _types(node)
-    attrs = (f"dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = {int_list(lb)}, "
-             f"rhs_batching_dimensions = {int_list(rb)}, lhs_contracting_dimensions = {int_list(lc)}, "
-             f"rhs_contracting_dimensions = {int_list(rc)}>")
-    if dtypes.is_inexact(ins[0].dtype) and ins[0].dtype.itemsize >= 4:
-        # NumPy's float32 matmul is exact float32: no TF32 or bf16 passes on GPUs and TPUs.
-        attrs += ", precision_config = [#stablehlo<precision HIGHEST>, #stablehlo<precision HIGHEST>]"
-    return w.op("stablehlo.dot_general", operands, ins, outs, attrs)
-
-
-P.dot_general.register(emitter=_dot_general)
 
 
 def _less_than(rw, a: str, b: str, t: TensorType) -> tuple[str, str]:

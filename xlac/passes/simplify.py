@@ -7,6 +7,8 @@ already exists, becomes a simpler node, or stays; then an identical earlier node
 
 - ``reshape`` of a ``reshape`` reshapes the original; a reshape to its operand's shape is the operand;
 - ``transpose`` of a ``transpose`` is one transpose; the identity permutation is the operand;
+- a ``dot_general`` of a ``transpose`` contracts the transpose's operand where the result's axes keep their
+  order (``Q.T @ v``: XLA would copy ``Q`` transposed first, in a loop on every iteration);
 - ``convert`` to the operand's dtype, or back from a conversion that lost nothing, is the operand;
 - ``x != 0`` of a boolean converted to a number is the boolean (a traced ``if``'s test, selected on);
 - a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update;
@@ -190,6 +192,29 @@ def _fold_transpose(s: _Simplifier, node: Node):
     return None
 
 
+def _fold_transpose_into_dot(s: _Simplifier, node: Node):
+    operands, (contracting, batch) = list(node.operands), (node.attrs["contracting"], node.attrs["batch"])
+    dimensions = [[tuple(contracting[side]), tuple(batch[side])] for side in (0, 1)]
+    folded = False
+    for side, operand in enumerate(operands):
+        transpose = s.defined_by(operand, P.transpose)
+        if transpose is None:
+            continue
+        permutation = transpose.attrs["permutation"]
+        used = set(dimensions[side][0] + dimensions[side][1])
+        free = [permutation[axis] for axis in range(len(permutation)) if axis not in used]
+        if free != sorted(free):          # the result's axes would come out in another order
+            continue
+        operands[side] = transpose.operands[0]
+        dimensions[side] = [tuple(permutation[axis] for axis in axes) for axes in dimensions[side]]
+        folded = True
+    if not folded:
+        return None
+    attrs = {**node.attrs, "contracting": (dimensions[0][0], dimensions[1][0]),
+             "batch": (dimensions[0][1], dimensions[1][1])}
+    return "transposes_folded", dataclasses.replace(node, operands=tuple(operands), attrs=attrs)
+
+
 def _fold_convert(s: _Simplifier, node: Node):
     (x,) = node.operands
     result = node.results[0].type
@@ -259,6 +284,7 @@ def _written_array(producer: dict[int, Node], old: Value, new: Value) -> Value:
 _RULES = {
     P.reshape: _fold_reshape,
     P.transpose: _fold_transpose,
+    P.dot_general: _fold_transpose_into_dot,
     P.convert: _fold_convert,
     P.compare: _fold_nonzero_test,
     P.slice_: _forward_written_slice,
