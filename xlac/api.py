@@ -386,10 +386,8 @@ class CompiledFunction:
         self.__name__ = callable_name(fn)
         self._fn = fn
         self._dump_dir = dump_dir
-        self._check_bounds = check_bounds
-        self._convert = convert
-        self._loops = loops
-        self._max_unrolled_ops = max_unrolled_ops
+        self._check_bounds, self._max_unrolled_ops = check_bounds, max_unrolled_ops
+        self._convert, self._loops = convert, loops
         self._in_shardings, self._out_shardings = in_shardings, out_shardings
         self._last_signature = None       # of the latest compile, to name what changed at the next one
         self._device = runtime.get_device(device)
