@@ -18,11 +18,20 @@ from tests.numpy_kernels import diagonal_tanh_sum
 
 @pytest.fixture
 def vectorize(monkeypatch):
-    """Set ``xlac.config.vectorize_loops`` for one test ("auto" unless told)."""
+    """Set ``xlac.config.vectorize_loops`` for one test ("always" unless told)."""
     def use(policy: str):
         monkeypatch.setattr(xlac.config, "vectorize_loops", policy)
-    use("auto")
+    use("always")
     return use
+
+
+@pytest.fixture(scope="module")
+def always():
+    """``vectorize_loops='always'`` for a whole module's hypothesis tests."""
+    before = xlac.config.vectorize_loops
+    xlac.config.update("vectorize_loops", "always")
+    yield
+    xlac.config.update("vectorize_loops", before)
 
 
 def decisions(fn, *args):
@@ -94,11 +103,11 @@ def numpy_minimum(x):
     return best
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.sampled_from([diagonal_tanh_sum, product_of_ratios, subtracted_squares, builtin_max, builtin_min,
                         numpy_maximum, numpy_minimum]),
-       st.integers(64, 200), st.sampled_from(["float32", "float64"]), st.integers(0, 2 ** 16))
-def test_float_accumulators_equal_numpy_in_value_and_dtype(fn, n, dtype, seed):
+       st.integers(64, 100), st.sampled_from(["float32", "float64"]), st.integers(0, 2 ** 16))
+def test_float_accumulators_equal_numpy_in_value_and_dtype(always, fn, n, dtype, seed):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, n) if fn is diagonal_tanh_sum else n).astype(dtype)
     (decision, reason), = decisions(fn, x)
@@ -134,10 +143,10 @@ def bits_set_anywhere(x):
     return acc
 
 
-@settings(max_examples=15, deadline=None)
-@given(st.sampled_from([integer_sum, integer_product, integer_max, bits_set_anywhere]), st.integers(64, 200),
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from([integer_sum, integer_product, integer_max, bits_set_anywhere]), st.integers(64, 100),
        st.sampled_from(["int8", "uint8", "int32", "int64"]), st.integers(0, 2 ** 16))
-def test_integer_accumulators_are_exact_and_wrap_as_numpy(fn, n, dtype, seed):
+def test_integer_accumulators_are_exact_and_wrap_as_numpy(always, fn, n, dtype, seed):
     info = np.iinfo(dtype)
     x = np.random.default_rng(seed).integers(info.min, info.max, n, dtype=dtype, endpoint=True)
     (decision, _), = decisions(fn, x)
@@ -231,14 +240,38 @@ def rows_and_a_total(x):
     return out, total
 
 
-def test_an_accumulator_beside_row_writes_vectorizes_where_asked(vectorize, rng):
-    vectorize("always")
+def test_an_accumulator_beside_row_writes_vectorizes(vectorize, rng):
     x = rng.normal(size=(80, 5))
     (decision, reason), = decisions(rows_and_a_total, x)
     assert decision == "vectorized" and "total (sum)" in reason
     (out, total), (expected_out, expected_total) = xlac.compile(rows_and_a_total)(x), rows_and_a_total(x)
     np.testing.assert_allclose(np.asarray(out), expected_out, rtol=1e-13)
     np.testing.assert_allclose(float(total), expected_total, rtol=1e-12)
+
+
+def column_totals(x):
+    total = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        total += np.tanh(x[i])                    # in place: NumPy writes into total's memory
+    return total
+
+
+def adds_into_the_argument(total, x):
+    for i in range(x.shape[0]):
+        total += x[i] * 2
+    return total.sum()
+
+
+def test_an_array_accumulated_in_place_is_reduced_and_an_argument_is_written_back(vectorize, rng):
+    x = rng.normal(size=(90, 4))
+    (decision, reason), = decisions(column_totals, x)
+    assert decision == "vectorized" and reason.endswith("total (sum)")
+    np.testing.assert_allclose(run(column_totals, x), column_totals(x), rtol=1e-12)
+    total, expected_total = np.arange(4.0), np.arange(4.0)
+    got = xlac.compile(adds_into_the_argument)(total, x)
+    expected = adds_into_the_argument(expected_total, x)
+    np.testing.assert_allclose(float(got), expected, rtol=1e-12)
+    np.testing.assert_allclose(total, expected_total, rtol=1e-12)
 
 
 # ---------------------------------------------------------------- the program, and the report
@@ -252,6 +285,24 @@ def test_the_carried_scalar_kernel_has_no_loop_and_says_it_reduced(vectorize, rn
     assert "while" not in compiled.lower(a).as_text()
     assert "while" not in compiled.lower(a).compile().as_text()
     np.testing.assert_allclose(float(compiled(a)), diagonal_tanh_sum(a), rtol=1e-12)
+
+
+def projected_total(x, w):
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += np.tanh(x[i] @ w)
+    return acc
+
+
+def test_on_the_cpu_auto_vectorizes_accumulators_of_contractions_only(vectorize, rng):
+    vectorize("auto")
+    a = rng.normal(size=(100, 100))
+    (decision, reason), = decisions(diagonal_tanh_sum, a)
+    assert decision == "rolled" and "without a contraction" in reason
+    x, w = rng.normal(size=(100, 8)), rng.normal(size=8)
+    (decision, reason), = decisions(projected_total, x, w)
+    assert decision == "vectorized" and reason.endswith("acc (sum)")
+    np.testing.assert_allclose(run(projected_total, x, w), projected_total(x, w), rtol=1e-12)
 
 
 def test_the_off_switch_keeps_the_loop_rolled_in_the_loops_order(vectorize, rng):
@@ -320,7 +371,6 @@ def divides(x):
     (divides, "it carries acc"),
 ])
 def test_a_loop_that_breaks_or_reads_its_accumulator_stays_rolled_and_equals_numpy(vectorize, fn, why, rng):
-    vectorize("always")
     x = rng.uniform(0.5, 2.5, size=90)
     x[[10, 60]] = np.nan
     (decision, reason), = decisions(fn, x)

@@ -12,16 +12,16 @@ maximum or minimum among zeros of both signs may take the other sign.
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
-... def diagonal_tanh_sum(a):
+... def total_response(x, w):
 ...     acc = 0.0
-...     for i in range(a.shape[0]):
-...         acc += np.tanh(a[i, i])
+...     for i in range(x.shape[0]):
+...         acc += np.tanh(x[i] @ w)
 ...     return acc
->>> a = np.arange(2500.0).reshape(50, 50) / 2500
->>> bool(np.isclose(diagonal_tanh_sum(a), np.tanh(np.diag(a)).sum()))
+>>> x, w = np.arange(200.0).reshape(50, 4) / 200, np.ones(4)
+>>> bool(np.isclose(total_response(x, w), np.tanh(x @ w).sum()))
 True
->>> [d.decision for d in diagonal_tanh_sum.trace(a).loop_decisions]
-['vectorized']
+>>> [d.reason.split("; ")[-1] for d in total_response.trace(x, w).loop_decisions]
+['accumulated, then reduced: acc (sum)']
 """
 from __future__ import annotations
 

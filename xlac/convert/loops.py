@@ -534,7 +534,10 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
             index.known_range = xla.index_range
             return carry_of(loop.body(index, *rebuild(carry)))
         if xla.vectorized is not None:
-            return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names, xla.vectorized))
+            written_names = {id(leaf): name for name, value in zip(names, values) if value is not UNDEFINED
+                             for leaf in pytree.flatten(value)[0] if id(leaf) in in_place_ids}
+            return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names, xla.vectorized,
+                                           written_names))
         return rebuild(fori_loop(*xla.count, counted_body, list(carried), unroll=xla.unroll))
     start = xla.first_item if xla.first_item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))

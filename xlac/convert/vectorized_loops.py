@@ -15,11 +15,12 @@ index, proves that no iteration depends on another:
 - the body checks nothing when the program runs (an index out of bounds would raise after some
   iterations' writes, which NumPy would not have made).
 
-Then it runs batched where ``xlac.config.vectorize_loops`` says: ``"always"``, or ``"auto"``: on the CPU a
-body with a contraction (batched, its matrix-vector products become one matrix product) or one that only
-accumulates (it writes no rows: the loop goes, and XLA:CPU's loop costs about 2 us per iteration), as measured
-in ``benchmarks/vectorized_loops.py`` (elementwise bodies writing rows ran as fast rolled or faster, as
-XLA:CPU streams a rolled body's rows through its cache); on other devices every proven loop.
+Then it runs batched where ``xlac.config.vectorize_loops`` says: ``"always"``, or ``"auto"``: on the CPU only a
+body with a contraction (batched, its matrix-vector products become one matrix product; measured in
+``benchmarks/vectorized_loops.py``, elementwise bodies and reductions ran as fast rolled or faster, as XLA:CPU
+streams a rolled body's rows through its cache, and bodies that only accumulate too: XLA:CPU's loop costs tens
+of nanoseconds per iteration, less than the batched gather and reduction), on other devices every proven loop.
+Accumulated floats are summed (or multiplied) in another order than the loop's: ``"never"`` keeps its order.
 
 Otherwise :func:`vectorized_fori` raises :class:`NotVectorized` saying which condition failed, and the loop
 runs as before. The vectorized body sees its rows as arrays with a length of one along the row's axis (its
@@ -69,10 +70,11 @@ class NotVectorized(Exception):
 
 
 def vectorized_fori(lower: int, upper: int, body_fun, carries: list, names: list[str],
-                    reduced: list | None = None) -> list:
+                    reduced: list | None = None, written_names: dict | None = None) -> list:
     """``for index in range(lower, upper): carries = body_fun(index, carries)``, with the body run once over
     all indices, or :class:`NotVectorized`. ``names``: each carry's name, for the reason; ``reduced``: where
-    given, each accumulator's name and reduction (``"acc (sum)"``) is appended to it.
+    given, each accumulator's name and reduction (``"acc (sum)"``) is appended to it; ``written_names``: the
+    names of the arrays the body writes in place, by ``id``.
 
     >>> import xlac
     >>> from xlac.trace.context import Trace
@@ -85,10 +87,10 @@ accumulator, acc += f(i), whose f(i) does not read it)
     An accumulator's terms are reduced after the batch, and combined with its value before the loop:
 
     >>> @xlac.compile(convert=False)
-    ... def total(start):
-    ...     return vectorized_fori(0, 4, lambda i, carry: [carry[0] + i], [start], ["total"])[0]
-    >>> int(total(10))
-    16
+    ... def total(start, w):
+    ...     return vectorized_fori(0, 4, lambda i, carry: [carry[0] + (w * i) @ w], [start], ["total"])[0]
+    >>> float(total(10.0, np.ones(3)))
+    28.0
     """
     index = asarray(lower)
     carries = [asarray(c) for c in carries]
@@ -96,20 +98,25 @@ accumulator, acc += f(i), whose f(i) does not read it)
     if region.checks:
         raise NotVectorized("its body checks indices or values when the program runs")
     graph, n_own = region.graph, 1 + len(carries)
-    accumulators = {}
+    accumulated = []           # (the carry's position, or the array written in place; its name; its Accumulator)
     for k, (name, carry_in, carry_out) in enumerate(zip(names, graph.inputs[1:n_own], graph.outputs)):
         if carry_out.id != carry_in.id:
-            accumulators[k] = Accumulator.of(graph, carry_in, carry_out)
-            if accumulators[k] is None:
+            accumulated.append((k, name, Accumulator.of(graph, carry_in, carry_out)))
+            if accumulated[-1][2] is None:
                 raise NotVectorized(f"it carries {name} from one iteration to the next (not as an accumulator, "
                                     "acc += f(i), whose f(i) does not read it)")
     lifted_inputs = {x.value.id: v for x, v in zip(region.lifted, graph.inputs[n_own:])}
-    rows = [_RowWrites.of(graph, graph.inputs[0], lifted_inputs[array.value.id], new, (lower, upper))
-            for array, new in zip(region.written, region.written_outputs)]
-    if config.vectorize_loops == "auto" and current_trace().kernels == "lapack" and not _contracts(graph) and (
-            rows or not accumulators):
-        raise NotVectorized("on the CPU, a body without a contraction that writes rows runs as fast as an XLA "
-                            "loop or faster (xlac.config.vectorize_loops = 'always' vectorizes it)")
+    rows, row_arrays = [], []
+    for array, new in zip(region.written, region.written_outputs):
+        accumulator = Accumulator.of(graph, lifted_inputs[array.value.id], new)
+        if accumulator is not None:
+            accumulated.append((array, (written_names or {}).get(id(array), "an array"), accumulator))
+            continue
+        rows.append(_RowWrites.of(graph, graph.inputs[0], lifted_inputs[array.value.id], new, (lower, upper)))
+        row_arrays.append(array)
+    if config.vectorize_loops == "auto" and current_trace().kernels == "lapack" and not _contracts(graph):
+        raise NotVectorized("on the CPU, a body without a contraction runs as fast as an XLA loop or faster "
+                            "(xlac.config.vectorize_loops = 'always' vectorizes it)")
     slices = _sliced_reads(graph, n_own, {r.before.id for r in rows}, (lower, upper))
     n = upper - lower
     indices = ops.add(ops.iota((n,), index.dtype, 0), ops.full((n,), lower, index.dtype))
@@ -123,14 +130,17 @@ accumulator, acc += f(i), whose f(i) does not read it)
         dims.append(axis)
     inputs += [_rows_of(outer_of[read.operands[0].id], axis, offset, lower, upper) for read, axis, offset in slices]
     dims += [axis for _, axis, _ in slices]
-    terms = [accumulator.term for accumulator in accumulators.values()]
-    outputs = _batched(_on_rows(graph, rows, slices, terms + region.written_outputs), inputs, dims,
+    terms = [accumulator.term for _, _, accumulator in accumulated]
+    outputs = _batched(_on_rows(graph, rows, slices, terms + [r.after for r in rows]), inputs, dims,
                        [0] * len(terms) + [r.axis for r in rows], n)
-    for k, batch in zip(accumulators, outputs):
-        carries[k] = accumulators[k].reduced(carries[k], batch)
+    for (target, name, accumulator), batch in zip(accumulated, outputs):
+        if isinstance(target, int):
+            carries[target] = accumulator.reduced(carries[target], batch)
+        else:
+            target._store(accumulator.reduced(target, batch))
         if reduced is not None:
-            reduced.append(f"{names[k]} ({accumulators[k].reduction})")
-    for array, r, new_rows in zip(region.written, rows, outputs[len(terms):]):
+            reduced.append(f"{name} ({accumulator.reduction})")
+    for array, r, new_rows in zip(row_arrays, rows, outputs[len(terms):]):
         block = ops.reshape(new_rows, array.shape[:r.axis] + (n,) + array.shape[r.axis + 1:])
         start = [ops.constant(lower + r.offset if axis == r.axis else 0, index.dtype) for axis in range(array.ndim)]
         array._store(ops.dynamic_update_slice(array, block, start))
@@ -143,13 +153,14 @@ def _contracts(graph: Graph) -> bool:
 
 
 class _RowWrites:
-    """How an iteration writes one array, shown to be one row per iteration: ``before`` (the array going in),
-    ``writes`` (its ``dynamic_update_slice`` nodes, in order), ``reads`` (its ``dynamic_slice`` nodes reading
+    """How an iteration writes one array, shown to be one row per iteration: ``before`` and ``after`` (the
+    array going in and coming out), ``writes`` (its ``dynamic_update_slice`` nodes, in order), ``reads`` (its ``dynamic_slice`` nodes reading
     the row), ``axis`` and ``offset`` (the row is the element at the index plus ``offset`` along ``axis``:
     ``out[i]``, ``out[:, i + 1]``)."""
 
-    def __init__(self, before: Value, writes: list[Node], reads: list[Node], axis: int, offset: int):
-        self.before, self.writes, self.reads, self.axis, self.offset = before, writes, reads, axis, offset
+    def __init__(self, before: Value, after: Value, writes: list[Node], reads: list[Node], axis: int, offset: int):
+        self.before, self.after, self.writes, self.reads = before, after, writes, reads
+        self.axis, self.offset = axis, offset
 
     @classmethod
     def of(cls, graph: Graph, index: Value, before: Value, after: Value, bounds) -> "_RowWrites":
@@ -170,7 +181,7 @@ class _RowWrites:
             raise NotVectorized("its rows run past the end of the array it writes")
         reads = cls._row_reads(graph, [before] + [w.results[0] for w in writes], writes, after, index, (axis, offset),
                                producers)
-        return cls(before, writes, reads, axis, offset)
+        return cls(before, after, writes, reads, axis, offset)
 
     @staticmethod
     def _row_reads(graph, versions, writes, after, index, row, producers) -> list[Node]:
