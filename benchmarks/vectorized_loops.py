@@ -21,8 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import xlac  # noqa: E402
 from benchmarks.timing import interleaved  # noqa: E402
-from tests.numpy_kernels import (binned_means, diagonal_tanh_sum, syr2k_lower, upper_gram,  # noqa: E402
-                                 weighted_row_sums)
+from tests.numpy_kernels import (binned_means, diagonal_tanh_sum, rows_and_a_total, syr2k_lower,  # noqa: E402
+                                 upper_gram, weighted_row_sums)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -58,14 +58,6 @@ def row_tanh_sums_jax(x):
 def diagonal_tanh_sum_jax(a):
     return jnp.tanh(jnp.diag(a)).sum()
 
-
-def rows_and_a_total(x):
-    out = np.zeros_like(x)
-    total = 0.0
-    for i in range(x.shape[0]):
-        out[i] = np.tanh(x[i])
-        total += out[i].sum()
-    return out, total
 
 
 def rows_and_a_total_jax(x):

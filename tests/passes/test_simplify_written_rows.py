@@ -9,6 +9,7 @@ import xlac
 from xlac.ir import Graph, Node, TensorType, Value
 from xlac.ir import primitives as P
 from xlac.passes.simplify import simplify
+from tests.numpy_kernels import rows_and_a_total
 
 
 def written_then_read(read_start: str, read_size: int) -> Graph:
@@ -35,14 +36,6 @@ def test_a_read_at_another_start_or_of_another_size_stays():
         graph = simplify(written_then_read(start, size))
         assert graph.op_counts()["dynamic_slice"] == 1 and "slices_forwarded" not in graph.report, (start, size)
 
-
-def rows_and_a_total(x):
-    out = np.zeros_like(x)
-    total = 0.0
-    for i in range(x.shape[0]):
-        out[i] = np.tanh(x[i])
-        total += out[i].sum()
-    return out, total
 
 
 def test_a_rolled_loop_reading_back_its_row_copies_no_array_and_equals_numpy(rng, monkeypatch):
