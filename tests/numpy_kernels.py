@@ -1,6 +1,7 @@
 """NumPy kernels with Python loops, as scientific users write them: the cases of
 tests/convert/test_loops.py and benchmarks/numpy_loops.py, which compile them unmodified; the loops whose
-iterations are independent of tests/convert/test_vectorized_loops.py and benchmarks/vectorized_loops.py."""
+iterations are independent of tests/convert/test_vectorized_loops.py and benchmarks/vectorized_loops.py (and
+those that accumulate, of tests/convert/test_vectorized_reductions.py)."""
 import numpy as np
 
 
@@ -180,3 +181,12 @@ def crc16_arc(data, poly=0xA001):      # CRC-16/ARC of a byte array, bit by bit 
                 crc >>= 1
             cur >>= 1
     return crc
+
+
+def rows_and_a_total(x):               # each row written, then read back into a total
+    out = np.zeros_like(x)
+    total = 0.0
+    for i in range(x.shape[0]):
+        out[i] = np.tanh(x[i])
+        total += out[i].sum()
+    return out, total

@@ -47,6 +47,10 @@ class Config:
     batched, instead of as an XLA loop (see ``xlac.convert.vectorized_loops``): ``"auto"`` where that is
     measured to be faster (on the CPU: a body with a contraction), ``"always"``, or ``"never"``
     (``XLAC_VECTORIZE_LOOPS``). It is read when a function is traced: one compiled before keeps its programs.
+    A loop whose only carried values are accumulators (``acc += f(i)``, ``-=``, ``*=``, ``max``/``min``,
+    ``np.maximum``/``np.minimum``, ``&=``, ``|=``: see ``xlac.convert.accumulators``) vectorizes too, its terms
+    reduced after the batch: integers come out exact, but float sums and products are reassociated (rounded
+    otherwise than in the loop's order, as ``np.sum`` is); ``"never"`` keeps the loop's order.
     """
 
     def __init__(self):

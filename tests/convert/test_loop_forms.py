@@ -192,7 +192,8 @@ def running_sum(x, n):
     return acc
 
 
-def test_auto_unrolls_short_cheap_loops_and_rolls_long_ones():
+def test_auto_unrolls_short_cheap_loops_and_rolls_long_ones(monkeypatch):
+    monkeypatch.setattr(xlac.config, "vectorize_loops", "never")     # an accumulator: else vectorized
     x = np.arange(1000.0)
     for n, decision in [(8, "unrolled"), (600, "rolled")]:
         f = xlac.compile(running_sum, static_argnums=1)
@@ -229,7 +230,8 @@ def tanh_sum(w, x):
     return acc
 
 
-def test_grad_through_a_rolled_loop_matches_jax(x64):
+def test_grad_through_a_rolled_loop_matches_jax(x64, monkeypatch):
+    monkeypatch.setattr(xlac.config, "vectorize_loops", "never")     # an accumulator: else vectorized
     x = np.linspace(-1.0, 1.0, 100)
 
     def tanh_sum_jax(w, x):

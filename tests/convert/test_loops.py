@@ -157,7 +157,8 @@ def test_a_long_stencil_loop_rolls_into_one_while_with_numpys_values():
     np.testing.assert_allclose(u, expected, rtol=1e-12, atol=1e-14)     # the argument, written in place
 
 
-def test_a_carried_python_scalar_and_index_dependent_reads_roll():
+def test_a_carried_python_scalar_and_index_dependent_reads_roll(monkeypatch):
+    monkeypatch.setattr(xlac.config, "vectorize_loops", "never")     # an accumulator: else vectorized
     a = np.random.default_rng(0).normal(size=(100, 100))
     f = xlac.compile(diagonal_tanh_sum)
     assert str(f.trace(a).ir()).count("= while[") == 1
@@ -254,7 +255,8 @@ def test_generated_loops_rolled_match_numpy(tmp_path_factory, source, values):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-10, atol=1e-10)
 
 
-def test_a_rolled_loops_own_index_needs_no_bounds_check_and_others_keep_theirs():
+def test_a_rolled_loops_own_index_needs_no_bounds_check_and_others_keep_theirs(monkeypatch):
+    monkeypatch.setattr(xlac.config, "vectorize_loops", "never")     # an accumulator: else vectorized
     def total(data, extra):
         h = 0
         for i in range(data.shape[0] + extra):

@@ -15,24 +15,6 @@ import xlac
 from tests.numpy_kernels import binned_means, upper_gram, weighted_row_sums
 
 
-@pytest.fixture
-def vectorize(monkeypatch):
-    """Set ``xlac.config.vectorize_loops`` for one test."""
-    def use(policy: str):
-        monkeypatch.setattr(xlac.config, "vectorize_loops", policy)
-    use("always")
-    return use
-
-
-@pytest.fixture(scope="module")
-def always():
-    """``vectorize_loops='always'`` for a whole module's hypothesis tests."""
-    before = xlac.config.vectorize_loops
-    xlac.config.update("vectorize_loops", "always")
-    yield
-    xlac.config.update("vectorize_loops", before)
-
-
 def decisions(fn, *args, static_argnums=()):
     traced = xlac.compile(fn, static_argnums=static_argnums).trace(*args)
     return [(d.decision, d.reason) for d in traced.loop_decisions]

@@ -78,7 +78,8 @@ class XlaLoop:
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them needs
     no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
     ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
-    per step; or, ``vectorized``, all at once (see :mod:`xlac.convert.vectorized_loops`)."""
+    per step; or, where ``vectorized`` is a list, all at once (see :mod:`xlac.convert.vectorized_loops`), the
+    accumulators it reduces noted in that list."""
 
     more: Callable
     first_item: object = None
@@ -86,7 +87,7 @@ class XlaLoop:
     index_range: tuple[int, int] | None = None
     count: tuple[int, int] | None = None
     unroll: int = 1
-    vectorized: bool = False
+    vectorized: list | None = None
 
 
 def while_stmt(test_fn, loop: Loop, values: tuple):
@@ -231,16 +232,16 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         xla = XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1), (1, trips) if loop.until is None else None, unroll)
         not_vectorized = _not_vectorizable(mode, loop)
         if not_vectorized is None:
-            decisions = len(current_trace().loop_decisions)
+            decisions, reduced = len(current_trace().loop_decisions), []
             try:
-                vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=True),
+                vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=reduced),
                                      in_place=_kept_in_place(first, values))
             except Exception as error:          # the rolled loop's attempt raises the user's errors again
                 not_vectorized = str(error) if isinstance(error, NotVectorized) else _failure(error)
                 del current_trace().loop_decisions[decisions:]       # the inner loops' of the attempt
             else:
                 _decided("for", trips, "vectorized", f"{trips} iterations of {body_ops} ops, independent: "
-                         "run at once")
+                         "run at once" + (f"; accumulated, then reduced: {', '.join(reduced)}" if reduced else ""))
                 return vectorized
         try:
             rolled = _rolled(by_index, values, xla, in_place=_kept_in_place(first, values))
@@ -531,8 +532,11 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
         def counted_body(index, carry):
             set_known_range(index, xla.index_range)
             return carry_of(loop.body(index, *rebuild(carry)))
-        if xla.vectorized:
-            return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names))
+        if xla.vectorized is not None:
+            written_names = {id(leaf): name for name, value in zip(names, values) if value is not UNDEFINED
+                             for leaf in pytree.flatten(value)[0] if id(leaf) in in_place_ids}
+            return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names, xla.vectorized,
+                                           written_names))
         return rebuild(fori_loop(*xla.count, counted_body, list(carried), unroll=xla.unroll))
     start = xla.first_item if xla.first_item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))

@@ -11,7 +11,9 @@ already exists, becomes a simpler node, or stays; then an identical earlier node
   order (``Q.T @ v``: XLA would copy ``Q`` transposed first, in a loop on every iteration);
 - ``convert`` to the operand's dtype, or back from a conversion that lost nothing, is the operand;
 - ``x != 0`` of a boolean converted to a number is the boolean (a traced ``if``'s test, selected on);
-- a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update;
+- a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update, and so is a
+  ``dynamic_slice`` of the update's size at the same starts (``out[i] = row; out[i].sum()`` in a loop body:
+  else XLA copies ``out`` each iteration to read the row back);
 - a ``dynamic_update_slice`` that overwrites the whole region of an earlier one writes into that one's
   operand instead, and one that writes back what it read from the same place is its operand.
 
@@ -249,6 +251,16 @@ def _forward_written_slice(s: _Simplifier, node: Node):
     return "slices_forwarded", patch
 
 
+def _forward_written_row(s: _Simplifier, node: Node):
+    x, *starts = node.operands
+    update = s.defined_by(x, P.dynamic_update_slice)
+    if update is None or update.operands[1].type != node.results[0].type:
+        return None
+    same_starts = all(a is b or a.id == b.id or (s.static_int(a) is not None and s.static_int(a) == s.static_int(b))
+                      for a, b in zip(update.operands[2:], starts))
+    return ("slices_forwarded", update.operands[1]) if same_starts else None
+
+
 def _drop_overwritten_update(s: _Simplifier, node: Node):
     operand, patch, *starts = node.operands
     if _reads_back(s, node):
@@ -288,6 +300,7 @@ _RULES = {
     P.convert: _fold_convert,
     P.compare: _fold_nonzero_test,
     P.slice_: _forward_written_slice,
+    P.dynamic_slice: _forward_written_row,
     P.dynamic_update_slice: _drop_overwritten_update,
 }
 
