@@ -216,3 +216,29 @@ def test_a_floor_division_at_an_integer_boundary_after_a_sum_is_ill_conditioned_
     # a value that passed through float32 and was widened: compared at float32's precision
     assert mismatch(np.float64(np.float32(1 / 3)), np.float64(1 / 3), 1) is not None
     assert mismatch(np.float64(np.float32(1 / 3)), np.float64(1 / 3), 1, through=np.float32) is None
+
+
+@pytest.mark.parametrize("limit", [-1.0, 100.0])
+def test_a_store_in_both_branches_of_a_traced_if_drops_the_values_leading_axes_of_length_1(limit):
+    def branch(a, b):
+        if b.sum() <= limit:
+            a[0] = a[1:2] * 2          # (1, 3) into a row of 3, as NumPy's store takes it
+        else:
+            a[0] = 0
+    expected, got = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    branch(expected, np.ones(2))
+    xlac.compile(branch)(got, np.ones(2))
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_store_in_a_traced_if_that_numpy_refuses_raises_numpys_error():
+    def too_long(a, b):
+        if b.sum() <= 100.0:
+            a[0] = a[:, :1]            # (2, 1) into a row of 3: NumPy's store refuses it
+        else:
+            a[0] = 0
+    refused = r"could not broadcast input array from shape \(2, ?1\) into shape \(3,\)"
+    with pytest.raises(ValueError, match=refused):
+        too_long(np.zeros((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match=refused):
+        xlac.compile(too_long)(np.zeros((2, 3)), np.ones(2))
