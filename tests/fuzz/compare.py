@@ -38,7 +38,11 @@ ROLL_REFUSALS = {"a rolled loop carries arrays and numbers": "a rolled loop carr
 # not ask for, each a fragment of the error's message -> why.
 REFUSALS_OUTSIDE_ISSUE_31 = {"a result of the compiled function": "returning an array whose length depends on the "
                                                                    "data (issue 31 §7 asks for indexing, reductions, "
-                                                                   "math and writes)"}
+                                                                   "math and writes)",
+                             "slices of step 1 per axis are supported": "writing at a traced index into a value of "
+                                                                        "traced length (u = x[:, i::2] * 2; u[:, k] "
+                                                                        "+= 1), beside a family's statement in one "
+                                                                        "loop body"}
 ULPS_PER_STATEMENT = 4
 
 

@@ -242,3 +242,29 @@ def test_a_store_in_a_traced_if_that_numpy_refuses_raises_numpys_error():
         too_long(np.zeros((2, 3)), np.ones(2))
     with pytest.raises(ValueError, match=refused):
         xlac.compile(too_long)(np.zeros((2, 3)), np.ones(2))
+
+
+def test_a_value_of_traced_length_against_a_static_axis_is_an_array_of_that_axis_as_numpy_broadcasts():
+    def carried(a):
+        def body(j, carry):
+            acc, = carry
+            acc = acc + acc[:j % 2 + 1]          # length 1 or 2 against 2: always 2 elements
+            return (acc + acc[np.nonzero(acc > 2)].sum(),)
+        return xlac.fori_loop(0, 3, body, (a,))[0]
+
+    def numpy_carried(a):
+        for j in range(3):
+            a = a + a[:j % 2 + 1]
+            a = a + a[np.nonzero(a > 2)].sum()
+        return a
+    a = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(carried)(a)), numpy_carried(a))
+
+    def where(x):
+        return np.where(x > 0, x[x > 0], 0.0)
+    positive = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(where)(positive)), where(positive))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        where(np.arange(3.0))
+    with pytest.raises(ValueError, match="could not be broadcast together: a value of length 2"):
+        xlac.compile(where)(np.arange(3.0))
