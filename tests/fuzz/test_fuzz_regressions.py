@@ -36,12 +36,17 @@ def test_complex_values_into_a_bool_array_are_nonzero_tests(write):
     np.testing.assert_array_equal(np.asarray(eager), expected)
 
 
-def test_a_traced_mask_selection_in_a_function_raises_tracer_conversion_error():
+def test_a_traced_mask_selection_against_a_static_axis_gives_numpys_result_or_its_error():
     def program(a):
         t = a[a > 0]
         return np.where(a > 0, t, t)
-    with pytest.raises(xlac.TracerConversionError, match="traced mask"):
-        xlac.compile(program)(np.ones((1, 3), np.uint8))
+    ones = np.ones((1, 3), np.uint8)
+    got = np.asarray(xlac.compile(program)(ones))
+    assert got.dtype == program(ones).dtype and got.tolist() == program(ones).tolist()
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        program(np.array([[1, 0, 1]], np.uint8))
+    with pytest.raises(ValueError, match="could not be broadcast together: a value of length 2"):
+        xlac.compile(program)(np.array([[1, 0, 1]], np.uint8))
 
 
 @pytest.mark.parametrize("start", [3, -2])
