@@ -140,7 +140,6 @@ def test_a_refusal_of_a_statement_of_an_issue_31_family_is_a_failure():
 # ---------------------------------------------------------------- loops and branches
 
 
-@pytest.mark.xfail(reason="roll-mode refusals of fixed windows at twice-computed starts (i % 2 : i % 2 + 1) against issue 31 families, found at the session's end; to classify or fix next session", strict=False)
 @settings(max_examples=12, deadline=None)
 @given(loop_programs())
 def test_loop_programs_match_numpy_rolled_unrolled_and_as_fori_loop(program):

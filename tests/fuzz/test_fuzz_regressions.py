@@ -36,12 +36,17 @@ def test_complex_values_into_a_bool_array_are_nonzero_tests(write):
     np.testing.assert_array_equal(np.asarray(eager), expected)
 
 
-def test_a_traced_mask_selection_in_a_function_raises_tracer_conversion_error():
+def test_a_traced_mask_selection_against_a_static_axis_gives_numpys_result_or_its_error():
     def program(a):
         t = a[a > 0]
         return np.where(a > 0, t, t)
-    with pytest.raises(xlac.TracerConversionError, match="traced mask"):
-        xlac.compile(program)(np.ones((1, 3), np.uint8))
+    ones = np.ones((1, 3), np.uint8)
+    got = np.asarray(xlac.compile(program)(ones))
+    assert got.dtype == program(ones).dtype and got.tolist() == program(ones).tolist()
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        program(np.array([[1, 0, 1]], np.uint8))
+    with pytest.raises(ValueError, match="could not be broadcast together: a value of length 2"):
+        xlac.compile(program)(np.array([[1, 0, 1]], np.uint8))
 
 
 @pytest.mark.parametrize("start", [3, -2])
@@ -216,3 +221,55 @@ def test_a_floor_division_at_an_integer_boundary_after_a_sum_is_ill_conditioned_
     # a value that passed through float32 and was widened: compared at float32's precision
     assert mismatch(np.float64(np.float32(1 / 3)), np.float64(1 / 3), 1) is not None
     assert mismatch(np.float64(np.float32(1 / 3)), np.float64(1 / 3), 1, through=np.float32) is None
+
+
+@pytest.mark.parametrize("limit", [-1.0, 100.0])
+def test_a_store_in_both_branches_of_a_traced_if_drops_the_values_leading_axes_of_length_1(limit):
+    def branch(a, b):
+        if b.sum() <= limit:
+            a[0] = a[1:2] * 2          # (1, 3) into a row of 3, as NumPy's store takes it
+        else:
+            a[0] = 0
+    expected, got = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    branch(expected, np.ones(2))
+    xlac.compile(branch)(got, np.ones(2))
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_a_store_in_a_traced_if_that_numpy_refuses_raises_numpys_error():
+    def too_long(a, b):
+        if b.sum() <= 100.0:
+            a[0] = a[:, :1]            # (2, 1) into a row of 3: NumPy's store refuses it
+        else:
+            a[0] = 0
+    refused = r"could not broadcast input array from shape \(2, ?1\) into shape \(3,\)"
+    with pytest.raises(ValueError, match=refused):
+        too_long(np.zeros((2, 3)), np.ones(2))
+    with pytest.raises(ValueError, match=refused):
+        xlac.compile(too_long)(np.zeros((2, 3)), np.ones(2))
+
+
+def test_a_value_of_traced_length_against_a_static_axis_is_an_array_of_that_axis_as_numpy_broadcasts():
+    def carried(a):
+        def body(j, carry):
+            acc, = carry
+            acc = acc + acc[:j % 2 + 1]          # length 1 or 2 against 2: always 2 elements
+            return (acc + acc[np.nonzero(acc > 2)].sum(),)
+        return xlac.fori_loop(0, 3, body, (a,))[0]
+
+    def numpy_carried(a):
+        for j in range(3):
+            a = a + a[:j % 2 + 1]
+            a = a + a[np.nonzero(a > 2)].sum()
+        return a
+    a = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(carried)(a)), numpy_carried(a))
+
+    def where(x):
+        return np.where(x > 0, x[x > 0], 0.0)
+    positive = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(xlac.compile(where)(positive)), where(positive))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        where(np.arange(3.0))
+    with pytest.raises(ValueError, match="could not be broadcast together: a value of length 2"):
+        xlac.compile(where)(np.arange(3.0))

@@ -14,7 +14,7 @@ import xlac
 import xlac.numpy as xnp
 from tests.numpy_kernels import (binned_average, cholesky_rows, csr_matvec, forward_substitution, gram_schmidt,
                                  lu_without_pivoting, syr2k_lower)
-from xlac.convert.loops import LoopUnrolledWarning
+from xlac.convert.loops import LoopUnrolledWarning, UnrolledTooLargeError
 
 
 def line_of(fn, text: str) -> int:
@@ -212,7 +212,6 @@ def test_a_dynamic_value_leaves_at_its_length_and_cannot_give_its_shape_as_an_in
         xlac.compile(lambda x: np.where(x > 0, x[x > 0], 0.0))(np.arange(3.0))
 
 
-@pytest.mark.xfail(reason="after the unroll limit (issue 33 item 6) and len() of dynamic values (issue 31) met, the unrolled half no longer warns as written; to rework next session", strict=False)
 def test_a_loop_whose_body_takes_the_length_rolls_and_one_that_needs_it_as_an_int_unrolls_and_says_why():
     def prefix_lengths(x):
         total = 0
@@ -220,17 +219,27 @@ def test_a_loop_whose_body_takes_the_length_rolls_and_one_that_needs_it_as_an_in
             total += len(x[:i]) + x[:i].shape[0]        # the traced length
         return total
 
+    def last_two_items(x):
+        total = 0
+        for i in range(x.shape[0]):
+            total += len(list(x[:i][-2:]))             # Python's list needs the length as an int
+        return total
+
     def prefix_items(x):
         total = 0
         for i in range(x.shape[0]):
-            total += len(list(x[:i]))                  # Python's list needs the length as an int
+            total += len(list(x[:i]))                  # every item of every prefix: 44,850 of them
         return total
     x = np.arange(300.0)
     rolled = xlac.compile(prefix_lengths, loops="roll")
     assert "while" in str(rolled.trace(x).ir())
     assert int(rolled(x)) == prefix_lengths(x)
-    with pytest.warns(LoopUnrolledWarning, match="length is known only when the program runs"):
-        assert int(xlac.compile(prefix_items, max_unrolled_ops=10_000)(x)) == prefix_items(x)   # ~5,400 ops unrolled
+    why = "cannot run with a traced index .* length is known only when the program runs"
+    with pytest.warns(LoopUnrolledWarning, match=why):
+        assert int(xlac.compile(last_two_items)(x)) == last_two_items(x)     # 300 iterations of a few ops
+    with pytest.warns(LoopUnrolledWarning, match=why), pytest.raises(UnrolledTooLargeError, match=why) as raised:
+        xlac.compile(prefix_items)(x)                  # unrolled, past max_unrolled_ops: stops, and says why
+    assert f"test_dynamic_extents.py:{line_of(prefix_items, 'for i in')}" in str(raised.value)
 
 
 def test_grad_of_a_masked_sum_is_masked_as_jax_gives_it(x64):

@@ -22,6 +22,7 @@ from xlac.convert.substitutes import substitute
 from xlac.errors import SourceLocation, TracerConversionError, UnsupportedError, located
 from xlac.ir.dtypes import SUPPORTED
 from xlac.numpy._core import writable
+from xlac.numpy.index_write import broadcast_values
 from xlac.trace.checks import require_true
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
@@ -323,7 +324,7 @@ def setitem_either(target, index, test, when_true, when_false) -> None:
         shape, dtype = np.shape(region), region.dtype
 
         def fitted(value_of):
-            return lambda: xnp.broadcast_to(xnp.astype(xnp.asarray(value_of()), dtype), shape)
+            return lambda: broadcast_values(xnp.astype(xnp.asarray(value_of()), dtype), shape, advanced=False)
         value = if_expr(test, fitted(when_true), fitted(when_false))
     setitem(target, index, value)
 

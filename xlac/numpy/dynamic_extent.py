@@ -754,6 +754,28 @@ def broadcast_operands(operands, message: str = "operands could not be broadcast
 
 
 def elementwise(fn, operands):
-    """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic."""
+    """``fn`` (an elementwise xlac.numpy function) of operands some of which are dynamic. Along an axis where
+    an operand has a static length other than 1, the result has that length, as NumPy broadcasts (the dynamic
+    operands' lengths are checked after the call: that length, or 1): ``acc + acc[:k]`` is an array."""
     data, targets = broadcast_operands(operands)
-    return DynamicExtent(fn(*data), targets)
+    result = fn(*data)
+    for axis, length in _static_lengths(operands, result.ndim).items():
+        if targets[axis] is not None:          # a rebased extent: its elements at positions 0 .. length - 1
+            limit = list(result.shape)
+            limit[axis] = length
+            result, targets[axis] = ops.slice(result, [0] * result.ndim, limit), None
+    return DynamicExtent(result, targets) if any(t is not None for t in targets) else result
+
+
+def _static_lengths(operands, ndim: int) -> dict:
+    """Per axis of a broadcast result of ``ndim`` axes, the static length other than 1 some operand has there."""
+    lengths = {}
+    for operand in operands:
+        if isinstance(operand, DynamicExtent):
+            shape = [None if extent is not None else n for extent, n in zip(operand.axes, operand.data.shape)]
+        else:
+            shape = list(np.shape(operand) if not isinstance(operand, Tracer) else operand.shape)
+        for axis, n in enumerate(shape, ndim - len(shape)):
+            if n is not None and n != 1:
+                lengths[axis] = n
+    return lengths

@@ -72,6 +72,25 @@ def _scaled(result, x, factor):
     return result
 
 
+def _divided(result, x, divisor, kind: str):
+    """``result`` (``x % divisor`` or ``x // divisor``, ``kind`` "mod" or "floordiv", ``divisor`` a positive
+    Python int) with what is known of it from ``x``, a traced integer scalar, as :func:`_ranged` keeps it: the
+    range it lies in, and which expression of which value it is (two ``i % 2`` computed apart are one value:
+    ``x[i % 2:i % 2 + 1]`` is a window of 1 element)."""
+    if type(divisor) is not int or divisor <= 0 or not isinstance(result, Tracer) or not isinstance(x, Tracer) \
+            or x.ndim or x.dtype.kind not in "iu":
+        return result
+    known = known_range(x)
+    if kind == "floordiv":
+        set_known_range(result, None if known is None else (known[0] // divisor, known[1] // divisor))
+    else:
+        inside = known is not None and 0 <= known[0] and known[1] < divisor
+        set_known_range(result, known if inside else (0, divisor - 1))
+    base, shift = offset_form(x)
+    set_offset_form(result, (kind, base, shift, divisor), 0)
+    return result
+
+
 class ArrayOperators:
     """The methods every array class gets (see :func:`install_array_methods`); they use its ``shape``,
     ``dtype``, ``_check_writable`` and ``_store``."""
@@ -142,15 +161,15 @@ class ArrayOperators:
     def __rmul__(self, other): return _scaled(ufuncs.multiply(other, self), self, other)
     def __truediv__(self, other): return ufuncs.divide(self, other)
     def __rtruediv__(self, other): return ufuncs.divide(other, self)
-    def __floordiv__(self, other): return ufuncs.floor_divide(self, other)
+    def __floordiv__(self, other): return _divided(ufuncs.floor_divide(self, other), self, other, "floordiv")
     def __rfloordiv__(self, other): return ufuncs.floor_divide(other, self)
-    def __mod__(self, other): return ufuncs.remainder(self, other)
+    def __mod__(self, other): return _divided(ufuncs.remainder(self, other), self, other, "mod")
     def __rmod__(self, other): return ufuncs.remainder(other, self)
     def __pow__(self, other): return ufuncs.power(self, other)
     def __rpow__(self, other): return ufuncs.power(other, self)
     def __matmul__(self, other): return contractions.matmul(self, other)
     def __rmatmul__(self, other): return contractions.matmul(other, self)
-    def __divmod__(self, other): return ufuncs.floor_divide(self, other), ufuncs.remainder(self, other)
+    def __divmod__(self, other): return self // other, self % other
     def __rdivmod__(self, other): return ufuncs.floor_divide(other, self), ufuncs.remainder(other, self)
     def __neg__(self): return ufuncs.negative(self)
     def __pos__(self): return ufuncs.positive(self)
