@@ -26,7 +26,7 @@ from xlac.trace.tracer import Tracer
 from xlac.trace.views import VIEW_KINDS, finish_result
 
 
-def numpy_function(fn=None, *, view: str | None = None, rule_key=None):
+def numpy_function(fn=None, *, view: str | None = None, rule_key=None, makes_array: bool = False):
     """Make ``fn`` a public xlac.numpy function.
 
     Inside a trace it records the nodes it binds with its name as their origin;
@@ -39,9 +39,13 @@ def numpy_function(fn=None, *, view: str | None = None, rule_key=None):
 
     ``rule_key``: what its dynamic-extent rule is registered under (:func:`dynamic_extent_rule`), where that
     is not the function itself: ``(ufunc, method name)`` for a ufunc's method.
+
+    A new 0-d result is a NumPy scalar (``x.sum()``, ``a @ b`` of vectors, ``np.tanh(s)``): a value whose
+    augmented assignment rebinds the name, as NumPy's ``t += 1`` does, unless ``makes_array`` (the creation
+    functions, ``np.copy``, ``np.where``: NumPy gives a 0-d array, which ``+=`` writes in place).
     """
     if fn is None:
-        return functools.partial(numpy_function, view=view, rule_key=rule_key)
+        return functools.partial(numpy_function, view=view, rule_key=rule_key, makes_array=makes_array)
     if view is not None and view not in VIEW_KINDS:
         raise ValueError(f"view must be one of {VIEW_KINDS}, got {view!r}")
     name = fn.__name__
@@ -57,7 +61,11 @@ def numpy_function(fn=None, *, view: str | None = None, rule_key=None):
         first_node = len(trace.graph.nodes)
         with origin(name):
             result = fn(*args, **kwargs)
-        return finish_result(trace, args, result, first_node, view)
+        result = finish_result(trace, args, result, first_node, view)
+        if view is None and not makes_array and isinstance(result, Tracer) and result.ndim == 0 and \
+                result.mutability == "mutable":
+            result.mutability = "value"
+        return result
 
     wrapper.__wrapped_numpy__ = fn
     return wrapper
@@ -175,10 +183,10 @@ def static_value(x):
     return x
 
 
-def numpy_function_with_static(*static_params, view: str | None = None):
+def numpy_function_with_static(*static_params, view: str | None = None, makes_array: bool = False):
     """``@numpy_function`` whose ``static_params`` are made Python values (see :func:`static_value`) first."""
     def decorate(fn):
-        traced = numpy_function(fn, view=view)
+        traced = numpy_function(fn, view=view, makes_array=makes_array)
         names = list(inspect.signature(fn).parameters)
         positions = [(names.index(p), p) for p in static_params]
 

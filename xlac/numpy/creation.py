@@ -49,7 +49,7 @@ def _new_shape(shape, op: str) -> tuple[int, ...]:
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def zeros(shape, dtype=None):
     """An array of ``shape`` filled with zeros (float64 unless ``dtype`` says otherwise).
 
@@ -61,7 +61,7 @@ def zeros(shape, dtype=None):
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def ones(shape, dtype=None):
     """An array of ``shape`` filled with ones.
 
@@ -82,7 +82,7 @@ def empty(shape, dtype=None):
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def full(shape, fill_value, dtype=None):
     """An array of ``shape`` filled with ``fill_value`` (a scalar, or an array broadcast to ``shape``).
 
@@ -113,7 +113,7 @@ def _like(a, dtype, shape, op: str):
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def zeros_like(a, dtype=None, shape=None):
     """Zeros with the shape and dtype of ``a`` (either may be overridden).
 
@@ -125,7 +125,7 @@ def zeros_like(a, dtype=None, shape=None):
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def ones_like(a, dtype=None, shape=None):
     """Ones with the shape and dtype of ``a`` (either may be overridden).
 
@@ -147,7 +147,7 @@ def empty_like(a, dtype=None, shape=None):
 
 
 @takes_device
-@numpy_function_with_static("shape")
+@numpy_function_with_static("shape", makes_array=True)
 def full_like(a, fill_value, dtype=None, shape=None):
     """``fill_value`` in an array with the shape and dtype of ``a``; the value is cast (unsafely) to that dtype.
 
@@ -211,7 +211,7 @@ def _named_numpy_function(name, view=None):
     """``@numpy_function`` for a private body that records its nodes under the public ``name``."""
     def decorate(fn):
         fn.__name__ = fn.__qualname__ = name
-        return numpy_function(fn, view=view)
+        return numpy_function(fn, view=view, makes_array=True)
     return decorate
 
 
@@ -237,7 +237,7 @@ def _arange(start, stop, step, dtype):
 
 
 @takes_device
-@numpy_function_with_static("num", "axis")
+@numpy_function_with_static("num", "axis", makes_array=True)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` (included when ``endpoint``), as ``np.linspace``.
 
@@ -312,7 +312,7 @@ def _offset_mask(n: int, m: int, k: int, direction: str) -> Tracer:
 
 
 @takes_device
-@numpy_function_with_static("N", "M", "k")
+@numpy_function_with_static("N", "M", "k", makes_array=True)
 def eye(N, M=None, k=0, dtype=None):
     """An ``N x M`` matrix with ones on diagonal ``k`` (0 the main, positive above) and zeros elsewhere.
 
@@ -334,7 +334,7 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
-@numpy_function_with_static("N", "M", "k")
+@numpy_function_with_static("N", "M", "k", makes_array=True)
 def tri(N, M=None, k=0, dtype=None):
     """An ``N x M`` matrix with ones at and below diagonal ``k`` and zeros above.
 
@@ -359,7 +359,7 @@ def _triangle(m, k, keep: str, op: str) -> Tracer:
     return ops.select(mask, x, ops.full(out_shape, 0, x.dtype))
 
 
-@numpy_function_with_static("k")
+@numpy_function_with_static("k", makes_array=True)
 def triu(m, k=0):
     """``m`` with the elements below diagonal ``k`` zeroed (over its last two axes).
 
@@ -370,7 +370,7 @@ def triu(m, k=0):
     return _triangle(m, k, "GE", "triu")
 
 
-@numpy_function_with_static("k")
+@numpy_function_with_static("k", makes_array=True)
 def tril(m, k=0):
     """``m`` with the elements above diagonal ``k`` zeroed (over its last two axes).
 

@@ -573,7 +573,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     return mark_view(x, result, first_node, [strides[d] for d in rest] + [strides[i] + strides[j]])
 
 
-@numpy_function
+@numpy_function(makes_array=True)
 def copy(a, order="K"):
     """A copy of ``a`` (xlac arrays are immutable, so this is ``a`` as an array).
 

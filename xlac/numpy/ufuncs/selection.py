@@ -42,7 +42,7 @@ def _select(condition, x, y):
 
 
 _select.__name__ = "where"           # the origin of its nodes, and the name a dynamic value dispatches on
-_select = numpy_function(_select)
+_select = numpy_function(_select, makes_array=True)
 where.__wrapped_numpy__ = _select.__wrapped_numpy__
 
 
