@@ -32,10 +32,10 @@ import numpy as np
 
 from xlac import runtime
 from xlac.ir import primitives as P
+from xlac.ir.dtypes import INDEX as _INDEX
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.types import TensorType
 
-_INDEX = np.dtype("int64")
 
 
 @dataclass(frozen=True)

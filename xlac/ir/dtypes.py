@@ -23,6 +23,7 @@ FLOAT32 = np.dtype("float32")
 FLOAT64 = np.dtype("float64")
 COMPLEX64 = np.dtype("complex64")
 COMPLEX128 = np.dtype("complex128")
+INDEX = INT64          # positions, counts and check payloads xlac computes
 
 SUPPORTED = tuple(np.dtype(d) for d in (
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

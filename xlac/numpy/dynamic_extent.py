@@ -66,6 +66,7 @@ from xlac.numpy._core import asarray as core_asarray
 from xlac.numpy._dispatch import dynamic_call
 from xlac.numpy.protocols import xlac_function_for
 from xlac.errors import TracerConversionError, UnsupportedError, located, user_location
+from xlac.ir import dtypes
 from xlac.trace import ops, views
 from xlac.trace.checks import Check
 from xlac.trace.facts import known_range, offset_form, set_known_range
@@ -74,7 +75,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["AxisExtent", "DynamicExtent", "DynamicShapeError", "handles_write", "has_traced_slice", "read"]
 
-INDEX = np.dtype("int64")
+INDEX = dtypes.INDEX
 
 
 class DynamicShapeError(TracerConversionError):

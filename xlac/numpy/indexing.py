@@ -34,7 +34,7 @@ from xlac.trace.tracer import Tracer
 
 __all__ = ["getitem", "take", "take_along_axis"]
 
-INDEX_DTYPE = np.dtype("int64")
+INDEX_DTYPE = dtypes.INDEX
 VALID_INDICES = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or "
                  "boolean arrays are valid indices")
 

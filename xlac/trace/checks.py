@@ -33,11 +33,11 @@ from typing import Callable
 import numpy as np
 
 from xlac.errors import located, raised_at, user_location
+from xlac.ir.dtypes import INDEX as INDEX_DTYPE
 from xlac.ir.graph import SourceLocation
 from xlac.trace import ops
 from xlac.trace.state import current_trace
 
-INDEX_DTYPE = np.dtype("int64")
 
 
 @dataclass(frozen=True)
