@@ -13,7 +13,7 @@ from xlac.trace import ops
 from xlac.vectorize import vmap
 from tests.ir.test_primitives import covers, run
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("x64_module")      # JAX in float64, this module only
 
 JAX_OP = {"sum": (jax.lax.add, 0), "prod": (jax.lax.mul, 1), "max": (jax.lax.max, -np.inf),
           "min": (jax.lax.min, np.inf)}

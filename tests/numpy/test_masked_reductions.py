@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import xlac
 from tests.numpy_kernels import binned_average
 
-jax.config.update("jax_enable_x64", True)
+pytestmark = pytest.mark.usefixtures("x64_module")      # JAX in float64, this module only
 
 REDUCTIONS = {
     "sum": lambda s: s.sum(), "prod": lambda s: s.prod(), "mean": lambda s: s.mean(),
