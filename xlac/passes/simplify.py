@@ -13,7 +13,7 @@ already exists, becomes a simpler node, or stays; then an identical earlier node
 - ``x != 0`` of a boolean converted to a number is the boolean (a traced ``if``'s test, selected on);
 - a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update, and so is a
   ``dynamic_slice`` of the update's size at the same starts (``out[i] = row; out[i].sum()`` in a loop body:
-  else XLA copies ``out`` each iteration to read the row back);
+  else XLA copies ``out`` each iteration to read the row back), unless the row was computed from ``out``;
 - a ``dynamic_update_slice`` that overwrites the whole region of an earlier one writes into that one's
   operand instead, and one that writes back what it read from the same place is its operand.
 
@@ -258,7 +258,25 @@ def _forward_written_row(s: _Simplifier, node: Node):
         return None
     same_starts = all(a is b or a.id == b.id or (s.static_int(a) is not None and s.static_int(a) == s.static_int(b))
                       for a, b in zip(update.operands[2:], starts))
-    return ("slices_forwarded", update.operands[1]) if same_starts else None
+    if not same_starts or _reads(s, update.operands[1], update.operands[0]):
+        # a row computed from the array it is written into (Gram-Schmidt's masked ``R[:j, j] = r`` selects
+        # against the old column): forwarding it keeps the old array alive past the write, and XLA copies it
+        return None
+    return "slices_forwarded", update.operands[1]
+
+
+def _reads(s: _Simplifier, value: Value, array: Value, limit: int = 64) -> bool:
+    """Whether ``value`` is computed from ``array`` (looking back at most ``limit`` nodes)."""
+    pending, seen = [value], set()
+    while pending and len(seen) < limit:
+        v = pending.pop()
+        if v.id == array.id:
+            return True
+        node = s.producer.get(v.id)
+        if node is not None and id(node) not in seen:
+            seen.add(id(node))
+            pending.extend(node.operands)
+    return False
 
 
 def _drop_overwritten_update(s: _Simplifier, node: Node):
