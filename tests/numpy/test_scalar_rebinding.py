@@ -39,3 +39,17 @@ def test_augmented_assignment_on_zero_d_values_binds_as_numpy(fn):
     x = np.array([3.0, 1.5, -2.0, 4.0])
     for got, want in zip(xlac.compile(fn)(x), fn(x)):     # a wrong binding is off by 1 or more
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13, atol=1e-15)
+
+
+def test_a_zero_d_argument_written_through_out_stays_an_array():
+    def program(p0, p1):
+        np.multiply(p0, 2, out=p1)          # returns p1 itself: still the caller's 0-d array
+        p0 *= False
+        p1 += 1
+    for same in (True, False):
+        a, c = np.array(1.5 + 2j), np.array(3.0 + 1j)
+        b, d = a.copy(), c.copy()
+        program(a, a if same else c)
+        xlac.compile(program)(b, b if same else d)
+        np.testing.assert_array_equal(b, a)
+        np.testing.assert_array_equal(d, c)

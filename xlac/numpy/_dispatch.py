@@ -63,12 +63,20 @@ def numpy_function(fn=None, *, view: str | None = None, rule_key=None, makes_arr
             result = fn(*args, **kwargs)
         result = finish_result(trace, args, result, first_node, view)
         if view is None and not makes_array and isinstance(result, Tracer) and result.ndim == 0 and \
-                result.mutability == "mutable":
+                result.mutability == "mutable" and not _is_given(result, args, kwargs):
             result.mutability = "value"
         return result
 
     wrapper.__wrapped_numpy__ = fn
     return wrapper
+
+
+def _is_given(result: Tracer, args, kwargs) -> bool:
+    """Whether ``result`` is one of the arguments (an ``out=`` array the function wrote and returns)."""
+    for arg in (*args, *kwargs.values()):
+        if arg is result or isinstance(arg, (tuple, list)) and any(item is result for item in arg):
+            return True
+    return False
 
 
 def _holds_dynamic_extent(args, kwargs) -> bool:
