@@ -393,11 +393,25 @@ def inner(a, b):
     return matmul(a, b)
 
 
+def _zeroed_along_letters(value, spec: str, letters: set):
+    """The data zero outside the elements along the axes whose letter (of einsum's ``spec``) is in ``letters``,
+    the other axes as they are, and the per-axis extents (None for a static operand)."""
+    if not isinstance(value, DynamicExtent):
+        value = creation.asarray(value)
+        return value, [None] * value.ndim
+    masked = DynamicExtent(value.data, [e if letter in letters else None for letter, e in zip(spec, value.axes)])
+    if all(e is None for e in masked.axes):
+        return value.data, list(value.axes)
+    return ufuncs.where(valid_mask(masked), value.data, 0), list(value.axes)
+
+
 @dynamic_extent_rule(contractions.einsum)
 def einsum(subscripts, *operands, **kwargs):
     """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
-    outside its elements; the operands' dynamic axes of one letter must hold the same positions (the same
-    bounds), and a static operand's axis of such a letter must have length 1."""
+    outside its elements along the letters summed over (a letter of the output keeps its extent in the result,
+    whose positions outside it hold whatever the product gives); the operands' dynamic axes of one letter must
+    hold the same positions (the same bounds), and a static operand's axis of such a letter must have length
+    1."""
     if not isinstance(subscripts, str) or "->" not in subscripts or "." in subscripts:
         raise UnsupportedError(located("np.einsum of values whose length is known only when the program runs "
                                        "takes explicit subscripts ('ij,j->i') without ellipses"))
@@ -412,9 +426,10 @@ def einsum(subscripts, *operands, **kwargs):
             if known.key != extent.key:
                 raise UnsupportedError(located(
                     f"np.einsum: the operands' axes '{letter}' are slices with different bounds; slice them alike"))
+    contracted = set(extents) - set(output)
     data = []
     for spec, operand in zip(letters, operands):
-        value, axes = _zeroed(operand)
+        value, axes = _zeroed_along_letters(operand, spec, contracted)
         for letter, extent, n in zip(spec, axes, value.shape):
             if letter in extents and extent is None and n != 1:
                 raise DynamicShapeError(located(
@@ -428,9 +443,9 @@ def einsum(subscripts, *operands, **kwargs):
 
 @dynamic_extent_rule(contractions.outer, linalg.outer)
 def outer(a, b, out=None):
-    """``np.outer`` of two vectors, either dynamic."""
-    a_data, a_axes = _zeroed(a)
-    b_data, b_axes = _zeroed(b)
+    """``np.outer`` of two vectors, either dynamic (both axes are free: nothing is masked)."""
+    a_data, a_axes = _zeroed_along_letters(a, "i", set())
+    b_data, b_axes = _zeroed_along_letters(b, "j", set())
     if a_data.ndim != 1 or b_data.ndim != 1:
         raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
     return DynamicExtent(contractions.outer(a_data, b_data), [a_axes[0], b_axes[0]])

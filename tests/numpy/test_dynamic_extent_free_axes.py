@@ -1,0 +1,97 @@
+"""Contractions of values whose length is known only when the program runs, along an axis the contraction
+keeps (a free axis): the result carries the extent and the operand is not masked (no select over it);
+along an axis it sums over, the masked positions are zeroed first, since NumPy never reads them and they may
+hold inf or nan."""
+import re
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xlac
+
+
+def _cache(rng, length, heads, dim, stop):
+    """A cache whose rows from ``stop`` on hold nan and inf: NumPy never reads them."""
+    cache = rng.normal(size=(length, heads, dim))
+    cache[stop:] = np.nan
+    cache[stop + 1::2] = np.inf
+    return cache
+
+
+def scores(q, k_cache, pos):
+    return np.einsum("hd,thd->ht", q, k_cache[:pos + 1])
+
+
+def attend(weights, v_cache, pos):
+    return np.einsum("ht,thd->hd", weights[:, :pos + 1], v_cache[:pos + 1])
+
+
+def decode_attention(q, k_cache, v_cache, pos):
+    s = np.einsum("hd,thd->ht", q, k_cache[:pos + 1])
+    s -= s.max(axis=1, keepdims=True)
+    w = np.exp(s)
+    w /= w.sum(axis=1, keepdims=True)
+    return np.einsum("ht,thd->hd", w, v_cache[:pos + 1])
+
+
+@settings(max_examples=15, deadline=None)
+@given(length=st.integers(2, 12), heads=st.integers(1, 3), dim=st.integers(1, 4), data=st.data())
+def test_a_free_dynamic_axis_keeps_its_extent_in_the_result(length, heads, dim, data):
+    pos = data.draw(st.integers(0, length - 1))
+    rng = np.random.default_rng(length * 100 + pos)
+    q, k_cache = rng.normal(size=(heads, dim)), _cache(rng, length, heads, dim, pos + 1)
+    got = xlac.compile(scores)(q, k_cache, pos)
+    np.testing.assert_allclose(np.asarray(got), scores(q, k_cache, pos), rtol=1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(length=st.integers(2, 12), heads=st.integers(1, 3), dim=st.integers(1, 4), data=st.data())
+def test_a_summed_dynamic_axis_ignores_what_lies_outside_it(length, heads, dim, data):
+    pos = data.draw(st.integers(0, length - 1))
+    rng = np.random.default_rng(length * 100 + pos + 7)
+    weights = rng.normal(size=(heads, length))
+    weights[:, pos + 1:] = np.inf
+    v_cache = _cache(rng, length, heads, dim, pos + 1)
+    got = xlac.compile(attend)(weights, v_cache, pos)
+    np.testing.assert_allclose(np.asarray(got), attend(weights, v_cache, pos), rtol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(length=st.integers(2, 10), data=st.data())
+def test_softmax_attention_over_a_prefix_of_a_cache_matches_numpy(length, data):
+    pos = data.draw(st.integers(0, length - 1))
+    rng = np.random.default_rng(length * 10 + pos)
+    q = rng.normal(size=(2, 3))
+    k_cache, v_cache = _cache(rng, length, 2, 3, pos + 1), _cache(rng, length, 2, 3, pos + 1)
+    got = xlac.compile(decode_attention)(q, k_cache, v_cache, pos)
+    np.testing.assert_allclose(np.asarray(got), decode_attention(q, k_cache, v_cache, pos), rtol=1e-10)
+
+
+def _selects_of_shape(hlo: str, shape: str) -> list[str]:
+    return [line for line in hlo.splitlines() if re.search(rf"= \w+\[{shape}\]\S* select\(", line)]
+
+
+def test_a_free_dynamic_axis_does_not_select_over_the_operand():
+    q, k_cache = np.ones((8, 16)), np.ones((64, 8, 16))
+    hlo = xlac.compile(scores).lower(q, k_cache, 5).compile().as_text()
+    assert _selects_of_shape(hlo, "64,8,16") == []
+
+
+def test_a_summed_dynamic_axis_selects_over_the_operand():
+    """The check above can fail: a contraction over the dynamic axis does zero the cache."""
+    weights, v_cache = np.ones((8, 64)), np.ones((64, 8, 16))
+    hlo = xlac.compile(attend).lower(weights, v_cache, 5).compile().as_text()
+    assert _selects_of_shape(hlo, "64,8,16") != []
+
+
+@settings(max_examples=10, deadline=None)
+@given(n=st.integers(1, 8), data=st.data())
+def test_outer_of_dynamic_vectors_matches_numpy(n, data):
+    i, j = data.draw(st.integers(0, n)), data.draw(st.integers(0, n))
+    x, y = np.arange(n, dtype=float), np.linspace(-1.0, 1.0, n)
+    x[i:] = np.nan
+
+    def outer(x, y, i, j):
+        return np.outer(x[:i], y[j:]) * 2.0
+    np.testing.assert_array_equal(np.asarray(xlac.compile(outer)(x, y, i, j)), outer(x, y, i, j))
