@@ -13,7 +13,9 @@ already exists, becomes a simpler node, or stays; then an identical earlier node
 - ``x != 0`` of a boolean converted to a number is the boolean (a traced ``if``'s test, selected on);
 - a ``slice`` that reads exactly the region a ``dynamic_update_slice`` wrote is the update, and so is a
   ``dynamic_slice`` of the update's size at the same starts (``out[i] = row; out[i].sum()`` in a loop body:
-  else XLA copies ``out`` each iteration to read the row back), unless the row was computed from ``out``;
+  else XLA copies ``out`` each iteration to read the row back), unless the row was computed from an array
+  this graph writes in place (XLA fuses the row's computation into its readers: a reader that writes that
+  array in place would need a copy of what it reads, as Jacobi's ``B[1:-1] = f(A); A[1:-1] = g(B[1:-1])``);
 - a ``dynamic_update_slice`` that overwrites the whole region of an earlier one writes into that one's
   operand instead, and one that writes back what it read from the same place is its operand.
 
@@ -79,6 +81,7 @@ class _Simplifier:
         self.report: dict[str, int] = {"updates_dropped": 0}
         # Updates moved below an earlier update they overwrite: (the moved node, the earlier one's result).
         self.moved_updates: list[tuple[Node, Value]] = []
+        self.updated_arrays = {n.operands[0].id for n in graph.nodes if n.primitive is P.dynamic_update_slice}
 
     def run(self) -> Graph:
         for node in self.graph.nodes:
@@ -248,6 +251,8 @@ def _forward_written_slice(s: _Simplifier, node: Node):
         return None
     if tuple(node.attrs["limit"]) != tuple(b + n for b, n in zip(starts, patch.type.shape)):
         return None
+    if _reads_updated_array(s, patch):
+        return None
     return "slices_forwarded", patch
 
 
@@ -258,19 +263,20 @@ def _forward_written_row(s: _Simplifier, node: Node):
         return None
     same_starts = all(a is b or a.id == b.id or (s.static_int(a) is not None and s.static_int(a) == s.static_int(b))
                       for a, b in zip(update.operands[2:], starts))
-    if not same_starts or _reads(s, update.operands[1], update.operands[0]):
-        # a row computed from the array it is written into (Gram-Schmidt's masked ``R[:j, j] = r`` selects
+    if not same_starts or _reads_updated_array(s, update.operands[1]):
+        # a row computed from an array written in place (Gram-Schmidt's masked ``R[:j, j] = r`` selects
         # against the old column): forwarding it keeps the old array alive past the write, and XLA copies it
         return None
     return "slices_forwarded", update.operands[1]
 
 
-def _reads(s: _Simplifier, value: Value, array: Value, limit: int = 64) -> bool:
-    """Whether ``value`` is computed from ``array`` (looking back at most ``limit`` nodes)."""
+def _reads_updated_array(s: _Simplifier, value: Value, limit: int = 64) -> bool:
+    """Whether ``value`` is computed from an array that a ``dynamic_update_slice`` of this graph writes
+    (looking back at most ``limit`` nodes)."""
     pending, seen = [value], set()
     while pending and len(seen) < limit:
         v = pending.pop()
-        if v.id == array.id:
+        if v.id in s.updated_arrays or s._name(v).id in s.updated_arrays:
             return True
         node = s.producer.get(v.id)
         if node is not None and id(node) not in seen:
