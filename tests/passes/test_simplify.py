@@ -12,8 +12,9 @@ from xlac.passes.simplify import converts_exactly
 
 
 def _final(fn, *args):
+    """The graph simplify gives (its report is that pass's) and the traced function."""
     traced = xlac.compile(fn).trace(*args)
-    return traced.ir("final"), traced
+    return traced.ir("simplify"), traced
 
 
 def _check_values(fn, *args):
