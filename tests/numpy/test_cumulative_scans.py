@@ -49,7 +49,10 @@ def test_scans_match_numpy(name, dtype, shape, data):
 def _check_scan(name, dtype, shape, data):
     if dtype == "complex64" and name.endswith("accumulate"):
         return                                  # xlac orders no complex numbers
-    axis = data.draw(st.integers(-len(shape), len(shape) - 1), label="axis")
+    _check_scan_at(name, dtype, shape, data.draw(st.integers(-len(shape), len(shape) - 1), label="axis"), data)
+
+
+def _check_scan_at(name, dtype, shape, axis, data):
     x = _values(np.random.default_rng(data.draw(st.integers(0, 2 ** 16))), shape, dtype)
     scan = SCANS[name]
     with np.errstate(invalid="ignore", over="ignore"):
@@ -120,6 +123,25 @@ def test_a_scan_is_one_loop_on_cpu_and_one_reduce_window_elsewhere(name, monkeyp
     text = xlac.compile(lambda v: SCANS[name](v, 1)).lower(x).as_text()
     assert text.count("stablehlo.reduce_window") == 1
     assert "stablehlo.slice" not in text and "stablehlo.pad" not in text and "stablehlo.while" not in text
+
+
+@settings(max_examples=15, deadline=None)
+@given(name=st.sampled_from(["maximum.accumulate", "minimum.accumulate", "cumsum", "cumprod"]),
+       dtype=st.sampled_from(["float64", "int64", "int32", "bool"]),
+       length=st.integers(emitters._BLOCKED_SCAN_LENGTH, 3 * emitters._BLOCKED_SCAN_LENGTH), data=st.data())
+def test_long_scans_in_blocks_match_numpy(name, dtype, length, data):
+    """Exact running ops (maxima, minima, integer sums and products) on a long axis run in blocks of about
+    sqrt(n): a loop over positions, one over block totals, one combine; floats sums keep NumPy's loop."""
+    if dtype == "float64" and name in ("cumsum", "cumprod"):
+        return
+    shape = data.draw(st.sampled_from([(length,), (2, length), (length, 3)]), label="shape")
+    axis = int(np.argmax(shape))
+    _check_scan_at(name, dtype, shape, axis, data)
+
+
+def test_a_long_running_minimum_is_two_short_loops():
+    text = xlac.compile(lambda v: np.minimum.accumulate(v[::-1])).lower(np.ones(20146, np.int64)).as_text()
+    assert text.count("stablehlo.while") == 2
 
 
 @settings(max_examples=10, deadline=None)

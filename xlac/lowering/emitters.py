@@ -387,6 +387,8 @@ def _cumulative(w, node, operands):
     n = x.shape[axis]
     if n == 0:
         return [operands[0]]
+    if scans_loop(w) and n >= _BLOCKED_SCAN_LENGTH and _exact(op, x.dtype):
+        return [_cumulative_blocked(w, operands[0], x, op, axis, reverse)]
     if scans_loop(w) and n > 1:
         return [_cumulative_loop(w, operands[0], x, op, axis, reverse)]
     init, region = emit_reducer(w, op, x.dtype)
@@ -401,6 +403,68 @@ def _cumulative(w, node, operands):
 
 
 P.cumulative.register(emitter=_cumulative)
+
+
+# A running op whose result does not depend on the order it combines in (min, max, and, or; sums and
+# products of integers) runs on a long axis as blocks of about sqrt(n): a loop over the blocks' positions
+# (each step one position of every block), then a loop over the blocks' totals, then one combine: 2 sqrt(n)
+# loop steps instead of n (a running minimum of 20,146 indices: about 1.5 ms as one loop on this CPU).
+_BLOCKED_SCAN_LENGTH = 1024
+
+
+def _exact(op: str, dtype: np.dtype) -> bool:
+    return op in ("min", "max", "and", "or") or not dtypes.is_inexact(dtype)
+
+
+def _cumulative_blocked(w: FunctionWriter, x: str, t: TensorType, op: str, axis: int, reverse: bool) -> str:
+    """The running op along ``axis`` in blocks (see ``_BLOCKED_SCAN_LENGTH``); from the end with ``reverse``
+    (the axis reversed before and after)."""
+    n = t.shape[axis]
+    if reverse:
+        x = w.op("stablehlo.reverse", [x], [t], [t], f"dimensions = {dims([axis])}")[0]
+    order = [axis] + [d for d in range(t.ndim) if d != axis]
+    front = t.with_shape(tuple(t.shape[d] for d in order))
+    if axis:
+        x = w.op("stablehlo.transpose", [x], [t], [front], f"permutation = {dims(order)}")[0]
+    rest = front.shape[1:]
+    size = int(np.ceil(np.sqrt(n)))
+    blocks = -(-n // size)
+    padded = front.with_shape((blocks * size,) + rest)
+    identity = emit_constant(w, reduce_init(op, t.dtype))
+    zeros = [0] * front.ndim
+    x = w.op("stablehlo.pad", [x, identity], [front, scalar_type(t.dtype)], [padded],
+             f"edge_padding_low = {dims(zeros)}, edge_padding_high = {dims([blocks * size - n] + zeros[1:])}, "
+             f"interior_padding = {dims(zeros)}")[0]
+    grouped = padded.with_shape((blocks, size) + rest)
+    x = w.op("stablehlo.reshape", [x], [padded], [grouped])[0]
+    swap = [1, 0] + list(range(2, grouped.ndim))
+    by_position = grouped.with_shape((size, blocks) + rest)
+    x = w.op("stablehlo.transpose", [x], [grouped], [by_position], f"permutation = {dims(swap)}")[0]
+    within = _cumulative_loop(w, x, by_position, op, 0, False)
+    totals_type = by_position.with_shape((1, blocks) + rest)
+    totals = w.op("stablehlo.slice", [within], [by_position], [totals_type],
+                  f"start_indices = {dims([size - 1] + [0] * (grouped.ndim - 1))}, "
+                  f"limit_indices = {dims(by_position.shape)}, strides = {dims([1] * grouped.ndim)}")[0]
+    block_type = by_position.with_shape((blocks,) + rest)
+    totals = w.op("stablehlo.reshape", [totals], [totals_type], [block_type])[0]
+    before = _cumulative_loop(w, totals, block_type, op, 0, False) if blocks > 1 else totals
+    # what the blocks before each block combine to: the running totals shifted by one, the identity first
+    before = w.op("stablehlo.pad", [before, identity], [block_type, scalar_type(t.dtype)], [block_type],
+                  f"edge_padding_low = {dims([1] + zeros[1:])}, edge_padding_high = {dims([-1] + zeros[1:])}, "
+                  f"interior_padding = {dims(zeros)}")[0]
+    before = w.op("stablehlo.broadcast_in_dim", [before], [block_type], [by_position],
+                  f"broadcast_dimensions = {dims(range(1, by_position.ndim))}")[0]
+    out = w.op(_reduce_body_op(op, t.dtype), [within, before], [by_position, by_position], [by_position])[0]
+    out = w.op("stablehlo.transpose", [out], [by_position], [grouped], f"permutation = {dims(swap)}")[0]
+    out = w.op("stablehlo.reshape", [out], [grouped], [padded])[0]
+    out = w.op("stablehlo.slice", [out], [padded], [front],
+               f"start_indices = {dims(zeros)}, limit_indices = {dims(front.shape)}, "
+               f"strides = {dims([1] * front.ndim)}")[0]
+    if axis:
+        out = w.op("stablehlo.transpose", [out], [front], [t], f"permutation = {dims(list(np.argsort(order)))}")[0]
+    if reverse:
+        out = w.op("stablehlo.reverse", [out], [t], [t], f"dimensions = {dims([axis])}")[0]
+    return out
 
 
 def _cumulative_loop(w: FunctionWriter, x: str, t: TensorType, op: str, axis: int, reverse: bool) -> str:
