@@ -83,3 +83,9 @@ def test_the_row_loop_reduces_each_row_in_windows():
 def test_a_short_axis_is_reduced_whole():
     x = np.arange(float(MIN_LENGTH - 1))
     assert "while" not in xlac.compile(reductions).trace(x, 3, 9).ir("final").op_counts()
+
+
+def test_a_prefix_is_reduced_whole():
+    """``x[:i]`` in a loop over ``i`` covers half the axis on average: no windows."""
+    x = np.arange(float(LENGTH))
+    assert "while" not in xlac.compile(lambda x, i: x[:i].sum()).trace(x, 9).ir("final").op_counts()

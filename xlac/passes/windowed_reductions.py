@@ -10,8 +10,9 @@ where it does not depend on the row. The window is 1/64 of the axis (at least 64
 as long as the axis takes at most 64 steps of the loop (tens of nanoseconds each on the CPU).
 
 Matched: a 1-D ``reduce`` (sum, max, min, prod) of a ``select`` whose predicate is ``(iota >= lo) & (iota <
-hi)`` (either order, either spelling of each comparison) with ``lo`` and ``hi`` broadcast scalars and whose
-other branch is the reduction's identity, on an axis of at least ``MIN_LENGTH`` elements. The sum of each
+hi)`` (either order, either spelling of each comparison) with ``lo`` and ``hi`` broadcast scalars, neither a
+constant (a prefix ``x[:i]`` in a loop over ``i`` covers half the axis on average: not worth the windows),
+and whose other branch is the reduction's identity, on an axis of at least ``MIN_LENGTH`` elements. The sum of each
 window is added in another order than one reduction's (which XLA does not fix either).
 
 >>> import numpy as np, xlac
@@ -87,6 +88,8 @@ def _masked_reduction(node: Node, producer: dict):
     highs = [b for kind, b in bounds if kind == "hi"]
     if len(lows) != 1 or len(highs) != 1:
         return None
+    if _scalar_constant(lows[0], producer) is not None or _scalar_constant(highs[0], producer) is not None:
+        return None             # a prefix or a suffix (x[:i] in a loop over i): on average half the axis
     return values, lows[0], highs[0]
 
 
