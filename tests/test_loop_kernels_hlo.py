@@ -9,6 +9,7 @@ import pytest
 
 import xlac
 from xlac.inspection.hlo_copies import loop_body_count
+from benchmarks import as_written_kernels
 from tests.numpy_kernels import crc16_arc
 
 
@@ -61,25 +62,11 @@ def test_traced_row_read_slices_no_whole_array_in_the_loop():
     assert not re.search(r"f64\[64,62\]\S* fusion\(", hlo)    # no (64, 62) slice copied per iteration
 
 
-def jacobi_1d(A, B, steps):
-    for _ in range(steps):
-        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
-        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
-    return A, B
-
-
-def jacobi_1d_lax(A, B, steps):
-    def step(_, state):
-        A, B = state
-        B = B.at[1:-1].set(0.33333 * (A[:-2] + A[1:-1] + A[2:]))
-        return A.at[1:-1].set(0.33333 * (B[:-2] + B[1:-1] + B[2:])), B
-    return jax.lax.fori_loop(0, steps, step, (A, B))
-
-
 def test_a_stencil_reading_back_what_it_wrote_runs_as_lean_as_lax():
     """``A[1:-1] = g(B[1:-1])`` right after ``B[1:-1] = f(A)``: B's interior is read back, not replaced by
     ``f(A)`` (XLA would fuse ``f(A)`` into A's in-place update and first copy the parts of A it reads)."""
     A, B = np.random.default_rng(2).random(64), np.random.default_rng(3).random(64)
+    jacobi_1d, jacobi_1d_lax = as_written_kernels.jacobi_1d, as_written_kernels.jacobi_1d_jax
     compiled = xlac.compile(jacobi_1d, static_argnums=(2,))
     for got, want in zip(compiled(A.copy(), B.copy(), 20), jacobi_1d(A.copy(), B.copy(), 20)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-13)
