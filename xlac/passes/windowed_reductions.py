@@ -72,8 +72,16 @@ def _masked_reduction(node: Node, producer: dict):
     if node.primitive is not P.reduce or node.attrs["op"] not in ("sum", "prod", "max", "min"):
         return None
     (operand,) = node.operands
-    if operand.type.ndim != 1 or operand.type.shape[0] < MIN_LENGTH or operand.type.dtype == _BOOL:
+    dtype = operand.type.dtype
+    if operand.type.ndim != 1 or operand.type.shape[0] < MIN_LENGTH or dtype == _BOOL:
         return None
+    if dtype.kind not in "iu" and dtype.itemsize < 4:
+        return None             # 16-bit floats: the windows' running total would round at each window
+    return _masked_operand(node, operand, producer)
+
+
+def _masked_operand(node: Node, operand: Value, producer: dict):
+    """(values, lo, hi) where ``operand`` is ``select(lo <= iota < hi, values, identity of node's op)``."""
     select = _defined_by(operand, P.select, producer)
     if select is None:
         return None
