@@ -17,7 +17,7 @@ import numpy as np
 from xlac.ir.dtypes import BOOL, FLOAT32, FLOAT64, INT64
 from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
-from xlac.numpy import _out
+from xlac.numpy import _out, complex_order
 from xlac.numpy._core import asarray, float_dtype_for, is_python_scalar, normalize_axes, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.shapes import diagonal
@@ -446,7 +446,7 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
     ufunc = _UFUNC_NAME[public]
     dst = _output(out, public)
     x = asarray(a)
-    if x.dtype.kind == "c":
+    if x.dtype.kind == "c" and skip_nan:
         raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     x = _out.cast(x, _compute_dtype(x.dtype, dst, x.dtype))
     axes = normalize_axes(axis, x.ndim, public)
@@ -457,6 +457,9 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
                                      "so to use a where mask one has to specify 'initial'"))
         if builtins.any(x.shape[i] == 0 for i in axes):
             raise ValueError(located(f"zero-size array to reduction operation {ufunc} which has no identity"))
+    if x.dtype.kind == "c":
+        result = complex_order.extreme(x, axes, op, mask, initial)
+        return _reduce_into(dst, _kept(result, x.shape, axes, keepdims), ufunc, public)
     skip = skip_nan and dtypes.is_float(x.dtype)
     if skip:
         mask = _without_nans(mask, x)
@@ -535,7 +538,7 @@ def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
         raise TypeError(located(f"{public}: Cannot cast scalar from {dst.dtype!r} to dtype('int64') according "
                                 "to the rule 'safe'"))
     x = asarray(a)
-    if x.dtype.kind == "c":
+    if x.dtype.kind == "c" and skip_nan:
         raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     if skip_nan and dtypes.is_float(x.dtype):     # NumPy's way: NaN loses to everything, -inf included
         x = _fill_masked(x, ops.not_(_isnan(x)), -np.inf if op == "argmax" else np.inf)
@@ -550,7 +553,10 @@ def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
         kept_shape = tuple(1 if i == reduced else d for i, d in enumerate(shape))
     if x.shape[reduced] == 0:
         raise ValueError(located(f"attempt to get {op} of an empty sequence"))
-    index = (ops.argmax if op == "argmax" else ops.argmin)(x, reduced, INT64)
+    if x.dtype.kind == "c":
+        index = complex_order.arg_extreme(x, reduced, op[3:])
+    else:
+        index = (ops.argmax if op == "argmax" else ops.argmin)(x, reduced, INT64)
     index = ops.reshape(index, kept_shape) if keepdims else index
     if dst is not None and dst.shape != index.shape:
         raise ValueError(located(f"output array does not match result of np.{op}."))
