@@ -63,3 +63,21 @@ def test_several_axes_match_numpy():
 def test_nan_skipping_extremes_of_complex_arrays_are_refused_by_name(name):
     with pytest.raises(xlac.UnsupportedError, match=f"{name}: complex arrays are not supported"):
         xlac.compile(getattr(np, name))(np.array([1 + 1j, np.nan]))
+
+
+@settings(max_examples=20, deadline=None)
+@given(x=complex_arrays(), data=st.data(), name=st.sampled_from(["max", "min", "argmax", "argmin"]))
+def test_extremes_of_complex_selections_and_traced_slices_match_numpy(x, data, name):
+    flat = x.reshape(-1)
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=flat.size, max_size=flat.size)), bool)
+    start = data.draw(st.integers(0, flat.size - 1), label="start")
+    mask[start] = True                                   # never empty: NumPy raises for an empty one
+
+    def selected(v, m):
+        return getattr(v[m], name)()
+
+    def sliced(v, i):
+        return getattr(v[i:], name)()
+    with np.errstate(invalid="ignore"):
+        _same(xlac.compile(selected)(flat, mask), selected(flat, mask))
+        _same(xlac.compile(sliced)(flat, start), sliced(flat, start))

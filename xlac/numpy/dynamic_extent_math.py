@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from xlac.numpy import array_api
+from xlac.numpy import complex_order
 from xlac.numpy import contractions
 from xlac.numpy import creation
 from xlac.numpy import dtypes as numpy_dtypes
@@ -97,6 +98,11 @@ def reduce(kind: str, value, axis=None, keepdims=False, dtype=None, initial=None
         require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes),
                  ValueError, f"zero-size array to reduction operation {name} which has no identity")
     data = value.data
+    if kind in ("max", "min") and data.dtype.kind == "c":
+        result = complex_order.extreme(data, axes, kind, valid_mask(value), initial)
+        if keepdims:
+            result = ops.reshape(result, tuple(1 if a in axes else n for a, n in enumerate(data.shape)))
+        return _finish(result, value, axes, keepdims)
     if kind in ("any", "all"):
         data = data != 0
     filled = ufuncs.where(valid_mask(value), data, _identity(kind, data.dtype))
@@ -146,18 +152,28 @@ def arg_extreme(kind: str, value, axis=None):
     axes = _axes(value, axis)
     require(ops.compare(_count(value, axes), ops.constant(0, INDEX), "GT"), _count(value, axes), ValueError,
             f"attempt to get {kind} of an empty sequence")
-    filled = ufuncs.where(valid_mask(value), value.data, _identity("max" if kind == "argmax" else "min", value.dtype))
     if axis is not None:
         (axis,) = axes
-        position = _REDUCTIONS[kind](filled, axis=axis)
-        return _finish(_rank(value, axis, position), value, axes, False)
-    flat = _REDUCTIONS[kind](filled)
+        return _finish(_rank(value, axis, _extreme_position(kind, value, axis)), value, axes, False)
+    flat = _extreme_position(kind, value, None)
     index = ops.constant(0, INDEX)
     for axis, coordinate in enumerate(manipulation.unravel_index(flat, value.data.shape)):
         extent = value.axes[axis]
         length = extent.count if extent is not None else ops.constant(value.data.shape[axis], INDEX)
         index = index * length + _rank(value, axis, coordinate)
     return index
+
+
+def _extreme_position(kind: str, value: DynamicExtent, axis: int | None):
+    """The position in the data (along ``axis``, or in the flattened data) of the first largest ("argmax")
+    or smallest element among ``value``'s elements."""
+    if value.dtype.kind == "c":
+        data, valid = value.data, valid_mask(value)
+        if axis is None:
+            data, valid, axis = ops.reshape(data, (data.size,)), ops.reshape(valid, (data.size,)), 0
+        return complex_order.arg_extreme(data, axis, kind[3:], valid)
+    filled = ufuncs.where(valid_mask(value), value.data, _identity(kind[3:], value.dtype))
+    return _REDUCTIONS[kind](filled, axis=axis)
 
 
 @dynamic_extent_rule(reductions.argmax)
