@@ -1,6 +1,8 @@
 """NumPy's order of complex numbers, for ``max``, ``min``, ``argmax`` and ``argmin``: by the real part, then
 the imaginary part (-0.0 equal to 0.0); an element with a NaN in either part wins (the first one along the
 axis), and among equal elements the first wins, as ``np.maximum.reduce`` keeps its running value on a tie.
+``nanmax`` and ``nanmin`` skip NaNs as ``np.fmax`` does; ``nanargmax`` and ``nanargmin`` look at NaNs as
+(-inf, 0) and (inf, 0), as NumPy does.
 
 >>> import numpy as np, xlac
 >>> x = np.array([1 + 2j, 3 - 1j, 3 - 5j, 3 - 1j])
@@ -29,9 +31,13 @@ def arg_extreme(x, axis: int, op: str, valid=None):
     return ops.select(ops.reduce(nan, "or", (axis,)), _first(nan, axis), _first(candidates, axis))
 
 
-def extreme(x, axes: tuple, op: str, valid=None, initial=None):
+def extreme(x, axes: tuple, op: str, valid=None, initial=None, skip_nan=False):
     """The largest (``op`` "max") or smallest complex element over ``axes`` (see :func:`arg_extreme`), then
-    compared with ``initial`` as ``np.maximum`` would with the running value starting at ``initial``."""
+    compared with ``initial`` as ``np.maximum`` would with the running value starting at ``initial``;
+    ``skip_nan``: NaNs never win, as in ``np.fmax`` (the first NaN where every element is NaN)."""
+    if skip_nan:
+        numbers = ops.not_(_is_nan(x))
+        valid = numbers if valid is None else ops.and_(valid, numbers)
     kept = [d for d in range(x.ndim) if d not in axes]
     order = kept + list(axes)
     rows = tuple(x.shape[d] for d in kept)
@@ -44,7 +50,10 @@ def extreme(x, axes: tuple, op: str, valid=None, initial=None):
     if initial is None:
         return value
     start = ops.broadcast_to(ops.constant(complex(initial), x.dtype), value.shape)
-    start_wins = ops.or_(_is_nan(start), ops.and_(ops.not_(_is_nan(value)), _at_least(start, value, op)))
+    if skip_nan:
+        start_wins = ops.or_(_is_nan(value), ops.and_(ops.not_(_is_nan(start)), _at_least(start, value, op)))
+    else:
+        start_wins = ops.or_(_is_nan(start), ops.and_(ops.not_(_is_nan(value)), _at_least(start, value, op)))
     if flat_valid is not None:
         start_wins = ops.or_(start_wins, ops.not_(ops.reduce(flat_valid, "or", (len(rows),))))
     return ops.select(start_wins, start, value)
@@ -63,6 +72,13 @@ def _at_least(a, b, op: str):
     real_a, real_b = ops.real(a), ops.real(b)
     return ops.or_(ops.compare(real_a, real_b, strictly),
                    ops.and_(ops.compare(real_a, real_b, "EQ"), ops.compare(ops.imag(a), ops.imag(b), tie)))
+
+
+def without_nans(x, op: str):
+    """``x`` with each NaN element replaced by (-inf, 0) for ``op`` "max" ((inf, 0) for "min"), as
+    ``np.nanargmax`` and ``np.nanargmin`` do before they look."""
+    loser = ops.broadcast_to(ops.constant(complex(-np.inf if op == "max" else np.inf, 0), x.dtype), x.shape)
+    return ops.select(_is_nan(x), loser, x)
 
 
 def _is_nan(x):
