@@ -1,4 +1,4 @@
-"""max, min, argmax, argmin and their NaN-skipping forms of complex arrays in NumPy's order (real part, then imaginary part; a NaN in
+"""max, min, argmax, argmin, their NaN-skipping forms and running forms of complex arrays in NumPy's order (real part, then imaginary part; a NaN in
 either part wins; the first of equal elements wins), compiled and eager, against NumPy bit for bit."""
 import warnings
 
@@ -68,6 +68,17 @@ def test_several_axes_match_numpy():
     x = (np.arange(24) % 5 - 2 + 1j * (np.arange(24) % 3)).reshape(2, 3, 4)
     for op in (np.max, np.min):
         _same(xlac.compile(lambda v: op(v, axis=(0, 2)))(x), op(x, axis=(0, 2)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(x=complex_arrays(), data=st.data(), ufunc=st.sampled_from([np.maximum, np.minimum]))
+def test_running_extremes_match_numpy(x, data, ufunc):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+
+    def f(v):
+        return ufunc.accumulate(v, axis=axis)
+    _same(xlac.compile(f)(x), f(x))
+    _same(f(xlac.asarray(x)), f(x))
 
 
 def test_all_nan_slices_give_the_first_nan_as_numpy():

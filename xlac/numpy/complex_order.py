@@ -2,7 +2,8 @@
 the imaginary part (-0.0 equal to 0.0); an element with a NaN in either part wins (the first one along the
 axis), and among equal elements the first wins, as ``np.maximum.reduce`` keeps its running value on a tie.
 ``nanmax`` and ``nanmin`` skip NaNs as ``np.fmax`` does; ``nanargmax`` and ``nanargmin`` look at NaNs as
-(-inf, 0) and (inf, 0), as NumPy does.
+(-inf, 0) and (inf, 0), as NumPy does; ``maximum.accumulate`` and ``minimum.accumulate`` keep the
+running value as ``np.maximum`` does.
 
 >>> import numpy as np, xlac
 >>> x = np.array([1 + 2j, 3 - 1j, 3 - 5j, 3 - 1j])
@@ -57,6 +58,33 @@ def extreme(x, axes: tuple, op: str, valid=None, initial=None, skip_nan=False):
     if flat_valid is not None:
         start_wins = ops.or_(start_wins, ops.not_(ops.reduce(flat_valid, "or", (len(rows),))))
     return ops.select(start_wins, start, value)
+
+
+def running_extreme(x, axis: int, op: str):
+    """``np.maximum.accumulate`` (``op`` "max") or ``np.minimum.accumulate`` of complex ``x`` along ``axis``:
+    each element combined with the running value, which keeps itself when it is a NaN or on a tie; in
+    log2(n) steps, each combining an element with the one ``step`` before it."""
+    n = x.shape[axis]
+    step = 1
+    while step < n:
+        earlier = _shifted(x, axis, step)
+        later = ops.slice(x, _at(x.ndim, axis, step, 0), _at(x.ndim, axis, n, x.shape))
+        earlier_wins = ops.or_(_is_nan(earlier),
+                               ops.and_(ops.not_(_is_nan(later)), _at_least(earlier, later, op)))
+        head = ops.slice(x, (0,) * x.ndim, _at(x.ndim, axis, step, x.shape))
+        x = ops.concatenate([head, ops.select(earlier_wins, earlier, later)], axis)
+        step *= 2
+    return x
+
+
+def _shifted(x, axis: int, step: int):
+    """The elements of ``x`` but the last ``step`` along ``axis``."""
+    return ops.slice(x, (0,) * x.ndim, _at(x.ndim, axis, x.shape[axis] - step, x.shape))
+
+
+def _at(ndim: int, axis: int, value: int, others):
+    """A start or limit tuple: ``value`` at ``axis``, else ``others`` (an int or the shape)."""
+    return tuple(value if d == axis else (others if isinstance(others, int) else others[d]) for d in range(ndim))
 
 
 def _pick(x, chosen, axis: int):

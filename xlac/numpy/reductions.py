@@ -660,8 +660,6 @@ def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
     public = ("nan" if skip_nan else "") + name
     dst = _output(out, public)
     x = asarray(a)
-    if op in ("max", "min") and x.dtype.kind == "c":
-        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     if axis is None:
         x, axis = ops.reshape(x, (x.size,)), 0
     else:
@@ -678,6 +676,8 @@ def _scan(op: str, x, axis: int, dtype, dst, skip_nan=False):
     as the identity with ``skip_nan``)."""
     default = _sum_dtype(x.dtype) if op in ("sum", "prod") else x.dtype
     result_dtype = dtypes.canonical(dtype) if dtype is not None else _compute_dtype(x.dtype, dst, default)
+    if op in ("max", "min") and x.dtype.kind == "c":
+        return complex_order.running_extreme(_out.cast(x, result_dtype), axis, op)
     if skip_nan and dtypes.is_inexact(x.dtype):
         x = _fill_masked(x, ops.not_(_isnan(x)), _IDENTITY[op])
     x = _out.cast(x, _accumulator(result_dtype))
