@@ -161,7 +161,3 @@ def test_float_sums_and_products_on_cpu_are_numpys_to_the_bit(axis):
     for name in ("cumsum", "cumprod"):
         np.testing.assert_array_equal(np.asarray(xlac.compile(lambda v: SCANS[name](v, axis))(x)), SCANS[name](x, axis))
 
-
-def test_running_maxima_of_complex_numbers_are_refused_by_name():
-    with pytest.raises(xlac.UnsupportedError, match=r"maximum.accumulate: complex arrays are not supported"):
-        xlac.compile(lambda v: np.maximum.accumulate(v))(xlac.asarray(np.ones(3, np.complex64)))

@@ -1,6 +1,9 @@
 """NumPy's order of complex numbers, for ``max``, ``min``, ``argmax`` and ``argmin``: by the real part, then
 the imaginary part (-0.0 equal to 0.0); an element with a NaN in either part wins (the first one along the
 axis), and among equal elements the first wins, as ``np.maximum.reduce`` keeps its running value on a tie.
+``nanmax`` and ``nanmin`` skip NaNs as ``np.fmax`` does; ``nanargmax`` and ``nanargmin`` look at NaNs as
+(-inf, 0) and (inf, 0), as NumPy does; ``maximum.accumulate`` and ``minimum.accumulate`` keep the
+running value as ``np.maximum`` does.
 
 >>> import numpy as np, xlac
 >>> x = np.array([1 + 2j, 3 - 1j, 3 - 5j, 3 - 1j])
@@ -29,9 +32,13 @@ def arg_extreme(x, axis: int, op: str, valid=None):
     return ops.select(ops.reduce(nan, "or", (axis,)), _first(nan, axis), _first(candidates, axis))
 
 
-def extreme(x, axes: tuple, op: str, valid=None, initial=None):
+def extreme(x, axes: tuple, op: str, valid=None, initial=None, skip_nan=False):
     """The largest (``op`` "max") or smallest complex element over ``axes`` (see :func:`arg_extreme`), then
-    compared with ``initial`` as ``np.maximum`` would with the running value starting at ``initial``."""
+    compared with ``initial`` as ``np.maximum`` would with the running value starting at ``initial``;
+    ``skip_nan``: NaNs never win, as in ``np.fmax`` (the first NaN where every element is NaN)."""
+    if skip_nan:
+        numbers = ops.not_(_is_nan(x))
+        valid = numbers if valid is None else ops.and_(valid, numbers)
     kept = [d for d in range(x.ndim) if d not in axes]
     order = kept + list(axes)
     rows = tuple(x.shape[d] for d in kept)
@@ -44,10 +51,40 @@ def extreme(x, axes: tuple, op: str, valid=None, initial=None):
     if initial is None:
         return value
     start = ops.broadcast_to(ops.constant(complex(initial), x.dtype), value.shape)
-    start_wins = ops.or_(_is_nan(start), ops.and_(ops.not_(_is_nan(value)), _at_least(start, value, op)))
+    if skip_nan:
+        start_wins = ops.or_(_is_nan(value), ops.and_(ops.not_(_is_nan(start)), _at_least(start, value, op)))
+    else:
+        start_wins = ops.or_(_is_nan(start), ops.and_(ops.not_(_is_nan(value)), _at_least(start, value, op)))
     if flat_valid is not None:
         start_wins = ops.or_(start_wins, ops.not_(ops.reduce(flat_valid, "or", (len(rows),))))
     return ops.select(start_wins, start, value)
+
+
+def running_extreme(x, axis: int, op: str):
+    """``np.maximum.accumulate`` (``op`` "max") or ``np.minimum.accumulate`` of complex ``x`` along ``axis``:
+    each element combined with the running value, which keeps itself when it is a NaN or on a tie; in
+    log2(n) steps, each combining an element with the one ``step`` before it."""
+    n = x.shape[axis]
+    step = 1
+    while step < n:
+        earlier = _shifted(x, axis, step)
+        later = ops.slice(x, _at(x.ndim, axis, step, 0), _at(x.ndim, axis, n, x.shape))
+        earlier_wins = ops.or_(_is_nan(earlier),
+                               ops.and_(ops.not_(_is_nan(later)), _at_least(earlier, later, op)))
+        head = ops.slice(x, (0,) * x.ndim, _at(x.ndim, axis, step, x.shape))
+        x = ops.concatenate([head, ops.select(earlier_wins, earlier, later)], axis)
+        step *= 2
+    return x
+
+
+def _shifted(x, axis: int, step: int):
+    """The elements of ``x`` but the last ``step`` along ``axis``."""
+    return ops.slice(x, (0,) * x.ndim, _at(x.ndim, axis, x.shape[axis] - step, x.shape))
+
+
+def _at(ndim: int, axis: int, value: int, others):
+    """A start or limit tuple: ``value`` at ``axis``, else ``others`` (an int or the shape)."""
+    return tuple(value if d == axis else (others if isinstance(others, int) else others[d]) for d in range(ndim))
 
 
 def _pick(x, chosen, axis: int):
@@ -63,6 +100,13 @@ def _at_least(a, b, op: str):
     real_a, real_b = ops.real(a), ops.real(b)
     return ops.or_(ops.compare(real_a, real_b, strictly),
                    ops.and_(ops.compare(real_a, real_b, "EQ"), ops.compare(ops.imag(a), ops.imag(b), tie)))
+
+
+def without_nans(x, op: str):
+    """``x`` with each NaN element replaced by (-inf, 0) for ``op`` "max" ((inf, 0) for "min"), as
+    ``np.nanargmax`` and ``np.nanargmin`` do before they look."""
+    loser = ops.broadcast_to(ops.constant(complex(-np.inf if op == "max" else np.inf, 0), x.dtype), x.shape)
+    return ops.select(_is_nan(x), loser, x)
 
 
 def _is_nan(x):

@@ -446,8 +446,6 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
     ufunc = _UFUNC_NAME[public]
     dst = _output(out, public)
     x = asarray(a)
-    if x.dtype.kind == "c" and skip_nan:
-        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     x = _out.cast(x, _compute_dtype(x.dtype, dst, x.dtype))
     axes = normalize_axes(axis, x.ndim, public)
     mask = _mask(where, x.shape, public)
@@ -458,7 +456,7 @@ def _extremum(op: str, a, axis, out, keepdims, initial, where, skip_nan=False):
         if builtins.any(x.shape[i] == 0 for i in axes):
             raise ValueError(located(f"zero-size array to reduction operation {ufunc} which has no identity"))
     if x.dtype.kind == "c":
-        result = complex_order.extreme(x, axes, op, mask, initial)
+        result = complex_order.extreme(x, axes, op, mask, initial, skip_nan)
         return _reduce_into(dst, _kept(result, x.shape, axes, keepdims), ufunc, public)
     skip = skip_nan and dtypes.is_float(x.dtype)
     if skip:
@@ -538,9 +536,9 @@ def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
         raise TypeError(located(f"{public}: Cannot cast scalar from {dst.dtype!r} to dtype('int64') according "
                                 "to the rule 'safe'"))
     x = asarray(a)
-    if x.dtype.kind == "c" and skip_nan:
-        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
-    if skip_nan and dtypes.is_float(x.dtype):     # NumPy's way: NaN loses to everything, -inf included
+    if skip_nan and x.dtype.kind == "c":
+        x = complex_order.without_nans(x, op[3:])
+    elif skip_nan and dtypes.is_float(x.dtype):     # NumPy's way: NaN loses to everything, -inf included
         x = _fill_masked(x, ops.not_(_isnan(x)), -np.inf if op == "argmax" else np.inf)
     if x.dtype == BOOL:
         x = ops.convert(x, np.dtype("uint8"))
@@ -662,8 +660,6 @@ def _cumulative(op: str, a, axis, dtype, out, skip_nan=False):
     public = ("nan" if skip_nan else "") + name
     dst = _output(out, public)
     x = asarray(a)
-    if op in ("max", "min") and x.dtype.kind == "c":
-        raise UnsupportedError(located(f"{public}: complex arrays are not supported"))
     if axis is None:
         x, axis = ops.reshape(x, (x.size,)), 0
     else:
@@ -680,6 +676,8 @@ def _scan(op: str, x, axis: int, dtype, dst, skip_nan=False):
     as the identity with ``skip_nan``)."""
     default = _sum_dtype(x.dtype) if op in ("sum", "prod") else x.dtype
     result_dtype = dtypes.canonical(dtype) if dtype is not None else _compute_dtype(x.dtype, dst, default)
+    if op in ("max", "min") and x.dtype.kind == "c":
+        return complex_order.running_extreme(_out.cast(x, result_dtype), axis, op)
     if skip_nan and dtypes.is_inexact(x.dtype):
         x = _fill_masked(x, ops.not_(_isnan(x)), _IDENTITY[op])
     x = _out.cast(x, _accumulator(result_dtype))
