@@ -128,11 +128,21 @@ def test_gram_schmidt_as_written_matches_numpy(rows, columns):
 
 
 def test_projections_in_a_loop_do_not_select_over_the_columns():
-    """``Q[:, :j].T @ a`` keeps ``j`` free: the loop body has no select over Q's shape (200x100)."""
+    """``Q[:, :j].T @ a`` keeps ``j`` free: the loop (each step reads the last) has no select over Q's shape
+    (200x100, nor a batch of it); the same loop summing over ``j`` does select over it."""
     def projections_loop(Q, A):
         total = np.zeros(Q.shape[1])
         for j in range(Q.shape[1]):
-            total[:j] += Q[:, :j].T @ A[:, j]
+            total[:j] += Q[:, :j].T @ (A[:, j] + total[0])
         return total
-    hlo = xlac.compile(projections_loop).lower(np.ones((200, 100)), np.ones((200, 100))).compile().as_text()
-    assert _selects_of_shape(hlo, "200,100") == [] and _selects_of_shape(hlo, "100,200") == []
+
+    def combinations_loop(Q, c):
+        total = np.zeros(Q.shape[0])
+        for j in range(Q.shape[1]):
+            total += Q[:, :j] @ (c[:j] + total[0])
+        return total
+    Q = np.ones((200, 100))
+    free = xlac.compile(projections_loop).lower(Q, np.ones((200, 100))).compile().as_text()
+    summed = xlac.compile(combinations_loop).lower(Q, np.ones(100)).compile().as_text()
+    assert _selects_of_shape(free, r"(\d+,)*200,100") == [] and _selects_of_shape(free, r"(\d+,)*100,200") == []
+    assert _selects_of_shape(summed, r"(\d+,)*200,100") != []
