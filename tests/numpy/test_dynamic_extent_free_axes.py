@@ -95,3 +95,54 @@ def test_outer_of_dynamic_vectors_matches_numpy(n, data):
     def outer(x, y, i, j):
         return np.outer(x[:i], y[j:]) * 2.0
     np.testing.assert_array_equal(np.asarray(xlac.compile(outer)(x, y, i, j)), outer(x, y, i, j))
+
+
+def projections(Q, a, j):
+    return Q[:, :j].T @ a
+
+
+def gram_schmidt(A):
+    """Classical Gram-Schmidt as written: each column less its projections on the columns before it."""
+    Q = np.zeros_like(A)
+    for j in range(A.shape[1]):
+        v = A[:, j] - Q[:, :j] @ (Q[:, :j].T @ A[:, j])
+        Q[:, j] = v / np.linalg.norm(v)
+    return Q
+
+
+@settings(max_examples=15, deadline=None)
+@given(rows=st.integers(1, 6), columns=st.integers(1, 6), data=st.data())
+def test_a_transposed_prefix_of_columns_times_a_vector_matches_numpy(rows, columns, data):
+    j = data.draw(st.integers(0, columns))
+    rng = np.random.default_rng(columns)
+    Q, a = rng.normal(size=(rows, columns)), rng.normal(size=rows)
+    Q[:, j:] = np.nan
+    np.testing.assert_allclose(np.asarray(xlac.compile(projections)(Q, a, j)), projections(Q, a, j), rtol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(rows=st.integers(3, 7), columns=st.integers(1, 3))
+def test_gram_schmidt_as_written_matches_numpy(rows, columns):
+    A = np.random.default_rng(rows).normal(size=(rows, columns))
+    np.testing.assert_allclose(np.asarray(xlac.compile(gram_schmidt)(A)), gram_schmidt(A), rtol=1e-9, atol=1e-12)
+
+
+def test_projections_in_a_loop_do_not_select_over_the_columns():
+    """``Q[:, :j].T @ a`` keeps ``j`` free: the loop (each step reads the last) has no select over Q's shape
+    (200x100, nor a batch of it); the same loop summing over ``j`` does select over it."""
+    def projections_loop(Q, A):
+        total = np.zeros(Q.shape[1])
+        for j in range(Q.shape[1]):
+            total[:j] += Q[:, :j].T @ (A[:, j] + total[0])
+        return total
+
+    def combinations_loop(Q, c):
+        total = np.zeros(Q.shape[0])
+        for j in range(Q.shape[1]):
+            total += Q[:, :j] @ (c[:j] + total[0])
+        return total
+    Q = np.ones((200, 100))
+    free = xlac.compile(projections_loop).lower(Q, np.ones((200, 100))).compile().as_text()
+    summed = xlac.compile(combinations_loop).lower(Q, np.ones(100)).compile().as_text()
+    assert _selects_of_shape(free, r"(\d+,)*200,100") == [] and _selects_of_shape(free, r"(\d+,)*100,200") == []
+    assert _selects_of_shape(summed, r"(\d+,)*200,100") != []
