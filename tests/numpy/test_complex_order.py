@@ -30,7 +30,7 @@ def complex_arrays(draw):
     return np.array(values, dtype=dtype).reshape(shape)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(x=complex_arrays(), data=st.data(),
        name=st.sampled_from(["max", "min", "argmax", "argmin", "nanmax", "nanmin", "nanargmax", "nanargmin"]))
 def test_complex_extremes_match_numpy(x, data, name):
