@@ -8,7 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 
 import xlac
 import xlac.numpy as xnp
@@ -47,6 +47,7 @@ class CompiledCall:
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 
+@settings(max_examples=12, deadline=None)
 @given(a=st.floats(-4, 4, width=32), b=st.floats(-4, 4, width=32))
 def test_partial_with_bound_positional_and_keyword_arguments_matches_numpy(a, b):
     positional = xlac.compile(functools.partial(affine, np.float32(a)))

@@ -143,7 +143,7 @@ def test_cond_traces_both_branches_once_and_runs_one(sign):
 
 
 @given(index=st.integers(-3, 6))
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 def test_switch_clamps_its_index_as_jax(index):
     branches = [lambda v: v + 1.0, lambda v: v * 10.0, lambda v: v - 100.0]
     f = xlac.compile(lambda i, x: xlac.switch(i, branches, x))
@@ -359,6 +359,7 @@ def test_a_body_may_write_into_its_own_carry():
 # ---------------------------------------------------------------- transforms
 
 
+@settings(max_examples=12, deadline=None)
 @FEW
 @given(trips=st.integers(0, 6), w=st.floats(-1.5, 1.5), reverse=st.booleans())
 def test_gradients_through_fori_loop_and_scan_equal_jax(trips, w, reverse):

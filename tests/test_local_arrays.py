@@ -303,7 +303,7 @@ HELPERS = [fill, fill_all, inner_helper]
 MAKER_NAMES = sorted(name for name in MAKERS if "empty" not in name)   # (NumPy leaves the rest unset)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(made_by=st.sampled_from(MAKER_NAMES), helper=st.sampled_from(HELPERS), start=st.integers(0, 4),
        stop=st.integers(8, 12), scale=st.floats(-3, 3, allow_nan=False))
 def test_property_helpers_writing_local_arrays_match_numpy(made_by, helper, start, stop, scale):

@@ -8,7 +8,7 @@ import sys
 import hypothesis.strategies as st
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 import xlac
 import xlac.numpy as xnp
@@ -95,6 +95,7 @@ class Momentum:
         return -0.1 * self.m
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.lists(st.floats(-4, 4, width=32), min_size=1, max_size=6), st.floats(0, 1), st.booleans())
 def test_a_rebound_state_of_constant_shape_matches_numpy_with_one_trace(gradients, beta, as_xlac_array):
     start = np.arange(3, dtype=np.float32)

@@ -257,7 +257,7 @@ def _slice_of(n, start, stop, step):
     return slice(start % (n + 1), stop % (n + 1), step) if step > 0 else slice(stop % (n + 1), None, step)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.data())
 def test_random_views_of_one_base_read_one_and_write_the_other(data):
     ndim = data.draw(st.integers(1, 2))

@@ -448,7 +448,7 @@ def programs(draw, depth=2):
                      + ["    return a, b, s"])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(source=programs(), values=st.lists(st.floats(-3, 3), min_size=5, max_size=5))
 def test_generated_programs_with_branches_match_numpy(tmp_path_factory, source, values):
     path = tmp_path_factory.mktemp("programs") / "program.py"

@@ -240,7 +240,7 @@ def loop_programs(draw):
     return "\n".join(lines + ["    return a, b, s"]) + "\n"
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(source=loop_programs(), values=st.lists(st.floats(-2, 2), min_size=8, max_size=8))
 def test_generated_loops_rolled_match_numpy(tmp_path_factory, source, values):
     path = tmp_path_factory.mktemp("loops") / "program.py"

@@ -15,7 +15,7 @@ from tests.fuzz.program import (BEING_FIXED, OPEN, Program, Raised, Statement, l
                                 programs)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(programs(max_statements=5))
 def test_programs_match_numpy(program):
     with warnings.catch_warnings():
@@ -140,7 +140,7 @@ def test_a_refusal_of_a_statement_of_an_issue_31_family_is_a_failure():
 # ---------------------------------------------------------------- loops and branches
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(loop_programs())
 def test_loop_programs_match_numpy_rolled_unrolled_and_as_fori_loop(program):
     """Each program NumPy runs as Python loops and ifs: compiled with every loop rolled into an XLA loop,

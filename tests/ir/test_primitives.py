@@ -125,6 +125,7 @@ def unary_program(dtype):
     return names, xlac.compile(lambda a: tuple(ops.bind(CATALOG[n], a) for n in names) + tuple(f(a) for f in extra))
 
 
+@settings(max_examples=12, deadline=None)
 @covers(*UNARY_NAMES, "is_finite")
 @given(all_dtypes, few_shapes, seeds)
 def test_unary(dtype, shape, seed):
@@ -249,6 +250,7 @@ def binary_program(dtype):
     return names, xlac.compile(program)
 
 
+@settings(max_examples=12, deadline=None)
 @covers(*BINARY_NAMES, "compare")
 @given(all_dtypes, few_shapes, seeds)
 def test_binary_and_compare(dtype, shape, seed):
@@ -274,6 +276,7 @@ def test_binary_semantics_spot_checks():
                        np.array([1 + 6j, 1 + 1j, 1 + 0j], np.complex64)), np.array([True, False, True]))
 
 
+@settings(max_examples=12, deadline=None)
 @covers("select", "clamp")
 @given(all_dtypes, shapes, seeds, st.booleans())
 def test_select_and_clamp(dtype, shape, seed, scalar_pred):
@@ -303,6 +306,7 @@ def test_store_and_copy_are_functionalized_away():
     assert_matches(x, np.array([0.0, 7.0, 2.0]))
 
 
+@settings(max_examples=12, deadline=None)
 @covers("complex")
 @given(st.sampled_from([np.dtype("float32"), np.dtype("float64")]), shapes, seeds)
 def test_complex_combines_real_and_imaginary_parts(dtype, shape, seed):
@@ -330,6 +334,7 @@ def convert_defined(x, dst):
 CONVERT_ALL = xlac.compile(lambda a: tuple(ops.convert(a, d) for d in DTYPES))
 
 
+@settings(max_examples=12, deadline=None)
 @covers("convert")
 @given(all_dtypes, few_shapes, seeds)
 def test_convert(src, shape, seed):
@@ -358,6 +363,7 @@ BITCAST_PAIRS = [("float32", "int32"), ("int32", "float32"), ("float16", "bfloat
                  ("uint8", "float32"), ("float16", "float32"), ("int32", "float64"), ("bfloat16", "int8")]
 
 
+@settings(max_examples=12, deadline=None)
 @covers("bitcast_convert")
 @given(st.sampled_from(BITCAST_PAIRS), shapes, seeds)
 def test_bitcast_convert(pair, shape, seed):
@@ -434,6 +440,7 @@ def test_dynamic_slice_clamps_starts(dtype, shape, seed, data):
     assert_matches(updated, expected)
 
 
+@settings(max_examples=12, deadline=None)
 @covers("gather")
 @given(all_dtypes, nonempty_shapes, seeds)
 def test_gather(dtype, shape, seed):
@@ -458,6 +465,7 @@ SCATTER_REFERENCE = {"add": (np.add, np.logical_or), "mul": (np.multiply, np.log
                      "max": (np.maximum, np.logical_or), "min": (np.minimum, np.logical_and)}
 
 
+@settings(max_examples=12, deadline=None)
 @covers("scatter")
 @given(all_dtypes, nonempty_shapes, seeds, st.sampled_from(P.SCATTER_MODES))
 def test_scatter(dtype, shape, seed, mode):
@@ -610,6 +618,7 @@ def test_reduce(dtype, shape, seed, data):
         check(got, reduce_reference(op, x, axes), rtol=rtol, label=op)
 
 
+@settings(max_examples=12, deadline=None)
 @covers("cumulative")
 @given(all_dtypes, nonempty_shapes, seeds, st.booleans(), st.data())
 def test_cumulative(dtype, shape, seed, reverse, data):
@@ -659,6 +668,7 @@ def test_argmax_argmin_first_index(dtype, shape, seed, data):
 PREFERRED = {np.dtype("int8"): np.dtype("int32"), BF16: np.dtype("float32"), np.dtype("float16"): np.dtype("float32")}
 
 
+@settings(max_examples=12, deadline=None)
 @covers("dot_general")
 @given(all_dtypes, st.data(), seeds, st.booleans())
 def test_dot_general(dtype, data, seed, use_preferred):

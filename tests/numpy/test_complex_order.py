@@ -30,7 +30,7 @@ def complex_arrays(draw):
     return np.array(values, dtype=dtype).reshape(shape)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=complex_arrays(), data=st.data(),
        name=st.sampled_from(["max", "min", "argmax", "argmin", "nanmax", "nanmin", "nanargmax", "nanargmin"]))
 def test_complex_extremes_match_numpy(x, data, name):
@@ -49,7 +49,7 @@ def test_complex_extremes_match_numpy(x, data, name):
     _same(getattr(xnp, name)(x, axis=axis, keepdims=keepdims), want)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(x=complex_arrays(), data=st.data(), op=st.sampled_from(["max", "min", "nanmax", "nanmin"]))
 def test_initial_and_where_match_numpy(x, data, op):
     where = np.array(data.draw(st.lists(st.booleans(), min_size=x.size, max_size=x.size)), bool).reshape(x.shape)
@@ -70,7 +70,7 @@ def test_several_axes_match_numpy():
         _same(xlac.compile(lambda v: op(v, axis=(0, 2)))(x), op(x, axis=(0, 2)))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=complex_arrays(), data=st.data(), name=st.sampled_from(["max", "min", "argmax", "argmin"]))
 def test_extremes_of_complex_selections_and_traced_slices_match_numpy(x, data, name):
     flat = x.reshape(-1)
@@ -88,7 +88,7 @@ def test_extremes_of_complex_selections_and_traced_slices_match_numpy(x, data, n
         _same(xlac.compile(sliced)(flat, start), sliced(flat, start))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(x=complex_arrays(), data=st.data(), ufunc=st.sampled_from([np.maximum, np.minimum]))
 def test_running_extremes_match_numpy(x, data, ufunc):
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")

@@ -1,7 +1,7 @@
 """matmul, dot, vdot, inner, outer, tensordot, vecdot and einsum against NumPy: values, dtypes and errors."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 from hypothesis.extra import numpy as hnp
 
 import xlac
@@ -161,6 +161,7 @@ def test_vecdot_matches_numpy():
     assert_matches(xnp.vecdot(x, x, axis=0), np.vecdot(x, x, axis=0))
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.data())
 def test_tensordot_random_axes(data):
     dtype = data.draw(st.sampled_from(DTYPES))

@@ -1,7 +1,7 @@
 """xlac.numpy.creation against NumPy: values, dtypes and shapes, compiled and eager, and NumPy's errors."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 from hypothesis.extra import numpy as hnp
 
 import xlac
@@ -184,6 +184,7 @@ def test_linspace_errors():
 # ---------------------------------------------------------------- matrices
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.integers(0, 5), st.one_of(st.none(), st.integers(0, 5)), st.integers(-6, 6),
        st.sampled_from([None, np.int32, np.bool_, np.float32, np.complex64]))
 def test_eye_tri_identity_match_numpy(n, m, k, dtype):

@@ -35,7 +35,7 @@ def decode_attention(q, k_cache, v_cache, pos):
     return np.einsum("ht,thd->hd", w, v_cache[:pos + 1])
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(length=st.integers(2, 12), heads=st.integers(1, 3), dim=st.integers(1, 4), data=st.data())
 def test_a_free_dynamic_axis_keeps_its_extent_in_the_result(length, heads, dim, data):
     pos = data.draw(st.integers(0, length - 1))
@@ -57,7 +57,7 @@ def test_a_summed_dynamic_axis_ignores_what_lies_outside_it(length, heads, dim, 
     np.testing.assert_allclose(np.asarray(got), attend(weights, v_cache, pos), rtol=1e-12)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(length=st.integers(2, 10), data=st.data())
 def test_softmax_attention_over_a_prefix_of_a_cache_matches_numpy(length, data):
     pos = data.draw(st.integers(0, length - 1))
@@ -85,7 +85,7 @@ def test_a_summed_dynamic_axis_selects_over_the_operand():
     assert _selects_of_shape(hlo, "64,8,16") != []
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(n=st.integers(1, 8), data=st.data())
 def test_outer_of_dynamic_vectors_matches_numpy(n, data):
     i, j = data.draw(st.integers(0, n)), data.draw(st.integers(0, n))
@@ -110,7 +110,7 @@ def gram_schmidt(A):
     return Q
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(rows=st.integers(1, 6), columns=st.integers(1, 6), data=st.data())
 def test_a_transposed_prefix_of_columns_times_a_vector_matches_numpy(rows, columns, data):
     j = data.draw(st.integers(0, columns))

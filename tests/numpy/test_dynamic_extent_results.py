@@ -19,7 +19,7 @@ def selections(x, threshold, i, j):
 _compiled_selections = xlac.compile(selections)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=12), st.floats(-6, 6),
        st.integers(-14, 14), st.integers(-14, 14))
 def test_selections_and_traced_slices_come_back_with_numpy_lengths(values, threshold, i, j):

@@ -37,7 +37,7 @@ def slice_statistics(x, y, i, j):
 bounds = st.integers(-14, 14) | st.none()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(st.integers(0, 12), bounds, bounds)
 def test_slices_with_traced_bounds_reduce_and_contract_as_numpy(n, i, j):
     rng = np.random.default_rng(n)
@@ -51,7 +51,7 @@ def test_slices_with_traced_bounds_reduce_and_contract_as_numpy(n, i, j):
         assert np.asarray(g).dtype == np.asarray(e).dtype
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(st.integers(0, 12), bounds, bounds, st.sampled_from([2, 3, -1, -2, -3]))
 def test_stepped_and_reversed_slices_with_traced_bounds_read_as_numpy(n, i, j, step):
     x = np.random.default_rng(n).normal(size=n)
@@ -68,7 +68,7 @@ def test_stepped_and_reversed_slices_with_traced_bounds_read_as_numpy(n, i, j, s
         assert int(got) == x[i:j:step].argmax()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(1, 10), bounds, bounds, st.sampled_from([2, 3, -1, -2]))
 def test_writes_through_stepped_slices_with_traced_bounds_match_numpy(n, i, j, step):
     def f(x, y, i, j):
@@ -80,7 +80,7 @@ def test_writes_through_stepped_slices_with_traced_bounds_match_numpy(n, i, j, s
     np.testing.assert_array_equal(np.asarray(got), f(x.copy(), y, i, j))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6),
        st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6))
 def test_writes_through_a_traced_mask_take_one_value_per_selected_element_as_numpy(a, b):
@@ -109,7 +109,7 @@ def test_the_functional_index_update_writes_through_traced_masks_and_slices_as_a
         xlac.compile(f)(x, np.ones(8), 5)                    # 8 selected, 4 values: after the call
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.sampled_from([-1, 0, 1]), min_size=1, max_size=6), st.integers(1, 4))
 def test_a_selection_by_a_traced_mask_pairs_with_a_static_axis_of_its_length_as_numpy(mask, length):
     def f(x, m, y):
@@ -124,7 +124,7 @@ def test_a_selection_by_a_traced_mask_pairs_with_a_static_axis_of_its_length_as_
     np.testing.assert_allclose(np.asarray(xlac.compile(lambda x, m, y: f(x, m, y).sum())(x, m, y)), expected)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(1, 10), st.integers(-12, 12), st.integers(-12, 12))
 def test_max_min_argmax_of_a_traced_slice_and_numpys_error_when_empty(n, i, j):
     x = np.random.default_rng(n).permutation(n).astype(np.float64)
@@ -138,7 +138,7 @@ def test_max_min_argmax_of_a_traced_slice_and_numpys_error_when_empty(n, i, j):
     assert tuple(float(v) for v in xlac.compile(f)(x, np.int64(i), np.int64(j))) == f(x, i, j)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(2, 10), st.integers(-3, 10), st.integers(0, 3), st.integers(0, 3))
 def test_slices_of_different_starts_align_and_unequal_lengths_fail_as_numpy(n, i, shift, extra):
     x, y = np.arange(n, dtype=np.float64), np.arange(n, dtype=np.float64) ** 2
@@ -169,7 +169,7 @@ def test_writes_into_a_traced_slice_match_numpy(n, i, j, v):
         np.testing.assert_array_equal(np.asarray(g), e)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6),
        st.lists(st.sampled_from([-2.0, 0.0, 1.0, 3.0]), min_size=1, max_size=6))
 def test_selections_by_two_traced_masks_pair_their_elements_as_numpy(a, b):
@@ -185,7 +185,7 @@ def test_selections_by_two_traced_masks_pair_their_elements_as_numpy(a, b):
     assert tuple(float(v) for v in xlac.compile(f)(a, b)) == expected
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(st.floats(-5, 5), min_size=1, max_size=20), st.floats(-5, 5))
 def test_traced_boolean_masks_in_reductions_match_numpy(values, threshold):
     def f(x, t):
@@ -321,7 +321,7 @@ def test_gram_schmidt_and_a_triangular_rank_2k_update_roll_and_match_numpy():
     assert_within(f(c.copy(), x, y, 0.5), syr2k_lower(c.copy(), x, y, 0.5), 16 * EPS * (products + np.abs(c)))
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(st.integers(0, 2 ** 31), st.floats(0.0, 0.5))
 def test_csr_rows_and_binned_masks_roll_and_match_numpy(seed, density):
     rng = np.random.default_rng(seed)
@@ -340,7 +340,7 @@ def test_csr_rows_and_binned_masks_roll_and_match_numpy(seed, density):
     assert_within(got[finite], expected[finite], 2 * 500 * EPS * np.abs(values).max())
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(-7, 7))
 def test_einsum_over_slices_with_traced_bounds_matches_numpy(k):
     def f(A, x, k):
@@ -350,7 +350,7 @@ def test_einsum_over_slices_with_traced_bounds_matches_numpy(k):
     assert tuple(float(v) for v in xlac.compile(f)(A, x, np.int64(k))) == f(A, x, k)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.integers(-7, 7), st.integers(-8, 8), st.integers(0, 41))
 def test_argmax_and_argmin_over_two_dynamic_axes_count_as_numpy(i, j, threshold):
     A = np.random.default_rng(3).permutation(42).reshape(6, 7).astype(np.float64)

@@ -33,7 +33,7 @@ def xlac_outcome(fn, *args):
 bounds = st.integers(-10, 10) | st.none()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(bounds, bounds, st.sampled_from([1, 2, -1, -3]))
 def test_a_gather_by_a_slice_with_traced_bounds_raises_as_numpy_only_for_the_selected_indices(start, stop, step):
     def gather_sum(x, indices, start, stop):
@@ -42,7 +42,7 @@ def test_a_gather_by_a_slice_with_traced_bounds_raises_as_numpy_only_for_the_sel
     assert xlac_outcome(gather_sum, x, indices, *traced) == numpy_outcome(gather_sum, x, indices, start, stop)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.booleans(), min_size=len(indices), max_size=len(indices)))
 def test_a_gather_by_a_traced_mask_selection_raises_as_numpy_only_for_the_selected_indices(selected):
     def gather_sum(x, indices, selected):

@@ -223,7 +223,7 @@ def writes_through_nonzero(x, m):
 compiled_writes_through_nonzero = xlac.compile(writes_through_nonzero)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(masks_2d)
 def test_writes_through_nonzero_match_numpy(m):
     assert_as_numpy(writes_through_nonzero, np.arange(12.0).reshape(3, 4), m, compiled=compiled_writes_through_nonzero)
@@ -365,7 +365,7 @@ def take_selected(a, shift):
     return flat, along.sum(axis=1)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.integers(-3, 3), min_size=6, max_size=6), st.sampled_from([0, 0, 1, 6]))
 def test_take_with_selected_indices_is_numpys(values, shift):
     a = np.array(values, np.int32).reshape(2, 3)
@@ -387,7 +387,7 @@ def sizes_of_selections(a, k):
     return picked.size, a[1:][a[1:] > 1].size * 2.5, last_positive, np.arange(4)[: picked.size].sum()
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.floats(-3, 3, allow_subnormal=False), min_size=6, max_size=6),     # XLA:CPU flushes them
        st.integers(0, 7))
 def test_the_size_of_a_selection_is_its_count_as_numpy(values, k):

@@ -28,7 +28,7 @@ def assert_same(got, expected):
     np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(bounds, bounds, dtypes, st.integers(0, 2 ** 16))
 def test_cumsum_cumprod_and_sort_of_a_slice_with_traced_bounds_match_numpy(start, stop, dtype, seed):
     def f(x, start, stop):
@@ -44,7 +44,7 @@ def test_cumsum_cumprod_and_sort_of_a_slice_with_traced_bounds_match_numpy(start
         assert_same(got, expected)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.floats(0.0, 1.0), dtypes, st.integers(0, 2 ** 16))
 def test_cumsum_and_sort_of_a_selection_by_a_traced_mask_match_numpy(density, dtype, seed):
     def f(x, keep):
@@ -59,7 +59,7 @@ def test_cumsum_and_sort_of_a_selection_by_a_traced_mask_match_numpy(density, dt
         assert_same(got, expected)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(-5, 5), st.integers(-6, 6), st.integers(0, 2 ** 16))
 def test_scans_and_sorts_along_each_axis_and_flattened_of_a_two_dimensional_extent_match_numpy(i, j, seed):
     def f(A, i, j):

@@ -106,7 +106,7 @@ compiled_joined_slices = xlac.compile(joined_slices)
 compiled_reshaped_slice, compiled_reshaped_mask = xlac.compile(reshaped_slice), xlac.compile(reshaped_mask)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(bounds, bounds, masks)
 def test_flip_transpose_moveaxis_swapaxes_expand_dims_squeeze_move_the_elements_as_numpy(i, j, m):
     assert_as_numpy(compiled_moved_slice, moved_slice, X, i, j)

@@ -1,7 +1,7 @@
 """xnp.index_update (the functional ``x[index] = values``) against NumPy: values, dtypes, duplicates, errors."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 
 import xlac
 import xlac.numpy as xnp
@@ -34,6 +34,7 @@ def update_cases(draw):
     return x, index, values.astype(dtype).reshape(shape)
 
 
+@settings(max_examples=12, deadline=None)
 @given(update_cases())
 def test_index_update_matches_numpy(case):
     x, index, values = case

@@ -1,7 +1,7 @@
 """x[index], take and take_along_axis against NumPy: values, dtypes, shapes and errors."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 
 import xlac
 import xlac.numpy as xnp
@@ -86,6 +86,7 @@ def _with_traced_integers(index):
     return arguments, rebuild
 
 
+@settings(max_examples=12, deadline=None)
 @given(index_cases())
 def test_getitem_matches_numpy(case):
     x, index = case

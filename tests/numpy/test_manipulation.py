@@ -189,6 +189,7 @@ def pad_widths(draw, ndim):
     return tuple((draw(small), draw(small)) for _ in range(ndim))
 
 
+@settings(max_examples=12, deadline=None)
 @given(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), st.sampled_from(PAD_MODES),
        st.sampled_from(["int8", "int64", "uint8", "float32", "float64"]), st.data(), st.booleans())
 def test_pad_matches_numpy(shape, mode, dtype, draw, eager):
@@ -586,7 +587,7 @@ def test_compress_errors():
 
 @given(st.integers(1, 80), st.integers(0, 2**16), st.sampled_from(["float32", "float64", "complex128"]),
        st.booleans(), st.booleans())
-@settings(max_examples=8)
+@settings(max_examples=4)
 def test_interp_matches_numpy(n, seed, dtype, bounds, eager):
     rng = np.random.default_rng(seed)
     xp = np.sort(rng.uniform(-5, 5, n))
@@ -739,6 +740,7 @@ def test_sinc_and_i0_match_numpy():
 # ---------------------------------------------------------------- flat and multi-dimensional indices
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.sampled_from([(2, 3), (4,), (3, 1, 2)]), st.sampled_from(["C", "F"]), st.booleans())
 @few
 def test_unravel_and_ravel_multi_index_match_numpy(dims, order, eager):

@@ -60,7 +60,7 @@ def test_the_binned_average_loop_body_reduces_each_bin_in_one_pass():
     assert not [op for op in COMPACTION if f" {op}(" in optimized]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.sampled_from(sorted(REDUCTIONS)), st.sampled_from(["float64", "float32", "int32", "bool"]),
        st.integers(0, 12), st.data())
 def test_a_reduction_of_a_masked_selection_is_numpy_s(kind, dtype, n, data):
@@ -84,7 +84,7 @@ def test_a_reduction_of_a_masked_selection_is_numpy_s(kind, dtype, n, data):
     np.testing.assert_allclose(result, expected, rtol=rtol, atol=rtol)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.sampled_from(["float64", "float32", "float16", "complex128", "int64"]),
        st.sampled_from([None, 0, 1, (0, 1)]), st.integers(0, 2), st.data())
 def test_mean_and_var_with_where_are_numpy_s(dtype, axis, ddof, data):

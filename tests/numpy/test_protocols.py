@@ -140,7 +140,7 @@ def test_array_conversion_inside_a_trace_still_refuses():
         xlac.compile(lambda x: np.asarray(x) + 1, convert=False)(np.ones(2, F32))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(data=st.data())
 def test_list_and_range_indices_match_numpy(data):
     shape = data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3), label="shape")

@@ -19,7 +19,7 @@ def _array(dtype):
     return np.array([info.min, 0, 1, info.max], dtype)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.sampled_from(INT_DTYPES), st.integers(-2 ** 70, 2 ** 70))
 def test_comparisons_with_any_python_int_match_numpy(dtype, value):
     a = _array(dtype)
@@ -32,7 +32,7 @@ def test_comparisons_with_any_python_int_match_numpy(dtype, value):
         np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.sampled_from(INT_DTYPES[:6]), st.integers(-70000, 70000), st.integers(-70000, 70000))
 def test_clip_and_where_take_out_of_range_python_ints_as_numpy_does(dtype, low, high):
     a = _array(dtype)

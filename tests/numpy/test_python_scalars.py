@@ -80,7 +80,7 @@ def compiled_math(name):
 
 
 @pytest.mark.parametrize("name", UNARY)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(value=FLOATS)
 def test_math_function_of_a_traced_scalar_is_pythons_on_its_value(name, value):
     want = python_result(getattr(math, name), value)

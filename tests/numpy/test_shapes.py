@@ -1,7 +1,7 @@
 """xlac.numpy.shapes against NumPy: values, dtypes and shapes, compiled and eager, and NumPy's errors."""
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 from hypothesis.extra import numpy as hnp
 
 import xlac
@@ -421,6 +421,7 @@ def test_python_scalars_become_strong_arrays():
 # ---------------------------------------------------------------- diagonal, trace
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=hnp.array_shapes(min_dims=2, max_dims=4, min_side=0, max_side=4), data=st.data())
 def test_diagonal_matches_numpy(shape, data):
     x = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)

@@ -30,7 +30,7 @@ FLOAT_ARRAYS = hnp.arrays(st.sampled_from([np.float32, np.float64]), hnp.array_s
                           elements=st.floats(-1e3, 1e3, width=32))
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(FLOAT_ARRAYS, st.booleans())
 def test_angle_of_real_and_complex(x, deg):
     check(lambda a: xnp.angle(a, deg=deg), lambda a: np.angle(a, deg=deg), x)
@@ -95,7 +95,7 @@ def test_geomspace(args, kwargs):
     assert_matches(np.asarray(got), expected, rtol=1e-6)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(3, 6)),
                   elements=st.floats(-100, 100)), st.booleans(), st.booleans())
 def test_cov_and_corrcoef(m, rowvar, bias):
@@ -127,7 +127,7 @@ def test_ix_fromfunction_rollaxis_mask_indices():
         np.testing.assert_array_equal(np.asarray(got), expected)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=2, max_side=6),
                   elements=st.floats(-20, 20)))
 def test_unwrap(p):
@@ -135,7 +135,7 @@ def test_unwrap(p):
     check(lambda a: xnp.unwrap(a, axis=0, period=5.0), lambda a: np.unwrap(a, axis=0, period=5.0), p, rtol=1e-12)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(hnp.arrays(st.sampled_from([np.uint8, np.bool_, np.int32]), hnp.array_shapes(min_dims=1, max_dims=2,
                                                                                      max_side=11)),
        st.sampled_from(["big", "little"]), st.sampled_from([None, 0, -1]))
@@ -197,7 +197,7 @@ def test_data_dependent_lengths_work_eagerly_and_refuse_traced_values():
     np.testing.assert_array_equal(np.asarray(stacked), np.vstack([np.ones(2), np.zeros(2)]))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 30), st.integers(1, 3)), elements=st.floats(-5, 5)),
        st.integers(1, 4), st.booleans(), st.booleans())
 def test_histogramdd_matches_numpy(sample, bins, density, weighted):

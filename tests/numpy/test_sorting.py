@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, strategies as st, settings
 
 import xlac
 import xlac.numpy as xnp
@@ -111,6 +111,7 @@ def test_sort_and_argsort_match_numpy_stable_sort(shape, dtype, compiled, seed, 
     assert_bits_equal(got_order, order)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(min_side=1), dtype=st.sampled_from([np.dtype("int32"), np.dtype("float32")]),
        seed=st.integers(0, 2**16), data=st.data())
 def test_descending_sort_is_the_array_api_stable_descending_sort(shape, dtype, seed, data):
@@ -262,6 +263,7 @@ def test_searchsorted_errors():
         xnp.searchsorted(np.arange(3), 1, sorter=np.array([0, 1]))
 
 
+@settings(max_examples=12, deadline=None)
 @given(n=st.integers(0, 6), x_shape=shapes(max_dims=2), right=st.booleans(), falling=st.booleans(),
        compiled=st.booleans(), seed=st.integers(0, 2**16))
 def test_digitize_matches_numpy(n, x_shape, right, falling, compiled, seed):
@@ -284,6 +286,7 @@ def test_digitize_errors():
 # ---------------------------------------------------------------- bincount, histogram
 
 
+@settings(max_examples=12, deadline=None)
 @given(n=st.integers(0, 8), dtype=st.sampled_from(["bool", "uint8", "int32", "int64"]),
        weighted=st.sampled_from([None, "float32", "int8", "float64"]), minlength=st.integers(0, 6),
        seed=st.integers(0, 2**16))
@@ -316,6 +319,7 @@ def test_bincount_length_cuts_and_errors():
         xnp.bincount(x, minlength=-1)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(max_dims=2), dtype=st.sampled_from(["int8", "int64", "float16", "float32", "float64", "bool"]),
        bins=st.one_of(st.integers(1, 5), st.just("edges")), with_range=st.booleans(), density=st.booleans(),
        weighted=st.sampled_from([None, "float32", "int64"]), compiled=st.booleans(), seed=st.integers(0, 2**16))
@@ -359,6 +363,7 @@ def test_histogram_of_constant_data_and_errors():
 # ---------------------------------------------------------------- unique
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(), dtype=st.sampled_from(REAL_DTYPES + [np.dtype("complex64")]), equal_nan=st.booleans(),
        flags=st.tuples(st.booleans(), st.booleans(), st.booleans()), seed=st.integers(0, 2**16))
 def test_unique_eagerly_is_numpys_result(shape, dtype, equal_nan, flags, seed):
@@ -376,6 +381,7 @@ def test_unique_eagerly_is_numpys_result(shape, dtype, equal_nan, flags, seed):
         assert_bits_equal(g, e)
 
 
+@settings(max_examples=12, deadline=None)
 @given(n=st.integers(0, 10), dtype=st.sampled_from([np.dtype("int32"), np.dtype("float32")]),
        size=st.integers(0, 12), fill=st.sampled_from([None, 42]), seed=st.integers(0, 2**16))
 def test_unique_with_a_static_size_pads_or_cuts(n, dtype, size, fill, seed):
@@ -391,6 +397,7 @@ def test_unique_with_a_static_size_pads_or_cuts(n, dtype, size, fill, seed):
     assert_bits_equal(got[2], inverse)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(min_side=0, max_dims=3), dtype=st.sampled_from(["int8", "float32", "bool"]),
        compiled=st.booleans(), seed=st.integers(0, 2**16), data=st.data())
 def test_unique_along_an_axis_matches_numpy(shape, dtype, compiled, seed, data):
@@ -436,6 +443,7 @@ def test_unique_errors():
 # ---------------------------------------------------------------- union1d, intersect1d, setdiff1d, setxor1d
 
 
+@settings(max_examples=12, deadline=None)
 @given(op=st.sampled_from(["union1d", "intersect1d", "setdiff1d", "setxor1d"]), n=st.integers(0, 7),
        m=st.integers(0, 7), dtype=st.sampled_from(["int8", "float32"]), assume_unique=st.booleans(),
        compiled=st.booleans(), extra=st.integers(0, 2), seed=st.integers(0, 2**16))
@@ -468,6 +476,7 @@ def test_intersect1d_indices_and_set_errors():
 # ---------------------------------------------------------------- nonzero, argwhere, flatnonzero, isin
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(), dtype=st.sampled_from(REAL_DTYPES), compiled=st.booleans(), seed=st.integers(0, 2**16),
        extra=st.integers(-2, 2))
 def test_nonzero_argwhere_flatnonzero(shape, dtype, compiled, seed, extra):
@@ -537,6 +546,7 @@ def reduced_size(shape, axis):
     return int(np.prod([shape[a] for a in axes]))
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(min_side=1), dtype=st.sampled_from(REAL_DTYPES), keepdims=st.booleans(),
        nan=st.booleans(), compiled=st.booleans(), seed=st.integers(0, 2**16), data=st.data())
 def test_median_and_nanmedian_match_numpy(shape, dtype, keepdims, nan, compiled, seed, data):
@@ -557,6 +567,7 @@ def test_median_and_nanmedian_match_numpy(shape, dtype, keepdims, nan, compiled,
 QUANTILE_FUNCTIONS = [("quantile", 1), ("nanquantile", 1), ("percentile", 100), ("nanpercentile", 100)]
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes(min_side=1), dtype=st.sampled_from(NUMBERS), method=st.sampled_from(QUANTILE_METHODS),
        function=st.sampled_from(QUANTILE_FUNCTIONS),
        q=st.sampled_from([0.0, 0.3, 0.5, 1.0, [0.1, 0.75], np.array([0.2, 0.9], np.float32), 1]),

@@ -38,7 +38,7 @@ def _check_against_numpy(got, y, dx, axis):
     assert np.all(error <= 2 * (n + 2) * eps * magnitude[finite])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.sampled_from(INEXACT), hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6),
        st.sampled_from(SPACINGS), st.booleans(), st.integers(0, 2 ** 32 - 1), st.data())
 def test_evenly_spaced_matches_numpy(dtype, shape, dx, specials, seed, data):

@@ -56,7 +56,7 @@ def both_ways(name, method, *args, **kwargs):
     return [compiled_numpy, compiled_xnp, lambda x: getattr(getattr(xnp, name), method)(x, *args, **kwargs)]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_reduce_matches_numpy(data):
     name = data.draw(st.sampled_from(REORDERABLE + IN_ORDER), label="ufunc")
@@ -79,7 +79,7 @@ def test_reduce_matches_numpy(data):
         check(expected, lambda: run(x), n)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_accumulate_matches_numpy(data):
     name = data.draw(st.sampled_from(REORDERABLE + IN_ORDER), label="ufunc")
@@ -106,7 +106,7 @@ def test_reduceat_matches_numpy(data):
         check(expected, lambda: run(x), shape[axis])
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(data=st.data())
 def test_outer_matches_numpy(data):
     name = data.draw(st.sampled_from(["add", "subtract", "multiply", "greater", "arctan2", "divmod"]), label="ufunc")
@@ -123,7 +123,7 @@ def test_outer_matches_numpy(data):
 AT_UFUNCS = ["add", "subtract", "multiply", "maximum", "divide", "power", "negative", "square", "floor"]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_at_applies_every_repeated_index_as_numpy(data):
     name = data.draw(st.sampled_from(AT_UFUNCS), label="ufunc")

@@ -12,7 +12,7 @@ import warnings
 import hypothesis.extra.numpy as hnp
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import xlac
 import xlac.numpy as xnp
@@ -115,6 +115,7 @@ def unary_defined(name, x):
     return None
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.sampled_from(DTYPES), st.sampled_from([(), (0, 3), (2, 3)]), st.integers(0, 2**32 - 1))
 def test_unary_ufuncs(dtype, shape, seed):
     x = random_array(np.random.default_rng(seed), shape, dtype)
@@ -154,6 +155,7 @@ def numpy_reference(name, x, y):
         return getattr(np, name)(x, y)
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.sampled_from(DTYPES), st.sampled_from(DTYPES + PY_SCALARS),
        hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3), st.integers(0, 2**32 - 1))
 def test_binary_ufuncs(dtype, kind, shapes, seed):
@@ -188,6 +190,7 @@ def test_float_floor_divide_edge_cases_match_numpy():
 # ---------------------------------------------------------------- selection
 
 
+@settings(max_examples=12, deadline=None)
 @given(st.sampled_from(DTYPES), st.sampled_from(DTYPES + PY_SCALARS),
        hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3), st.integers(0, 2**32 - 1))
 def test_where_and_clip(dtype, kind, shapes, seed):

@@ -87,7 +87,7 @@ def unary_program(dtype):
     return accepted, xlac.compile(lambda a: tuple(getattr(xnp, n)(a) for n in accepted))
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(st.sampled_from(DTYPES), st.integers(0, 2**32 - 1))
 def test_unary_ufuncs_match_numpy(dtype, seed):
     x = values(np.random.default_rng(seed), (24,), dtype)
@@ -113,7 +113,7 @@ def binary_program(kind1, kind2):
     return computed, xlac.compile(lambda a, b: tuple(getattr(xnp, n)(a, b) for n in computed))
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(st.sampled_from(DTYPES), st.sampled_from(DTYPES + PY_SCALARS), st.integers(0, 2**32 - 1))
 def test_binary_ufuncs_match_numpy(dtype, kind, seed):
     rng = np.random.default_rng(seed)

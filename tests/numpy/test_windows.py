@@ -40,7 +40,7 @@ def test_a_window_at_a_traced_start_is_one_dynamic_slice_of_its_length():
     assert not [line for line in ops_named(text, "select") if "tensor<10x" in line]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.integers(1, 12), st.integers(-14, 14), st.integers(1, 5), st.integers(1, 3))
 def test_a_window_is_numpy_s_slice_or_an_error_where_numpy_s_is_shorter(n, i, length, step):
     def f(x, i):
@@ -87,7 +87,7 @@ def test_a_window_proven_inside_the_axis_needs_no_check():
     assert compiled.trace(x).checks == []
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(-9, 9), st.sampled_from(["scalar", "row", "column"]))
 def test_writes_into_windows_match_numpy(pos, form):
     def write(cache, xk, pos):
@@ -210,7 +210,7 @@ def test_the_gradient_of_the_convolution_as_written_is_jax_s_of_its_convolution(
         np.testing.assert_allclose(np.asarray(g), expected, rtol=1e-10, atol=1e-12)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.integers(-7, 7), st.integers(-7, 7))
 def test_several_windows_per_index_read_and_write_as_numpy(r, c):
     def f(x, r, c):

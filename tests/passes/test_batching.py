@@ -153,7 +153,7 @@ def _axis(draw, rank):
     return draw(st.integers(-(rank + 1), rank))
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_broadcast_in_dim(shape, data):
     extra = data.draw(st.integers(1, 3))
@@ -166,7 +166,7 @@ def test_broadcast_in_dim(shape, data):
           out_axes=data.draw(st.integers(-len(out_shape) - 1, len(out_shape))))
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_reshape_transpose_reverse(shape, data):
     x = RNG.random(shape).astype(F32)
@@ -178,7 +178,7 @@ def test_reshape_transpose_reverse(shape, data):
           lambda x: (lax.reshape(x, new_shape), lax.transpose(x, perm), lax.rev(x, dims)), [x], [axis])
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_slice_and_pad(shape, data):
     x = RNG.random(shape).astype(F32)
@@ -209,7 +209,7 @@ def test_concatenate(shape, data):
 # ---------------------------------------------------------------- reductions, contraction, sort
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_reduce_and_arg_reduce(shape, data):
     x = RNG.random(shape).astype(F32)

@@ -273,7 +273,7 @@ def run_program(steps, x):
     return tuple(reads) + (x,)
 
 
-@settings(max_examples=80)       # the space of programs is large: more examples than the profile's default
+@settings(max_examples=40)       # the space of programs is large: more examples than the profile's default
 @given(programs(), st.sampled_from([np.float32, np.int32, np.float64]))
 def test_random_programs_of_views_and_updates_match_numpy(steps, dtype):
     x = np.arange(24).reshape(4, 6).astype(dtype)

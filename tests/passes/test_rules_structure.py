@@ -101,7 +101,7 @@ shapes = st.lists(st.integers(1, 4), min_size=1, max_size=3).map(tuple)
 # ---------------------------------------------------------------- shapes
 
 
-@settings(max_examples=15)
+@settings(max_examples=8)
 @given(shape=shapes, data=st.data())
 def test_broadcast_in_dim(shape, data):
     rng = np.random.default_rng(0)
@@ -116,7 +116,7 @@ def test_broadcast_in_dim(shape, data):
           lambda x: lax.broadcast_in_dim(x, tuple(out_shape), dims), rng)
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_reshape_transpose_reverse(shape, data):
     rng = np.random.default_rng(0)
@@ -129,6 +129,7 @@ def test_reshape_transpose_reverse(shape, data):
     check(P.reverse, {"dimensions": dims}, [x], [0], lambda x: lax.rev(x, dims), rng)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_slice_with_strides(shape, data):
     rng = np.random.default_rng(0)
@@ -156,6 +157,7 @@ def test_pad_example(rng):
           lambda x, v: lax.pad(x, v, config), rng)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_pad_negative_and_interior(shape, data):
     rng = np.random.default_rng(0)
@@ -172,6 +174,7 @@ def test_pad_negative_and_interior(shape, data):
           lambda x, v: lax.pad(x, v, config), rng)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_concatenate(shape, data):
     rng = np.random.default_rng(0)
@@ -190,6 +193,7 @@ def test_concatenate_with_one_tangent_missing(rng):
 # ---------------------------------------------------------------- dynamic slices
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_dynamic_slice(shape, data):
     rng = np.random.default_rng(0)
@@ -199,6 +203,7 @@ def test_dynamic_slice(shape, data):
           lambda x, *s: lax.dynamic_slice(x, s, sizes), rng)
 
 
+@settings(max_examples=12, deadline=None)
 @given(shape=shapes, data=st.data())
 def test_dynamic_update_slice(shape, data):
     rng = np.random.default_rng(0)
@@ -246,7 +251,7 @@ def _jax_gather_numbers(attrs):
                                       attrs.get("start_indices_batching_dims", ()))
 
 
-@settings(max_examples=15)
+@settings(max_examples=8)
 @given(data=st.data())
 def test_gather(data):
     rng = np.random.default_rng(0)
@@ -289,7 +294,7 @@ def _updates_shape(x, indices, gather_attrs):
 
 
 @pytest.mark.parametrize("mode", ["add", "max", "min", "mul"])
-@settings(max_examples=8)
+@settings(max_examples=4)
 @given(data=st.data())
 def test_scatter_combining(mode, data):
     rng = np.random.default_rng(0)
@@ -304,7 +309,7 @@ def test_scatter_combining(mode, data):
     check(P.scatter, attrs, [x, indices, updates], [0, 2], _jax_scatter(attrs), rng)
 
 
-@settings(max_examples=12)
+@settings(max_examples=6)
 @given(data=st.data())
 def test_scatter_set_unique(data):
     rng = np.random.default_rng(0)
@@ -405,7 +410,7 @@ def test_in_place_program_gradients_through_the_engine():
 # ---------------------------------------------------------------- sort
 
 
-@settings(max_examples=10)
+@settings(max_examples=5)
 @given(shape=shapes, data=st.data())
 def test_sort_multi_operand(shape, data):
     rng = np.random.default_rng(0)

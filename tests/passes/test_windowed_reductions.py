@@ -22,7 +22,7 @@ def reductions(x, lo, hi):
 compiled_reductions = xlac.compile(reductions)     # compiled once per dtype: the bounds are traced
 compiled_csr_matvec = xlac.compile(csr_matvec)
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=13, deadline=None)
 @given(lo=st.integers(-LENGTH - 3, LENGTH + 3), hi=st.integers(-LENGTH - 3, LENGTH + 3),
        dtype=st.sampled_from(["float64", "int64", "float32"]))
 def test_reductions_over_a_traced_slice_match_numpy(lo, hi, dtype):
@@ -48,7 +48,7 @@ def random_csr(rng, rows, columns, density):
     return dense, dense[dense != 0], indices, indptr
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(rows=st.integers(1, 40), density=st.floats(0.0, 0.5), seed=st.integers(0, 100))
 def test_a_csr_matrix_vector_product_matches_numpy(rows, density, seed):
     rng = np.random.default_rng(seed)

@@ -319,7 +319,7 @@ def _apply(x, writes, numpy_index_of):
 WRITE = st.tuples(st.sampled_from(["row", "cell", "rows"]), st.integers(-12, 11), st.floats(-4, 4, width=32))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(st.lists(WRITE, min_size=1, max_size=4))
 def test_random_sequences_of_writes_match_numpy(writes):
     def index(kind, at):
