@@ -4,6 +4,8 @@ HLO against the kernels' lax ports, with NumPy's values:
 - reads of one array at nearby traced positions (Gauss-Seidel's nine ``A[i +- 1, j +- 1]``) are one read of
   the box around them (``xlac/passes/nearby_reads.py``), not one kernel each per iteration, and only where
   each read is proven inside the array (``xlac/passes/index_ranges.py``);
+- rows a batched inner loop writes into a slice of the array (``out[:, r, c, :]`` for every ``c``) are written
+  into the array itself (``xlac/passes/view_writes.py``), not through two transposed copies of the slice;
 - a carried integer that stays in a known range (a decode loop's ``token = np.argmax(...)``, read back as
   ``embed[token]``) indexes without a bounds check (``xlac/convert/loops.py``: ``CarriedRanges``), and one that
   may leave it is still checked."""
@@ -16,11 +18,14 @@ import pytest
 from hypothesis import given, settings
 
 import xlac
-from tests.numpy_kernels import greedy_decode
-from xlac.inspection.hlo_copies import loop_body_count
+from tests.numpy_kernels import conv2d_valid, greedy_decode
+from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count
+from xlac.ir import Graph, Node, TensorType, Value
+from xlac.ir import primitives as P
+from xlac.passes.view_writes import view_writes
 
 _x64 = jax.config.read("jax_enable_x64")
-from benchmarks.as_written_kernels import gauss_seidel_2d, gauss_seidel_2d_jax  # noqa: E402  (the lax ports)
+from benchmarks.as_written_kernels import conv_jax, gauss_seidel_2d, gauss_seidel_2d_jax  # noqa: E402  (lax ports)
 from benchmarks.numpy_loops import greedy_decode_jax  # noqa: E402
 jax.config.update("jax_enable_x64", _x64)         # those modules turn x64 on for good when imported
 
@@ -159,3 +164,51 @@ def test_a_carried_index_kept_in_range_by_the_loop_matches_numpy():
     assert float(compiled(x)) == cycle(x)
     checked = compiled.lower(x).ir("final").op_counts()
     assert checked == xlac.compile(cycle, check_bounds=False).lower(x).ir("final").op_counts()
+
+
+# ---------------------------------------------------------------- rows written into a view, batched
+
+
+def test_batched_columns_are_written_into_the_output_in_place(x64):
+    rng = np.random.default_rng(3)
+    img, k = rng.normal(size=(2, 32, 32, 3)), rng.normal(size=(3, 3, 3, 4))
+    compiled = xlac.compile(conv2d_valid)
+    np.testing.assert_allclose(np.asarray(compiled(img, k)), conv2d_valid(img, k), rtol=1e-10, atol=1e-12)
+    assert compiled.lower(img, k).ir("view_writes").report == {"view_writes_folded": 2}    # r = 0, then the loop
+    ours = compiled.lower(img, k).compile().as_text()
+    theirs = jax.jit(conv_jax).lower(img, k).compile().as_text()
+    assert loop_body_copies(ours) <= {"s64[]", "f64[2,1,29,4]"}    # the index, the new rows in the output's order
+    assert loop_body_count(ours, "fusion") <= loop_body_count(theirs, "fusion")
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 3), st.integers(4, 9), st.integers(4, 9), st.integers(1, 3), st.integers(1, 3))
+def test_batched_windows_written_into_a_view_match_numpy(n, rows, cols, size, features):
+    rng = np.random.default_rng(rows * 10 + cols)
+    img, k = rng.normal(size=(n, rows, cols, 2)), rng.normal(size=(size, size, 2, features))
+    np.testing.assert_allclose(np.asarray(xlac.compile(conv2d_valid)(img, k)), conv2d_valid(img, k),
+                               rtol=1e-10, atol=1e-12)
+
+
+def _write_through_transposed_view(row_start: Value) -> Graph:
+    """``x[:, 1:]`` transposed, ``row`` written into it at (row_start, 1), moved back and written into ``x``."""
+    f64, i64 = np.dtype("float64"), row_start.type.dtype
+    x, row = Value(TensorType((4, 6), f64)), Value(TensorType((1, 2), f64))
+    s, t, u, w, y = (Value(TensorType(shape, f64)) for shape in [(4, 5), (5, 4), (5, 4), (4, 5), (4, 6)])
+    zero, one = Value(TensorType((), i64)), Value(TensorType((), i64))
+    nodes = [Node(P.constant, (), {"value": np.array(0)}, (zero,)),
+             Node(P.constant, (), {"value": np.array(1)}, (one,)),
+             Node(P.slice_, (x,), {"start": (0, 1), "limit": (4, 6), "strides": (1, 1)}, (s,)),
+             Node(P.transpose, (s,), {"permutation": (1, 0)}, (t,)),
+             Node(P.dynamic_update_slice, (t, row, row_start, one), {}, (u,)),
+             Node(P.transpose, (u,), {"permutation": (1, 0)}, (w,)),
+             Node(P.dynamic_update_slice, (x, w, zero, one), {}, (y,))]
+    return Graph([x, row, row_start], nodes, [y])
+
+
+def test_a_view_write_at_an_unproven_start_stays_as_written():
+    """A start XLA may clamp inside the view (here an input, of unknown range) would be clamped inside the
+    whole array instead: the pass leaves the write alone."""
+    graph = _write_through_transposed_view(Value(TensorType((), np.dtype("int64"))))
+    assert view_writes(graph).report == {}
+    assert [n.primitive for n in view_writes(graph).nodes] == [n.primitive for n in graph.nodes]

@@ -1,7 +1,7 @@
 """The pass pipeline: the passes every compile runs, in order, with the verifier between them.
 
 >>> [name for name, _ in PASSES]
-['functionalize', 'autocast', 'simplify', 'nearby_reads', 'windowed_reductions']
+['functionalize', 'autocast', 'simplify', 'nearby_reads', 'view_writes', 'windowed_reductions']
 """
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from xlac.passes.autocast import autocast_pass
 from xlac.passes.functionalize import functionalize
 from xlac.passes.nearby_reads import nearby_reads
 from xlac.passes.simplify import simplify
+from xlac.passes.view_writes import view_writes
 from xlac.passes.windowed_reductions import windowed_reductions
 
 PASSES = [("functionalize", functionalize), ("autocast", autocast_pass), ("simplify", simplify),
-          ("nearby_reads", nearby_reads), ("windowed_reductions", windowed_reductions)]
+          ("nearby_reads", nearby_reads), ("view_writes", view_writes), ("windowed_reductions", windowed_reductions)]
 
 
 def run_passes(graph: Graph, timings: dict | None = None) -> list[tuple[str, Graph]]:
