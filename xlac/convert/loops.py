@@ -428,6 +428,65 @@ def _truth(test) -> Tracer:
     return test if test.dtype == np.bool_ else test != 0
 
 
+class CarriedRanges:
+    """The ranges a rolled loop's carried integer scalars are assumed to lie in at the start of every iteration
+    (None: nothing assumed), so that the body indexes with them unchecked (``h = embed[token]`` where ``token``
+    is the previous iteration's ``argmax``, ``x[k]`` where ``k = (k + 3) % n``). The body is traced first under
+    no assumption; where a carry's value going in and its value coming out both lie in known ranges, it is
+    traced again assuming their hull, which holds where every iteration's value coming out lies in it
+    (``kept``: else a third trace assumes nothing).
+
+    >>> CarriedRanges.going_in([3, 2.5, True]).entry
+    [(3, 3), None, None]
+    """
+
+    def __init__(self, assumed: list, entry: list, final: bool = False):
+        self.assumed, self.entry, self.final = assumed, entry, final
+
+    @staticmethod
+    def going_in(carried: list) -> "CarriedRanges":
+        return CarriedRanges([None] * len(carried), [_integer_range(leaf) for leaf in carried])
+
+    def assume(self, carry: list) -> None:
+        for leaf, known in zip(carry, self.assumed):
+            if known is not None and isinstance(leaf, Tracer):
+                set_known_range(leaf, known)
+
+    def kept(self, carry: list) -> list:
+        """``carry`` (an iteration's values coming out), or :class:`_RangesNotKept` with what to assume
+        instead."""
+        if self.final:
+            return carry
+        out = [_integer_range(leaf) for leaf in carry]
+        if any(known is not None for known in self.assumed):
+            if any(known is not None and (now is None or now[0] < known[0] or now[1] > known[1])
+                   for known, now in zip(self.assumed, out)):
+                raise _RangesNotKept(CarriedRanges([None] * len(carry), self.entry, final=True))
+            return carry
+        hull = [None if before is None or now is None else (min(before[0], now[0]), max(before[1], now[1]))
+                for before, now in zip(self.entry, out)]
+        if any(known is not None for known in hull):
+            raise _RangesNotKept(CarriedRanges(hull, self.entry))
+        return carry
+
+
+def _integer_range(leaf) -> tuple[int, int] | None:
+    """What is known of an integer scalar's value: a Python int's own, a traced scalar's known range."""
+    if type(leaf) is int:
+        return leaf, leaf
+    if isinstance(leaf, Tracer) and leaf.ndim == 0 and leaf.dtype.kind in "iu":
+        return known_range(leaf)
+    return None
+
+
+class _RangesNotKept(Exception):
+    """A carried integer may leave the range assumed for it: the loop is traced again (``ranges``)."""
+
+    def __init__(self, ranges: CarriedRanges):
+        super().__init__()
+        self.ranges = ranges
+
+
 class _Rebound(Exception):
     """A loop body rebound a name that held an array it was assumed to update in place."""
 
@@ -446,11 +505,14 @@ def _rolled(loop: Loop, values: tuple, xla: XlaLoop, in_place=None):
     if in_place is None:
         in_place = [leaf for value in values if value is not UNDEFINED for leaf in pytree.flatten(value)[0]
                     if _writable_array(leaf)]
+    ranges = None
     while True:
         try:
-            return _rolled_once(loop, values, xla, in_place)
+            return _rolled_once(loop, values, xla, in_place, ranges)
         except _Rebound as rebound:
             in_place = [leaf for leaf in in_place if leaf is not rebound.leaf]
+        except _RangesNotKept as widened:
+            ranges = widened.ranges
 
 
 def _writable_array(leaf) -> bool:
@@ -465,7 +527,7 @@ def _kept_in_place(before: tuple, after: tuple) -> list:
     return [leaf for leaf in held if id(leaf) in now]
 
 
-def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
+def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list, ranges: CarriedRanges | None):
     names, live, kind = loop.variables.names, loop.variables.live, loop.kind
     in_place_ids = {id(leaf) for leaf in in_place}
     carried, statics = [], []                       # per name: its leaves' tree, which leaves are carried
@@ -522,17 +584,22 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list):
         item_now, carry = state
         return xla.more(item_now, rebuild(carry))
 
+    ranges = ranges or CarriedRanges.going_in(carried)
+
     def body(state):
         item_now, carry = state
         set_known_range(item_now, xla.index_range)
+        ranges.assume(carry)
         new_values = loop.body(item_now, *rebuild(carry))
-        return (item_now + xla.step if xla.step is not None else item_now), carry_of(new_values)
+        return (item_now + xla.step if xla.step is not None else item_now), ranges.kept(carry_of(new_values))
 
     if xla.count is not None:
         def counted_body(index, carry):
             set_known_range(index, xla.index_range)
-            return carry_of(loop.body(index, *rebuild(carry)))
+            ranges.assume(carry)
+            return ranges.kept(carry_of(loop.body(index, *rebuild(carry))))
         if xla.vectorized is not None:
+            ranges = CarriedRanges([None] * len(carried), [None] * len(carried), final=True)
             written_names = {id(leaf): name for name, value in zip(names, values) if value is not UNDEFINED
                              for leaf in pytree.flatten(value)[0] if id(leaf) in in_place_ids}
             return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names, xla.vectorized,

@@ -23,6 +23,8 @@ from xlac.numpy._dispatch import numpy_function
 from xlac.numpy.shapes import diagonal
 from xlac.numpy.ufuncs import multiply, subtract
 from xlac.trace import ops
+from xlac.trace.facts import set_known_range
+from xlac.trace.tracer import Tracer
 
 __all__ = ["sum", "prod", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
            "cumsum", "cumprod", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "trace", "nanvar", "nanstd",
@@ -556,6 +558,8 @@ def _arg_extremum(op: str, a, axis, out, keepdims, skip_nan=False):
     else:
         index = (ops.argmax if op == "argmax" else ops.argmin)(x, reduced, INT64)
     index = ops.reshape(index, kept_shape) if keepdims else index
+    if isinstance(index, Tracer) and index.ndim == 0:
+        set_known_range(index, (0, x.shape[reduced] - 1))     # h = embed[np.argmax(s)] needs no bounds check
     if dst is not None and dst.shape != index.shape:
         raise ValueError(located(f"output array does not match result of np.{op}."))
     return _reduce_into(dst, index, op, public)
