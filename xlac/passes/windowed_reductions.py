@@ -35,7 +35,7 @@ from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.types import TensorType
 from xlac.passes.simplify import eliminate_dead_code
 
-__all__ = ["windowed_reductions", "MIN_LENGTH"]
+__all__ = ["windowed_reductions", "MIN_LENGTH", "interval_reduced", "identity"]
 
 MIN_WINDOW = 64
 MIN_LENGTH = 4 * MIN_WINDOW
@@ -68,15 +68,24 @@ def windowed_reductions(graph: Graph) -> Graph:
 
 
 def _masked_reduction(node: Node, producer: dict):
-    """(values, lo, hi) where ``node`` reduces ``values`` over ``lo <= p < hi`` only, else None."""
+    """(values, lo, hi) where ``node`` reduces ``values`` over ``lo <= p < hi`` only, on a long axis, else None."""
+    if node.primitive is not P.reduce or node.operands[0].type.shape[-1:] < (MIN_LENGTH,):
+        return None
+    dtype = node.operands[0].type.dtype
+    if dtype.kind not in "iu" and dtype.itemsize < 4:
+        return None             # 16-bit floats: the windows' running total would round at each window
+    return interval_reduced(node, producer)
+
+
+def interval_reduced(node: Node, producer: dict):
+    """(values, lo, hi) where ``node`` is a 1-D sum, product, maximum or minimum of ``values`` over the
+    positions ``lo <= p < hi`` only (``lo`` and ``hi`` 0-d values, neither a constant), else None.
+    ``producer``: the node defining each value of the graph, by value id."""
     if node.primitive is not P.reduce or node.attrs["op"] not in ("sum", "prod", "max", "min"):
         return None
     (operand,) = node.operands
-    dtype = operand.type.dtype
-    if operand.type.ndim != 1 or operand.type.shape[0] < MIN_LENGTH or dtype == _BOOL:
+    if operand.type.ndim != 1 or operand.type.dtype == _BOOL:
         return None
-    if dtype.kind not in "iu" and dtype.itemsize < 4:
-        return None             # 16-bit floats: the windows' running total would round at each window
     return _masked_operand(node, operand, producer)
 
 
@@ -119,7 +128,7 @@ def _scalar_constant(value: Value, producer: dict):
 
 def _is_identity(fill: Value, op: str, producer: dict) -> bool:
     number = _scalar_constant(fill, producer)
-    return number is not None and number == _identity(op, fill.type.dtype)
+    return number is not None and number == identity(op, fill.type.dtype)
 
 
 # compare(a, b, direction) as a bound on the iota: (which side the iota is on, direction) -> the bound's kind
@@ -199,7 +208,7 @@ def _between(emit: _Emitter, positions: Value, at: Value, end: Value) -> Value:
 
 
 def _identity_of(emit: _Emitter, op: str, type_: TensorType) -> Value:
-    return emit(P.broadcast_in_dim, emit.constant(_identity(op, type_.dtype), type_.dtype), shape=type_.shape,
+    return emit(P.broadcast_in_dim, emit.constant(identity(op, type_.dtype), type_.dtype), shape=type_.shape,
                 broadcast_dimensions=())
 
 
@@ -207,7 +216,7 @@ def _window_loop(emit: _Emitter, data: Value, first: Value, last: Value, op: str
     """``data`` reduced over ``first <= p < last`` by a loop over windows of a fixed size."""
     length = data.type.shape[0]
     size = MIN_WINDOW
-    start = emit.constant(_identity(op, data.type.dtype), data.type.dtype)
+    start = emit.constant(identity(op, data.type.dtype), data.type.dtype)
     carries, invariants = [first, start], [last, data]
     types = [v.type for v in carries + invariants]
     cond = _region(types, lambda emit, at, _acc, end, _data: [emit(P.compare, at, end, direction="LT")],
@@ -232,7 +241,8 @@ def _window_step(emit: _Emitter, at: Value, acc: Value, end: Value, data: Value,
     return [stop, combined]
 
 
-def _identity(op: str, dtype: np.dtype):
+def identity(op: str, dtype: np.dtype):
+    """The value that ``op`` (a reduction: sum, prod, max, min) combines with anything to give that thing."""
     if op in _IDENTITIES:
         return _IDENTITIES[op]
     if dtype.kind == "f":
