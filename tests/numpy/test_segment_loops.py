@@ -41,6 +41,16 @@ def fill_maxima(y, vals, o):
         y[i] = vals[o[i]:o[i + 1]].max()
 
 
+def products_minima_and_total(vals, starts, stops):
+    y = np.zeros((2, starts.shape[0]))
+    total = 0.0
+    for i in range(starts.shape[0]):
+        y[0, i] = np.prod(vals[starts[i]:stops[i]])
+        y[1, i] = vals[starts[i]:stops[i]].min(initial=5.0)
+        total += vals[starts[i]:stops[i]].sum()
+    return y, total
+
+
 def scaled_row_sums(vals, o):
     y = np.zeros(o.shape[0] - 1)
     for i in range(o.shape[0] - 1):
@@ -55,7 +65,8 @@ def sums_and_running_maxima(vals, o):
     return y
 
 
-compiled = {fn: xlac.compile(fn) for fn in (row_sums, row_maxima, row_dots, csr_matvec, fill_maxima)}
+compiled = {fn: xlac.compile(fn) for fn in (row_sums, row_maxima, row_dots, csr_matvec, fill_maxima,
+                                            products_minima_and_total)}
 
 sorted_bounds = st.lists(st.integers(0, POSITIONS), min_size=ROWS + 1, max_size=ROWS + 1).map(sorted)
 any_bounds = st.lists(st.integers(-POSITIONS - 5, POSITIONS + 5), min_size=ROWS + 1, max_size=ROWS + 1)
@@ -119,6 +130,32 @@ def test_csr_matvec_matches_numpy(o, seed, bad_column):
     _same_outcome(csr_matvec, (rng.normal(size=POSITIONS), indices, np.array(o), rng.normal(size=COLUMNS)))
 
 
+@settings(max_examples=15, deadline=None)
+@given(cuts=st.lists(st.integers(0, POSITIONS), min_size=2 * ROWS, max_size=2 * ROWS).map(sorted),
+       shuffled=st.booleans(), seed=st.integers(0, 1000))
+def test_products_minima_and_an_accumulated_sum_over_intervals_with_gaps_match_numpy(cuts, shuffled, seed):
+    """Bounds from two arrays (``vals[starts[i]:stops[i]]``): sorted intervals with gaps between them run as
+    segment reductions; shuffled, they may overlap and the rolled loop runs."""
+    starts, stops = np.array(cuts[0::2]), np.array(cuts[1::2])
+    if shuffled:
+        order = np.random.default_rng(seed).permutation(ROWS)
+        starts, stops = starts[order], stops[::-1]
+    vals = 1.0 + np.random.default_rng(seed).random(POSITIONS) / 10
+    got, want = compiled[products_minima_and_total](vals, starts, stops), products_minima_and_total(vals, starts, stops)
+    np.testing.assert_allclose(np.asarray(got[0]), want[0], rtol=1e-12)
+    np.testing.assert_allclose(float(got[1]), want[1], rtol=1e-12)
+
+
+def test_rows_written_into_an_argument_match_numpy():
+    o = np.array([0, 3, 5, 6, 9] + [9 + 2 * k for k in range(1, ROWS - 3)])
+    vals = _values(4, "float64")
+    want, got = np.full(ROWS, -1.0), np.full(ROWS, -1.0)
+    fill_maxima(want, vals, o)
+    compiled[fill_maxima](got, vals, o)
+    np.testing.assert_array_equal(got, want)
+    assert "segment reductions" in compiled[fill_maxima].trace(got, vals, o).loop_decisions[0].reason
+
+
 def test_an_empty_row_leaves_the_rows_before_it_written_as_numpy_does():
     o = np.array([0, 3, 5, 5, 9] + [9 + k for k in range(1, ROWS - 3)])
     vals = _values(3, "float64")
@@ -144,6 +181,10 @@ def test_the_loop_report_says_it_ran_as_segment_reductions():
     assert "as segment reductions: sum over [lo(i), hi(i))" in decision.reason
     (maxima,) = compiled[row_maxima].trace(_values(0, "float64"), np.arange(ROWS + 1)).loop_decisions
     assert "segment reductions: max" in maxima.reason
+    cuts = np.arange(2 * ROWS)
+    (mixed,) = compiled[products_minima_and_total].trace(_values(0, "float64"), cuts[0::2], cuts[1::2]).loop_decisions
+    assert "as segment reductions: prod over [lo(i), hi(i)), min over [lo(i), hi(i)), sum" in mixed.reason
+    assert "accumulated, then reduced: total (sum)" in mixed.reason
 
 
 def _computations(hlo: str) -> dict[str, str]:
