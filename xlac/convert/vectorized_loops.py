@@ -13,10 +13,17 @@ index, proves that no iteration depends on another:
   constant;
 - the body reads such an array only in that row (``out[i]``, ``out[:, j]``), never elsewhere;
 - the body checks nothing when the program runs (an index out of bounds would raise after some
-  iterations' writes, which NumPy would not have made).
+  iterations' writes, which NumPy would not have made);
+
+or where its body reduces, per iteration, positions ``lo(i) <= p < hi(i)`` of values the same in every
+iteration (``y[i] = data[o[i]:o[i + 1]] @ x[indices[o[i]:o[i + 1]]]``): those reductions become segment
+reductions (see :mod:`xlac.convert.segment_reductions`), the rest of the body is batched as above, and
+where, when the program runs, the intervals are not sorted and disjoint or a check of the body fails, the
+rolled loop runs instead (a ``cond``), so that values, errors and the writes made before them are NumPy's.
 
 Then it runs batched where ``xlac.config.vectorize_loops`` says: ``"always"``, or ``"auto"``: on the CPU only a
-body with a contraction (batched, its matrix-vector products become one matrix product; measured in
+body with segment reductions (a CSR matrix-vector product of 2,000 rows: 5.2 ms rolled, 0.9 ms) or with a
+contraction (batched, its matrix-vector products become one matrix product; measured in
 ``benchmarks/vectorized_loops.py``, elementwise bodies and reductions ran as fast rolled or faster, as XLA:CPU
 streams a rolled body's rows through its cache, and bodies that only accumulate too: XLA:CPU's loop costs tens
 of nanoseconds per iteration, less than the batched gather and reduction), on other devices every proven loop.
