@@ -33,6 +33,7 @@ import dataclasses
 
 import numpy as np
 
+from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.ir.dtypes import INDEX
 from xlac.ir.graph import Graph, Node, Value
@@ -94,8 +95,8 @@ class Segments:
             if values.id in varying or lo.id not in varying or hi.id not in varying:
                 continue
             dtype = values.type.dtype
-            if dtype.kind == "c" and op in ("max", "min") or dtype.kind == "f" and dtype.itemsize < 4 and \
-                    op in ("sum", "prod"):
+            if not dtypes.is_float(dtype) and dtypes.is_inexact(dtype) and op in ("max", "min") or dtypes.is_float(dtype) and \
+                    dtype.itemsize < 4 and op in ("sum", "prod"):
                 continue       # complex order is NumPy's own; a 16-bit scatter-add would round at each element
             if (lo, hi) not in bounds:
                 bounds.append((lo, hi))

@@ -30,6 +30,7 @@ import dataclasses
 
 import numpy as np
 
+from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.types import TensorType
@@ -245,7 +246,7 @@ def identity(op: str, dtype: np.dtype):
     """The value that ``op`` (a reduction: sum, prod, max, min) combines with anything to give that thing."""
     if op in _IDENTITIES:
         return _IDENTITIES[op]
-    if dtype.kind == "f":
+    if dtypes.is_float(dtype):
         return -np.inf if op == "max" else np.inf
     info = np.iinfo(dtype)
     return info.min if op == "max" else info.max
