@@ -38,7 +38,7 @@ from xlac.ir import primitives as P
 from xlac.ir.dtypes import INDEX
 from xlac.ir.graph import Graph, Node, Value
 from xlac.passes.simplify import eliminate_dead_code
-from xlac.passes.windowed_reductions import identity, interval_reduced
+from xlac.passes.windowed_reductions import interval_reduced
 from xlac.trace import ops
 from xlac.trace.tracer import Tracer
 
@@ -167,7 +167,7 @@ def segment_reduce(values: list[tuple[Tracer, str]], lo: Tracer, hi: Tracer) -> 
     segment = _segment_of_positions(first, last, length)
     reduced = []
     for v, op in values:
-        into = ops.full((n + 1,), identity(op, v.dtype), v.dtype)
+        into = ops.full((n + 1,), P.reduce_identity(op, v.dtype), v.dtype)
         scattered = ops.scatter(into, ops.reshape(segment, (length, 1)), v, update_window_dims=(),
                                 inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), mode=_SCATTER_MODE[op])
         reduced.append(ops.slice(scattered, (0,), (n,)))

@@ -392,6 +392,37 @@ constant = declare("constant", _constant_rule, category="creation")
 REDUCE_OPS = ("sum", "prod", "max", "min", "and", "or")
 
 
+def reduce_identity(op: str, dtype: np.dtype) -> np.ndarray:
+    """The identity of a ``reduce`` by ``op`` over ``dtype`` (0-d): 0 for sum, 1 for prod, the lowest value
+    for max, ...
+
+    >>> reduce_identity("max", np.dtype("int8")), reduce_identity("min", np.dtype("float32"))
+    (array(-128, dtype=int8), array(inf, dtype=float32))
+    """
+    if op == "sum" or op == "or":
+        return np.zeros((), dtype)
+    if op == "prod":
+        return np.ones((), dtype)
+    if op == "and":
+        return np.array(True) if dtype == BOOL else np.array(-1).astype(dtype)
+    lowest = op == "max"
+    if dtype == BOOL:
+        return np.array(not lowest)
+    if dtypes.is_int(dtype):
+        info = np.iinfo(dtype)
+        return np.array(info.min if lowest else info.max, dtype)
+    return np.array(-np.inf if lowest else np.inf).astype(dtype)
+
+
+def reduce_combiner(op: str):
+    """The elementwise primitive that combines two partial results of a ``reduce`` by ``op``.
+
+    >>> reduce_combiner("max").name
+    'max'
+    """
+    return {"sum": add, "prod": mul, "max": max_, "min": min_, "and": and_, "or": or_}[op]
+
+
 def _reduce_rule(x: TensorType, *, op, axes) -> TensorType:
     _check(op in REDUCE_OPS, f"reduce: unknown op {op!r}")
     if not _axes_ok(axes, x.ndim):

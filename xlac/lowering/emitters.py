@@ -304,24 +304,6 @@ P.constant.register(emitter=_constant)
 # ---------------------------------------------------------------- reductions
 
 
-def reduce_init(op: str, dtype: np.dtype) -> np.ndarray:
-    """The identity of a reduction: 0 for sum, 1 for prod, the lowest value for max, ..."""
-    if op == "sum" or op == "or":
-        return np.zeros((), dtype)
-    if op == "prod":
-        return np.ones((), dtype)
-    if op == "and":
-        return np.array(True) if dtype == BOOL else np.array(-1).astype(dtype)
-    lowest = op == "max"
-    if dtype == BOOL:
-        return np.array(not lowest)
-    if dtypes.is_int(dtype):
-        info = np.iinfo(dtype)
-        return np.array(info.min if lowest else info.max, dtype)
-    return np.array(-np.inf if lowest else np.inf).astype(dtype)
-
-
-REDUCE_BODY = {"sum": P.add, "prod": P.mul, "max": P.max_, "min": P.min_, "and": P.and_, "or": P.or_}
 
 
 _BOOL_REDUCE_BODY = {"sum": "stablehlo.or", "prod": "stablehlo.and", "max": "stablehlo.or", "min": "stablehlo.and"}
@@ -330,13 +312,13 @@ _BOOL_REDUCE_BODY = {"sum": "stablehlo.or", "prod": "stablehlo.and", "max": "sta
 def _reduce_body_op(op: str, dtype) -> str:
     if dtype == BOOL and op in _BOOL_REDUCE_BODY:
         return _BOOL_REDUCE_BODY[op]
-    return REDUCE_BODY[op].stablehlo
+    return P.reduce_combiner(op).stablehlo
 
 
 def emit_reducer(w: FunctionWriter, op: str, dtype) -> tuple[str, list[str]]:
     """The init value and the body region of a reduce or reduce_window by ``op`` of ``dtype`` elements."""
     s = scalar_type(dtype)
-    init = emit_constant(w, reduce_init(op, dtype))
+    init = emit_constant(w, P.reduce_identity(op, dtype))
 
     def body(rw, args):
         return rw.op(_reduce_body_op(op, dtype), args, [s, s], [s]), [s]
@@ -356,7 +338,7 @@ P.reduce.register(emitter=_reduce)
 def _reduce_many(w, node, operands):
     xs, reduce_ops = [v.type for v in node.operands], node.attrs["ops"]
     scalars = [scalar_type(x.dtype) for x in xs]
-    inits = [emit_constant(w, reduce_init(op, x.dtype)) for op, x in zip(reduce_ops, xs)]
+    inits = [emit_constant(w, P.reduce_identity(op, x.dtype)) for op, x in zip(reduce_ops, xs)]
 
     def body(rw, args):
         accumulated, arriving = args[:len(xs)], args[len(xs):]
@@ -430,7 +412,7 @@ def _cumulative_blocked(w: FunctionWriter, x: str, t: TensorType, op: str, axis:
     size = int(np.ceil(np.sqrt(n)))
     blocks = -(-n // size)
     padded = front.with_shape((blocks * size,) + rest)
-    identity = emit_constant(w, reduce_init(op, t.dtype))
+    identity = emit_constant(w, P.reduce_identity(op, t.dtype))
     zeros = [0] * front.ndim
     x = w.op("stablehlo.pad", [x, identity], [front, scalar_type(t.dtype)], [padded],
              f"edge_padding_low = {dims(zeros)}, edge_padding_high = {dims([blocks * size - n] + zeros[1:])}, "
@@ -542,7 +524,7 @@ def _arg_reduce(direction: str):
             operands = [keys]
         vt, it = scalar_type(x.dtype), scalar_type(index_dtype)
         indices = w.op("stablehlo.iota", [], [], [x.with_dtype(index_dtype)], f"iota_dimension = {axis} : i64")[0]
-        init_value = emit_constant(w, reduce_init("max" if direction == "GT" else "min", x.dtype))
+        init_value = emit_constant(w, P.reduce_identity("max" if direction == "GT" else "min", x.dtype))
         init_index = emit_constant(w, np.array(np.iinfo(index_dtype).max, index_dtype))
         bt = vt.with_dtype(BOOL)
 

@@ -314,25 +314,17 @@ def sort(value, axis=-1, kind=None, order=None, *, stable=None):
 # ---------------------------------------------------------------- contractions
 
 
-def _zeroed(value):
-    """The data with masked positions zero, and the per-axis extents (None for a static operand)."""
+def _zeroed_along(value, axes):
+    """The data zero outside the elements along ``axes`` (the other axes as they are), and the per-axis
+    extents (None for a static operand)."""
     if not isinstance(value, DynamicExtent):
         value = creation.asarray(value)
         return value, [None] * value.ndim
-    return ufuncs.where(valid_mask(value), value.data, 0), list(value.axes)
-
-
-def _zeroed_along(value, axis: int):
-    """The data with the positions outside ``axis``'s extent zero (the other axes as they are), and the
-    per-axis extents (None for a static operand)."""
-    if not isinstance(value, DynamicExtent):
-        value = creation.asarray(value)
-        return value, [None] * value.ndim
-    extent = value.axes[axis]
-    if extent is None:
+    chosen = {a % value.data.ndim for a in axes}
+    masked = DynamicExtent(value.data, [e if a in chosen else None for a, e in enumerate(value.axes)])
+    if all(e is None for e in masked.axes):
         return value.data, list(value.axes)
-    valid = ops.broadcast_in_dim(extent.valid, value.data.shape, (axis % value.data.ndim,))
-    return ufuncs.where(valid, value.data, 0), list(value.axes)
+    return ufuncs.where(valid_mask(masked), value.data, 0), list(value.axes)
 
 
 @dynamic_extent_rule(contractions.matmul, linalg.matmul)
@@ -344,8 +336,8 @@ def matmul(a, b):
     if ndim_of(a) == 1 and ndim_of(b) == 1:
         return _vector_dot(a, b)
     contracted = -2 if ndim_of(b) > 1 else 0
-    a_data, a_axes = _zeroed_along(a, -1)
-    b_data, b_axes = _zeroed_along(b, contracted)
+    a_data, a_axes = _zeroed_along(a, (-1,))
+    b_data, b_axes = _zeroed_along(b, (contracted,))
     a_extent, b_extent = a_axes[-1], b_axes[contracted]
     if a_extent is not None or b_extent is not None:
         target = a_extent if a_extent is not None else whole_axis(a_data.shape[-1])
@@ -359,7 +351,7 @@ def matmul(a, b):
     axes = batch + a_axes[-2:-1] + (b_axes[-1:] if b_data.ndim > 1 else [])
     if not any(e is not None for e in axes):
         return result
-    return DynamicExtent(_zeroed(DynamicExtent(result, axes))[0], axes)
+    return DynamicExtent(_zeroed_along(DynamicExtent(result, axes), range(result.ndim))[0], axes)
 
 
 def _batch_extents(a_data, a_axes: list, b_data, b_axes: list, batch: int) -> list:
@@ -409,18 +401,6 @@ def inner(a, b):
     return matmul(a, b)
 
 
-def _zeroed_along_letters(value, spec: str, letters: set):
-    """The data zero outside the elements along the axes whose letter (of einsum's ``spec``) is in ``letters``,
-    the other axes as they are, and the per-axis extents (None for a static operand)."""
-    if not isinstance(value, DynamicExtent):
-        value = creation.asarray(value)
-        return value, [None] * value.ndim
-    masked = DynamicExtent(value.data, [e if letter in letters else None for letter, e in zip(spec, value.axes)])
-    if all(e is None for e in masked.axes):
-        return value.data, list(value.axes)
-    return ufuncs.where(valid_mask(masked), value.data, 0), list(value.axes)
-
-
 @dynamic_extent_rule(contractions.einsum)
 def einsum(subscripts, *operands, **kwargs):
     """``np.einsum`` with explicit subscripts (``"ij,j->i"``) where operands are dynamic: each masked to zero
@@ -445,7 +425,7 @@ def einsum(subscripts, *operands, **kwargs):
     contracted = set(extents) - set(output)
     data = []
     for spec, operand in zip(letters, operands):
-        value, axes = _zeroed_along_letters(operand, spec, contracted)
+        value, axes = _zeroed_along(operand, [a for a, letter in enumerate(spec) if letter in contracted])
         for letter, extent, n in zip(spec, axes, value.shape):
             if letter in extents and extent is None and n != 1:
                 raise DynamicShapeError(located(
@@ -460,8 +440,8 @@ def einsum(subscripts, *operands, **kwargs):
 @dynamic_extent_rule(contractions.outer, linalg.outer)
 def outer(a, b, out=None):
     """``np.outer`` of two vectors, either dynamic (both axes are free: nothing is masked)."""
-    a_data, a_axes = _zeroed_along_letters(a, "i", set())
-    b_data, b_axes = _zeroed_along_letters(b, "j", set())
+    a_data, a_axes = _zeroed_along(a, ())
+    b_data, b_axes = _zeroed_along(b, ())
     if a_data.ndim != 1 or b_data.ndim != 1:
         raise UnsupportedError(located("np.outer of dynamic values: vectors only"))
     return DynamicExtent(contractions.outer(a_data, b_data), [a_axes[0], b_axes[0]])

@@ -2,12 +2,12 @@
 
 xlac.numpy reduces a slice with traced bounds (``x[lo:hi].sum()``, ``a[lo:hi] @ b[lo:hi]``) over the whole
 axis, masked: ``reduce(select(lo <= iota < hi, values, identity))``. On a long axis this pass makes such a
-reduction a loop over windows of a fixed size from ``lo`` to ``hi``: ``ceil((hi - lo) / size)`` steps, each
-reading a ``dynamic_slice`` of ``size`` elements masked to the positions of its step. Inside a loop over
-rows (a CSR matrix-vector product's ``data[indptr[i]:indptr[i + 1]] @ x[indices[indptr[i]:indptr[i + 1]]]``)
-a row then costs its length instead of the axis's, and XLA hoists ``values`` out of the loop over rows
-where it does not depend on the row. The window is 1/64 of the axis (at least 64 elements), so a window
-as long as the axis takes at most 64 steps of the loop (tens of nanoseconds each on the CPU).
+reduction, when the positions are few (at most 1/8 of the axis, decided when the program runs), a loop over
+windows of ``MIN_WINDOW`` elements from ``lo`` to ``hi``: ``ceil((hi - lo) / MIN_WINDOW)`` steps, each
+reading a ``dynamic_slice`` masked to the positions of its step; otherwise the masked reduction as it was.
+Inside a loop over rows (a CSR matrix-vector product's ``data[indptr[i]:indptr[i + 1]] @
+x[indices[indptr[i]:indptr[i + 1]]]``) a row then costs its length instead of the axis's, and XLA hoists
+``values`` out of the loop over rows where it does not depend on the row.
 
 Matched: a 1-D ``reduce`` (sum, max, min, prod) of a ``select`` whose predicate is ``(iota >= lo) & (iota <
 hi)`` (either order, either spelling of each comparison) with ``lo`` and ``hi`` broadcast scalars, neither a
@@ -30,19 +30,16 @@ import dataclasses
 
 import numpy as np
 
-from xlac.ir import dtypes
 from xlac.ir import primitives as P
 from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.types import TensorType
 from xlac.passes.simplify import eliminate_dead_code
 
-__all__ = ["windowed_reductions", "MIN_LENGTH", "interval_reduced", "identity"]
+__all__ = ["windowed_reductions", "MIN_LENGTH", "interval_reduced"]
 
 MIN_WINDOW = 64
 MIN_LENGTH = 4 * MIN_WINDOW
-_STEPS_FOR_WHOLE_AXIS = 64
 _FEW = 8
-_IDENTITIES = {"sum": 0, "prod": 1}
 _BOOL = np.dtype("bool")
 
 
@@ -129,7 +126,7 @@ def _scalar_constant(value: Value, producer: dict):
 
 def _is_identity(fill: Value, op: str, producer: dict) -> bool:
     number = _scalar_constant(fill, producer)
-    return number is not None and number == identity(op, fill.type.dtype)
+    return number is not None and number == P.reduce_identity(op, fill.type.dtype)
 
 
 # compare(a, b, direction) as a bound on the iota: (which side the iota is on, direction) -> the bound's kind
@@ -209,15 +206,14 @@ def _between(emit: _Emitter, positions: Value, at: Value, end: Value) -> Value:
 
 
 def _identity_of(emit: _Emitter, op: str, type_: TensorType) -> Value:
-    return emit(P.broadcast_in_dim, emit.constant(identity(op, type_.dtype), type_.dtype), shape=type_.shape,
-                broadcast_dimensions=())
+    return emit(P.broadcast_in_dim, emit(P.constant, value=P.reduce_identity(op, type_.dtype)),
+                shape=type_.shape, broadcast_dimensions=())
 
 
 def _window_loop(emit: _Emitter, data: Value, first: Value, last: Value, op: str) -> Value:
     """``data`` reduced over ``first <= p < last`` by a loop over windows of a fixed size."""
-    length = data.type.shape[0]
     size = MIN_WINDOW
-    start = emit.constant(identity(op, data.type.dtype), data.type.dtype)
+    start = emit(P.constant, value=P.reduce_identity(op, data.type.dtype))
     carries, invariants = [first, start], [last, data]
     types = [v.type for v in carries + invariants]
     cond = _region(types, lambda emit, at, _acc, end, _data: [emit(P.compare, at, end, direction="LT")],
@@ -238,18 +234,8 @@ def _window_step(emit: _Emitter, at: Value, acc: Value, end: Value, data: Value,
     stop = emit(P.min_, end, emit(P.add, at, emit.constant(size, index)))
     inside = _between(emit, positions, at, stop)
     reduced = emit(P.reduce, emit(P.select, inside, window, _identity_of(emit, op, window.type)), op=op, axes=(0,))
-    combined = emit({"sum": P.add, "prod": P.mul, "max": P.max_, "min": P.min_}[op], acc, reduced)
+    combined = emit(P.reduce_combiner(op), acc, reduced)
     return [stop, combined]
-
-
-def identity(op: str, dtype: np.dtype):
-    """The value that ``op`` (a reduction: sum, prod, max, min) combines with anything to give that thing."""
-    if op in _IDENTITIES:
-        return _IDENTITIES[op]
-    if dtypes.is_float(dtype):
-        return -np.inf if op == "max" else np.inf
-    info = np.iinfo(dtype)
-    return info.min if op == "max" else info.max
 
 
 def _region(types: list[TensorType], build, provenance) -> Graph:
