@@ -43,7 +43,7 @@ import numpy as np
 import xlac.numpy as xnp
 from xlac.control_flow import fori_loop, while_loop
 from xlac.convert.branches import UNDEFINED, Variables, is_array_like, same_value, traced_if, variables_from_leaves
-from xlac.convert.vectorized_loops import NotVectorized, vectorized_fori
+from xlac.convert.vectorized_loops import NotVectorized, VectorizedNotes, vectorized_fori
 from xlac.config import config
 from xlac.errors import UnsupportedError, located, user_location
 from xlac.inspection.loops import LoopDecision
@@ -78,8 +78,8 @@ class XlaLoop:
     ``index_range``: the lowest and highest item, known when tracing: indexing an axis that holds them needs
     no bounds check. ``count``: the loop runs ``item`` over ``range(*count)`` with no other exit: a
     ``fori_loop`` (its trip count known, so that reverse mode can differentiate it), ``unroll`` iterations
-    per step; or, where ``vectorized`` is a list, all at once (see :mod:`xlac.convert.vectorized_loops`), the
-    accumulators it reduces noted in that list."""
+    per step; or, where ``vectorized`` is given, all at once (see :mod:`xlac.convert.vectorized_loops`), what
+    it did noted there."""
 
     more: Callable
     first_item: object = None
@@ -87,7 +87,7 @@ class XlaLoop:
     index_range: tuple[int, int] | None = None
     count: tuple[int, int] | None = None
     unroll: int = 1
-    vectorized: list | None = None
+    vectorized: VectorizedNotes | None = None
 
 
 def while_stmt(test_fn, loop: Loop, values: tuple):
@@ -232,16 +232,16 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
         xla = XlaLoop(more, xnp.asarray(1), 1, (1, trips - 1), (1, trips) if loop.until is None else None, unroll)
         not_vectorized = _not_vectorizable(mode, loop)
         if not_vectorized is None:
-            decisions, reduced = len(current_trace().loop_decisions), []
+            decisions, notes = len(current_trace().loop_decisions), VectorizedNotes()
             try:
-                vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=reduced),
+                vectorized = _rolled(by_index, values, dataclasses.replace(xla, vectorized=notes),
                                      in_place=_kept_in_place(first, values))
             except Exception as error:          # the rolled loop's attempt raises the user's errors again
                 not_vectorized = str(error) if isinstance(error, NotVectorized) else _failure(error)
                 del current_trace().loop_decisions[decisions:]       # the inner loops' of the attempt
             else:
                 _decided("for", trips, "vectorized", f"{trips} iterations of {body_ops} ops, independent: "
-                         "run at once" + (f"; accumulated, then reduced: {', '.join(reduced)}" if reduced else ""))
+                         "run at once" + _vectorized_how(notes))
                 return vectorized
         try:
             rolled = _rolled(by_index, values, xla, in_place=_kept_in_place(first, values))
@@ -261,6 +261,17 @@ def _counted(items, loop: Loop, values: tuple) -> tuple:
     limit.reason = reason
     limit.check(values[loop.until] if loop.until is not None else None)
     return _unrolled(range(1, trips), item_of, loop, values, limit)
+
+
+def _vectorized_how(notes: VectorizedNotes) -> str:
+    """What the loop report adds about a vectorized loop: its segment reductions and accumulators."""
+    how = ""
+    if notes.segments:
+        how += (f"; as segment reductions: {notes.segments} (the rolled loop where the intervals are not sorted "
+                "and disjoint, or a check fails)")
+    if notes.reduced:
+        how += f"; accumulated, then reduced: {', '.join(notes.reduced)}"
+    return how
 
 
 def _not_vectorizable(mode: str, loop: Loop) -> str | None:
@@ -602,8 +613,10 @@ def _rolled_once(loop: Loop, values: tuple, xla: XlaLoop, in_place: list, ranges
             ranges = CarriedRanges([None] * len(carried), [None] * len(carried), final=True)
             written_names = {id(leaf): name for name, value in zip(names, values) if value is not UNDEFINED
                              for leaf in pytree.flatten(value)[0] if id(leaf) in in_place_ids}
+            def rolled(carry):
+                return fori_loop(*xla.count, counted_body, list(carry), unroll=xla.unroll)
             return rebuild(vectorized_fori(*xla.count, counted_body, list(carried), carried_names, xla.vectorized,
-                                           written_names))
+                                           written_names, rolled))
         return rebuild(fori_loop(*xla.count, counted_body, list(carried), unroll=xla.unroll))
     start = xla.first_item if xla.first_item is not None else xnp.asarray(0)
     _, final = while_loop(cond, body, (start, list(carried)))

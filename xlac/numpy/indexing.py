@@ -28,7 +28,7 @@ from xlac.numpy._core import asarray, normalize_axis
 from xlac.numpy._dispatch import numpy_function
 from xlac.trace import ops, views
 from xlac.trace.checks import Check, require_index_in_bounds
-from xlac.trace.facts import known_range, offset_form
+from xlac.trace.facts import known_range, note_element_read, offset_form
 from xlac.trace.state import current_trace
 from xlac.trace.tracer import Tracer
 
@@ -536,7 +536,12 @@ def getitem(x, index):
             result.mutability = "value"
         return result
     result = _traced_getitem(x, index)
-    return views.element(result) if reads_one_element(np.ndim(x), index) else result
+    if not reads_one_element(np.ndim(x), index):
+        return result
+    element = views.element(result)
+    if isinstance(x, Tracer):
+        note_element_read(element, x, index if isinstance(index, tuple) else (index,))
+    return element
 
 
 def reads_one_element(ndim: int, index) -> bool:

@@ -35,7 +35,7 @@ from xlac.ir.graph import Graph, Node, Value
 from xlac.ir.types import TensorType
 from xlac.passes.simplify import eliminate_dead_code
 
-__all__ = ["windowed_reductions", "MIN_LENGTH"]
+__all__ = ["windowed_reductions", "MIN_LENGTH", "interval_reduced"]
 
 MIN_WINDOW = 64
 MIN_LENGTH = 4 * MIN_WINDOW
@@ -66,15 +66,24 @@ def windowed_reductions(graph: Graph) -> Graph:
 
 
 def _masked_reduction(node: Node, producer: dict):
-    """(values, lo, hi) where ``node`` reduces ``values`` over ``lo <= p < hi`` only, else None."""
+    """(values, lo, hi) where ``node`` reduces ``values`` over ``lo <= p < hi`` only, on a long axis, else None."""
+    if node.primitive is not P.reduce or node.operands[0].type.shape[-1:] < (MIN_LENGTH,):
+        return None
+    dtype = node.operands[0].type.dtype
+    if dtype.kind not in "iu" and dtype.itemsize < 4:
+        return None             # 16-bit floats: the windows' running total would round at each window
+    return interval_reduced(node, producer)
+
+
+def interval_reduced(node: Node, producer: dict):
+    """(values, lo, hi) where ``node`` is a 1-D sum, product, maximum or minimum of ``values`` over the
+    positions ``lo <= p < hi`` only (``lo`` and ``hi`` 0-d values, neither a constant), else None.
+    ``producer``: the node defining each value of the graph, by value id."""
     if node.primitive is not P.reduce or node.attrs["op"] not in ("sum", "prod", "max", "min"):
         return None
     (operand,) = node.operands
-    dtype = operand.type.dtype
-    if operand.type.ndim != 1 or operand.type.shape[0] < MIN_LENGTH or dtype == _BOOL:
+    if operand.type.ndim != 1 or operand.type.dtype == _BOOL:
         return None
-    if dtype.kind not in "iu" and dtype.itemsize < 4:
-        return None             # 16-bit floats: the windows' running total would round at each window
     return _masked_operand(node, operand, producer)
 
 

@@ -69,6 +69,9 @@ class Trace:
         self.checks = Checks(check_bounds)
         # value id -> what is known of that traced scalar's value (xlac.trace.facts: a range, an offset form)
         self.scalar_facts: dict = {}
+        # How many writes into arrays (stores) the trace holds: reads of one element with none between them
+        # hold the same value (xlac.trace.facts.note_element_read).
+        self.stores = 0
         # The owner of what the traced function reaches outside its arguments and of the arrays its call
         # makes (an xlac.outside_state.OutsideState, set by whoever runs user code here); None where an
         # enclosing trace's owner, or none (eager operations), stands for it.

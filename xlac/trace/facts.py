@@ -3,7 +3,9 @@
 - the range it lies in (a rolled loop's own index): ``x[i + 1]`` needs no bounds check where that range fits
   the axis, and ``x[i:i + 3]`` is a window proven inside it;
 - which value plus which Python int it is: ``a[k + 1:]`` and ``b[k + 1:]`` hold the same positions, and
-  ``x[k:k + 3]`` is a window of 3.
+  ``x[k:k + 3]`` is a window of 3; an element read ``o[i]`` is the value of any other read of ``o`` at an
+  index of the same form with no write in between, so ``a[o[i]:o[i + 1]]`` and ``b[o[i]:o[i + 1]]`` hold the
+  same positions too.
 
 Each trace keeps them for its own values (``Trace.scalar_facts``, by value id); writing into a value in place
 forgets them. Read them with :func:`known_range` and :func:`offset_form` only.
@@ -66,4 +68,25 @@ def set_known_range(x: Tracer, known: tuple[int, int] | None) -> None:
 def set_offset_form(x: Tracer, of, n: int) -> None:
     """Note that ``x`` is the value identified by ``of`` (an :func:`offset_form`'s first item) plus ``n``."""
     _own_facts(x).offset_of = (of, n)
+
+
+def note_element_read(element: Tracer, array: Tracer, index: tuple) -> None:
+    """Note that ``element`` is ``array[index]`` read now (``index``: one integer per axis, Python ints or
+    traced scalars): it is the value of every read of ``array`` at an index of the same form made before
+    the trace reading it writes into any array (``Trace.stores`` counts those writes; an array of an
+    enclosing trace is written, while this one runs, only through it).
+
+    >>> import numpy as np
+    >>> from xlac.ir.types import TensorType
+    >>> from xlac.trace import ops
+    >>> from xlac.trace.context import Trace
+    >>> with Trace() as t:
+    ...     o, i = t.add_input(TensorType((5,), np.dtype("int64"))), t.add_input(TensorType((), np.dtype("int64")))
+    ...     first, again = (ops.reshape(ops.dynamic_slice(o, [i], (1,)), ()) for _ in range(2))
+    ...     note_element_read(first, o, (i,)); note_element_read(again, o, (i,))
+    >>> offset_form(first) == offset_form(again)
+    True
+    """
+    forms = tuple(offset_form(k) if isinstance(k, Tracer) else ("int", int(k)) for k in index)
+    set_offset_form(element, ("element", array.value.id, forms, element._trace.stores), 0)
 

@@ -134,4 +134,5 @@ class Tracer:
                 raise UnsupportedError(located(WRITE_TO_ENCLOSING))
             current.lift(self)._store(new)         # a loop body's write: see xlac.control_flow
             return
+        self._trace.stores += 1
         self._trace.bind(P.store, (self, self._trace.checks.guard_write(self, new)))
