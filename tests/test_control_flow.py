@@ -359,7 +359,6 @@ def test_a_body_may_write_into_its_own_carry():
 # ---------------------------------------------------------------- transforms
 
 
-@settings(max_examples=12, deadline=None)
 @FEW
 @given(trips=st.integers(0, 6), w=st.floats(-1.5, 1.5), reverse=st.booleans())
 def test_gradients_through_fori_loop_and_scan_equal_jax(trips, w, reverse):

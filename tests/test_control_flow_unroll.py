@@ -29,7 +29,6 @@ def _loss(np_, lax, unroll, reverse):
     return loss
 
 
-@settings(max_examples=12, deadline=None)
 @FEW
 @given(length=st.integers(0, 9), unroll=st.sampled_from([1, 2, 3, 4, 10, True, False]), reverse=st.booleans())
 def test_unrolled_scans_equal_jax_with_gradients_and_vmap(length, unroll, reverse):

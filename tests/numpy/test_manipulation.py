@@ -740,7 +740,6 @@ def test_sinc_and_i0_match_numpy():
 # ---------------------------------------------------------------- flat and multi-dimensional indices
 
 
-@settings(max_examples=12, deadline=None)
 @given(st.sampled_from([(2, 3), (4,), (3, 1, 2)]), st.sampled_from(["C", "F"]), st.booleans())
 @few
 def test_unravel_and_ravel_multi_index_match_numpy(dims, order, eager):

@@ -80,7 +80,6 @@ def _values(rng, shape, name=""):
     return rng.uniform(-1.2, 1.2, shape) + np.where(rng.random(shape) < 0.5, 0.1, -0.1)
 
 
-@settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("name", UNARY)
 @FEW
 @given(shape=shapes, seed=st.integers(0, 2 ** 16))
@@ -94,7 +93,6 @@ BINARY = {"add": jax.lax.add, "sub": jax.lax.sub, "mul": jax.lax.mul, "div": jax
           "rem": jax.lax.rem}
 
 
-@settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("name", sorted(BINARY))
 @FEW
 @given(shape=shapes, seed=st.integers(0, 2 ** 16))
@@ -120,7 +118,6 @@ def test_pow_at_zero_base_and_zero_exponent_like_jax():
                [np.array([0.0, 2.0, 0.0]), np.array([2.0, 0.0, 3.0])], finite_differences=False)
 
 
-@settings(max_examples=12, deadline=None)
 @FEW
 @given(shape=shapes, seed=st.integers(0, 2 ** 16))
 def test_select_and_clamp_rules(shape, seed):
@@ -151,7 +148,6 @@ def test_convert_rule_returns_gradients_in_the_primal_dtype(shape, seed):
 REDUCE = {"sum": jnp.sum, "prod": jnp.prod, "max": jnp.max, "min": jnp.min}
 
 
-@settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("op", sorted(REDUCE))
 @FEW
 @given(data=st.data())
@@ -166,7 +162,6 @@ def test_reduce_rules(op, data):
 JAX_CUMULATIVE = {"sum": jax.lax.cumsum, "prod": jax.lax.cumprod, "max": jax.lax.cummax, "min": jax.lax.cummin}
 
 
-@settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("op", sorted(JAX_CUMULATIVE))
 @FEW
 @given(data=st.data())

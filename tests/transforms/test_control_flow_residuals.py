@@ -40,7 +40,6 @@ def _model(np_, lax, steps, nested, branch, reverse, checkpoint):
     return loss
 
 
-@settings(max_examples=12, deadline=None)
 @FEW
 @given(steps=st.integers(1, 5), nested=st.integers(0, 3), branch=st.booleans(), reverse=st.booleans(),
        checkpoint=st.booleans())
