@@ -13,7 +13,6 @@ Array([0., 1., 2.], dtype=float64)
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,26 +26,6 @@ from xlac.ir.types import TensorType
 from xlac.lowering import lower_module
 
 
-_CALL_KEYS: dict = {}
-_NEW_CALL_KEYS = itertools.count()
-
-
-def call_key_of(type: TensorType, device) -> int:
-    """A small int standing for an array's shape, dtype and place in the keys of the cached call path
-    (:func:`xlac.runners.call_key`): equal for equal triples, and cheaper to hash and compare than they are.
-
-    >>> from xlac.runtime.client import get_device
-    >>> cpu, f32 = get_device("cpu"), np.dtype("float32")
-    >>> call_key_of(TensorType((2,), f32), cpu) == call_key_of(TensorType((2,), np.dtype("<f4")), cpu)
-    True
-    """
-    triple = (type.shape, type.dtype, device)
-    key = _CALL_KEYS.get(triple)
-    if key is None:
-        key = _CALL_KEYS.setdefault(triple, next(_NEW_CALL_KEYS))
-    return key
-
-
 class Array:
     """A handle to a buffer on a device, with NumPy's array interface.
 
@@ -56,21 +35,18 @@ class Array:
 
     # _device: the device, or for an array split over several devices its NamedSharding (xlac.sharding).
     # mutability: "mutable", or "readonly" (the zeros of a real array's .imag, read-only as in NumPy)
-    # _call_key: the array's part of a cached call's key, ``call_key_of(_xlac_type, _device)``
-    __slots__ = ("_buffer", "_xlac_type", "_device", "_call_key", "mutability", "__weakref__")
+    __slots__ = ("_buffer", "_xlac_type", "_device", "mutability", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, *args, **kwargs):
         raise TypeError("xlac.Array is not constructed directly; use xlac.asarray(x)")
 
     @classmethod
-    def _from_buffer(cls, buffer, type: TensorType, device, call_key: int | None = None) -> "Array":
-        """The Array holding ``buffer`` (``call_key``: ``call_key_of(type, device)``, where the caller has it)."""
+    def _from_buffer(cls, buffer, type: TensorType, device) -> "Array":
         self = object.__new__(cls)
         self._buffer = buffer
         self._xlac_type = type
         self._device = device
-        self._call_key = call_key_of(type, device) if call_key is None else call_key
         self.mutability = "mutable"
         return self
 
@@ -133,12 +109,11 @@ class Array:
         if trace is not None:
             trace.capture(self, write=True)._store(new)
             return
-        self._buffer, self._device, self._call_key = new._buffer, new._device, new._call_key
+        self._buffer, self._device = new._buffer, new._device
 
     def _store_retyped(self, new: "Array") -> None:
         """This handle now refers to ``new``'s buffer, taking its shape and dtype (``inplace_update``)."""
-        self._buffer, self._device, self._xlac_type, self._call_key = \
-            new._buffer, new._device, new._xlac_type, new._call_key
+        self._buffer, self._device, self._xlac_type = new._buffer, new._device, new._xlac_type
 
     def block_until_ready(self) -> "Array":
         self._buffer.block_until_ready()

@@ -17,7 +17,7 @@ import numpy as np
 
 from xlac import runtime
 from xlac.argument_specs import ShardingMismatch, to_buffer
-from xlac.array import Array, call_key_of
+from xlac.array import Array
 from xlac.ir.sharding import NamedSharding
 from xlac.ir.types import TensorType
 from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
@@ -71,13 +71,13 @@ def call_key(args):
 
 def _walk(items, key: list, leaves: list) -> bool:
     """Append each item's part of the key, and its leaves; False at anything ``call_key`` does not take.
-    Each part starts with what tells its kind: an xlac.Array's ``_call_key`` (an int: its shape, dtype and
-    place), a shape (then dtype and ``np.ndarray``), a scalar type, a container type (then its length or its
-    keys), or None."""
+    Each part starts with what tells its kind: a shape (then dtype, and place or ``np.ndarray``), a scalar
+    type, a container type (then its length or its keys), or None."""
     for item in items:
         kind = type(item)
         if kind is Array:
-            key.append(item._call_key)
+            t = item._xlac_type
+            key += (t.shape, t.dtype, item._device)
             leaves.append(item)
         elif kind is np.ndarray:
             if not item.flags.writeable:      # read-only: traced otherwise (see leaf_mutability)
@@ -116,7 +116,6 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
     single_output = out_tree is pytree.LEAF
     out_type = out_types[0] if single_output else None
     out_places = places.outputs
-    out_keys = [call_key_of(t, p) for t, p in zip(out_types, out_places)]
     n_results = len(out_types) - (1 if checks else 0)
     direct_call = functools.cache(lambda: runtime.direct_caller(executable, [TensorType(s[0], s[1]) for s in in_specs]))
 
@@ -124,9 +123,8 @@ def make_runner(executable: runtime.Executable, places: Places, in_specs, out_ty
         if checks:
             _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
         if single_output:
-            return wrap(outputs[0], out_type, out_places[0], out_keys[0])
-        return pytree.unflatten(out_tree, [wrap(b, t, p, k) for b, t, p, k in zip(outputs, out_types, out_places,
-                                                                                    out_keys)])
+            return wrap(outputs[0], out_type, out_places[0])
+        return pytree.unflatten(out_tree, [wrap(b, t, p) for b, t, p in zip(outputs, out_types, out_places)])
 
     def runner(transfers):
         resident = all(transfer is _buffer_of for transfer in transfers)
@@ -173,7 +171,6 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     update_output = dict(input_updates)
     returned = sorted(returned_arguments.items())
     out_places = places.outputs
-    out_keys = [call_key_of(t, p) for t, p in zip(out_types, out_places)]
 
     def runner(transfers):
         def run(leaves):
@@ -188,18 +185,17 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
             for i, j in input_updates:
                 leaf = leaves[i]
                 if type(leaf) is Array:
-                    leaf._buffer, leaf._device, leaf._call_key = outputs[j], out_places[j], out_keys[j]
+                    leaf._buffer, leaf._device = outputs[j], out_places[j]
                 elif i in write_windows:
                     write_windows[i](leaf, outputs)
                 else:
                     np.copyto(leaf, _host_value(outputs[j], out_types[j], out_places[j]))
             if checks:
                 _raise_if_check_failed(outputs, n_results, checks, out_places[n_results])
-            results = [wrap(b, t, p, k) for b, t, p, k in zip(outputs[:n_results], out_types, out_places, out_keys)]
+            results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
             for k, i in returned:
                 leaf, j = leaves[i], update_output[i]
-                results.insert(k, leaf if type(leaf) is Array else
-                               wrap(outputs[j], out_types[j], out_places[j], out_keys[j]))
+                results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
             return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
         return run
     return runner(any_transfers(in_specs, places.inputs, donated)), \
