@@ -19,7 +19,7 @@ from hypothesis import given, settings
 
 import xlac
 from tests.numpy_kernels import conv2d_valid, greedy_decode
-from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count
+from xlac.inspection.hlo_copies import loop_body_copies, loop_body_count, while_bodies
 from xlac.ir import Graph, Node, TensorType, Value
 from xlac.ir import primitives as P
 from xlac.passes.view_writes import view_writes
@@ -29,21 +29,9 @@ from benchmarks.as_written_kernels import conv_jax, gauss_seidel_2d, gauss_seide
 from benchmarks.numpy_loops import greedy_decode_jax  # noqa: E402
 jax.config.update("jax_enable_x64", _x64)         # those modules turn x64 on for good when imported
 
-_COMPUTATION = re.compile(r"^(?:ENTRY )?%([\w.-]+) \(")
-_WHILE_BODY = re.compile(r"\bwhile\(.*\bbody=%([\w.-]+)")
-
-
 def _fusions_per_body(hlo: str) -> list[int]:
     """The number of kernels (fusions) each while body of an optimized HLO module runs itself."""
-    bodies, current = {}, None
-    for line in hlo.splitlines():
-        start = _COMPUTATION.match(line)
-        if start:
-            current = bodies.setdefault(start.group(1), [])
-        elif current is not None:
-            current.append(line)
-    names = {name for lines in bodies.values() for line in lines for name in _WHILE_BODY.findall(line)}
-    return [sum(" fusion(" in line for line in bodies[name]) for name in names]
+    return [sum(" fusion(" in line for line in lines) for lines in while_bodies(hlo).values()]
 
 
 def test_gauss_seidel_reads_one_window_per_point(x64):
@@ -59,16 +47,8 @@ def test_gauss_seidel_reads_one_window_per_point(x64):
 
 def _loop_lines(hlo: str) -> list[str]:
     """The lines of the module's innermost loop bodies (those that run no loop themselves)."""
-    bodies, current = {}, None
-    for line in hlo.splitlines():
-        start = _COMPUTATION.match(line)
-        if start:
-            current = bodies.setdefault(start.group(1), [])
-        elif current is not None:
-            current.append(line)
-    names = {name for lines in bodies.values() for line in lines for name in _WHILE_BODY.findall(line)}
-    return [line for name in names if not any(" call(" in x or " while(" in x for x in bodies[name])
-            for line in bodies[name]]
+    return [line for lines in while_bodies(hlo).values()
+            if not any(" call(" in x or " while(" in x for x in lines) for line in lines]
 
 
 def _reads_merged(fn, *args, **options) -> int:

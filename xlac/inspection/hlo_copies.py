@@ -49,8 +49,20 @@ def loop_body_count(hlo: str, opcode: str) -> int:
     return sum(len(pattern.findall(line)) for line in _loop_body_lines(hlo, called=False))
 
 
-def _loop_body_lines(hlo: str, called: bool) -> list[str]:
-    """The lines of the module's while bodies (and, if ``called``, of every computation they call)."""
+def while_bodies(hlo: str) -> dict[str, list[str]]:
+    """The bodies of the module's while loops, by name: the lines of each (not of what it calls).
+
+    >>> list(while_bodies("%b (p: f32[]) -> f32[] {\\n  %f = f32[] fusion(%p)\\n}\\n"
+    ...                   "ENTRY %m (a: f32[]) -> f32[] {\\n  %w = f32[] while(%a), condition=%c, body=%b\\n}"))
+    ['b']
+    """
+    computations = _computations(hlo)
+    names = {body for lines in computations.values() for line in lines for body in _WHILE_BODY.findall(line)}
+    return {name: computations[name] for name in names if name in computations}
+
+
+def _computations(hlo: str) -> dict[str, list[str]]:
+    """Each computation of the module, by name: its lines."""
     computations: dict[str, list[str]] = {}
     current = None
     for line in hlo.splitlines():
@@ -59,7 +71,13 @@ def _loop_body_lines(hlo: str, called: bool) -> list[str]:
             current = computations.setdefault(start.group(1), [])
         elif current is not None:
             current.append(line)
-    pending = [body for lines in computations.values() for line in lines for body in _WHILE_BODY.findall(line)]
+    return computations
+
+
+def _loop_body_lines(hlo: str, called: bool) -> list[str]:
+    """The lines of the module's while bodies (and, if ``called``, of every computation they call)."""
+    computations = _computations(hlo)
+    pending = list(while_bodies(hlo))
     seen: set[str] = set()
     while pending:
         name = pending.pop()
