@@ -95,8 +95,9 @@ class Segments:
             if values.id in varying or lo.id not in varying or hi.id not in varying:
                 continue
             dtype = values.type.dtype
-            if not dtypes.is_float(dtype) and dtypes.is_inexact(dtype) and op in ("max", "min") or dtypes.is_float(dtype) and \
-                    dtype.itemsize < 4 and op in ("sum", "prod"):
+            complex_extreme = dtypes.is_inexact(dtype) and not dtypes.is_float(dtype) and op in ("max", "min")
+            short_float_total = dtypes.is_float(dtype) and dtype.itemsize < 4 and op in ("sum", "prod")
+            if complex_extreme or short_float_total:
                 continue       # complex order is NumPy's own; a 16-bit scatter-add would round at each element
             if (lo, hi) not in bounds:
                 bounds.append((lo, hi))

@@ -228,9 +228,9 @@ def _contracts(graph: Graph) -> bool:
 
 class _RowWrites:
     """How an iteration writes one array, shown to be one row per iteration: ``before`` and ``after`` (the
-    array going in and coming out), ``writes`` (its ``dynamic_update_slice`` nodes, in order), ``reads`` (its ``dynamic_slice`` nodes reading
-    the row), ``axis`` and ``offset`` (the row is the element at the index plus ``offset`` along ``axis``:
-    ``out[i]``, ``out[:, i + 1]``)."""
+    array going in and coming out), ``writes`` (its ``dynamic_update_slice`` nodes, in order), ``reads`` (its
+    ``dynamic_slice`` nodes reading the row), ``axis`` and ``offset`` (the row is the element at the index plus
+    ``offset`` along ``axis``: ``out[i]``, ``out[:, i + 1]``)."""
 
     def __init__(self, before: Value, after: Value, writes: list[Node], reads: list[Node], axis: int, offset: int):
         self.before, self.after, self.writes, self.reads = before, after, writes, reads
@@ -397,8 +397,8 @@ def _rows_of(array, axis: int, offset: int, lower: int, upper: int):
 
 def _batched(graph: Graph, inputs: list, dims: list, out_dims: list, n: int) -> list:
     """``graph`` evaluated over the batch (``dims``: each input's batch axis, or None) into the current trace,
-    each output with its batch axis at ``out_dims`` (None: one that must come out unbatched); :class:`NotVectorized` when a value of it would be too
-    large."""
+    each output with its batch axis at ``out_dims`` (None: one that must come out unbatched);
+    :class:`NotVectorized` when a value of it would be too large."""
     def build(stand_ins):
         outputs, batch_axes = batch_graph(graph, stand_ins, dims)
         if any(to is None and d is not None for d, to in zip(batch_axes, out_dims)):
