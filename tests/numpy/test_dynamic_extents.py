@@ -154,6 +154,27 @@ def test_slices_of_different_starts_align_and_unequal_lengths_fail_as_numpy(n, i
     assert float(xlac.compile(f)(x, y, np.int64(i), np.int64(shift), np.int64(extra), np.int64(4))) == expected
 
 
+@pytest.mark.parametrize("extra", [0, 1])
+def test_slices_as_long_as_one_loop_index_pair_without_a_check_and_unequal_ones_fail_as_numpy(extra):
+    def recursion(r, extra):   # Levinson-Durbin's: a[:k] against r[1:k + 1] reversed, both k long
+        a = np.zeros(r.shape[0])
+        a[0] = 1.0
+        for k in range(1, r.shape[0]):
+            lam = -np.dot(a[:k], np.flip(r[1:k + 1 + extra])) / r[0]
+            a[:k + 1] = a[:k + 1] + lam * np.flip(a[:k + 1])
+        return a
+    r = np.linspace(8.0, 1.0, 9)
+    compiled = xlac.compile(recursion, static_argnums=1)
+    if extra:
+        with pytest.raises(ValueError, match=r"shapes \(1,\) and \(2,\) not aligned"):
+            recursion(r, extra)
+        with pytest.raises(ValueError, match=r"shapes \(1,\) and \(2,\) not aligned"):
+            compiled(r, extra)
+        return
+    np.testing.assert_allclose(np.asarray(compiled(r, extra)), recursion(r, extra), rtol=1e-12)
+    assert compiled.trace(r, extra).checks == []     # the lengths are one value, known when tracing
+
+
 @settings(max_examples=20, deadline=None)
 @given(st.integers(1, 10), bounds, bounds, st.floats(-3, 3))
 def test_writes_into_a_traced_slice_match_numpy(n, i, j, v):

@@ -441,14 +441,63 @@ def static_view_index(shape: tuple, index) -> tuple[tuple, dict]:
 
 
 def _bound(value, size: int, default: int) -> Tracer:
-    """A slice bound as NumPy reads it for step 1: negative counts from the end, then clipped to [0, size]."""
+    """A slice bound as NumPy reads it for step 1: negative counts from the end, then clipped to [0, size].
+    A bound known when tracing, or known to lie in [0, size] already (a loop's index ``k`` in ``a[:k]``),
+    is kept as it is, with what tracing knows of it: ``a[:k]`` and ``r[1:k + 1]`` are both ``k`` long."""
     if value is None:
-        return ops.constant(default, INDEX)
+        return _index_constant(default)
     if isinstance(value, Tracer) and (value.ndim != 0 or value.dtype.kind not in "iub"):
         raise TypeError(located("slice indices must be integers or None or have an __index__ method"))
-    value = array_api.astype(creation.asarray(value), INDEX)
+    if not isinstance(value, Tracer):
+        value = operator.index(value)
+        return _index_constant(min(max(value + size if value < 0 else value, 0), size))
+    value = _as_index(value)
+    known = known_range(value)
+    if known is not None and 0 <= known[0] and known[1] <= size:
+        return value
+    if known is not None and -size <= known[0] and known[1] < 0:
+        return value + size
     value = ufuncs.where(value < 0, value + size, value)
     return ufuncs.clip(value, 0, size)
+
+
+def _as_index(value: Tracer) -> Tracer:
+    """A traced integer scalar as int64, keeping the range tracing knows it lies in."""
+    if value.dtype == INDEX:
+        return value
+    converted = array_api.astype(value, INDEX)
+    if value.dtype.kind == "b" or value.dtype.itemsize < INDEX.itemsize or value.dtype.kind == "i":
+        set_known_range(converted, known_range(value))
+    return converted
+
+
+def _index_constant(value: int) -> Tracer:
+    """An int64 constant that tracing knows the value of (its range is that one value)."""
+    constant = ops.constant(value, INDEX)
+    set_known_range(constant, (value, value))
+    return constant
+
+
+def _length(start: Tracer, stop: Tracer) -> Tracer:
+    """How many positions ``start:stop`` holds, ``max(stop - start, 0)``, with what tracing knows of it: a
+    bound known when tracing is subtracted as a Python int, so ``k - 0`` and ``(k + 1) - 1`` are one value."""
+    low, high = known_range(start), known_range(stop)
+    if low is not None and low[0] == low[1]:
+        count = stop - low[0] if low[0] else stop
+    elif high is not None and high[0] == high[1]:
+        count = high[0] - start
+    else:
+        count = stop - start
+    known = known_range(count)
+    return count if known is not None and known[0] >= 0 else ufuncs.maximum(count, 0)
+
+
+def same_value(a: Tracer, b: Tracer) -> bool:
+    """Whether two traced integer scalars are known, when tracing, to hold the same value."""
+    if a is b or offset_form(a) == offset_form(b):
+        return True
+    known = known_range(a)
+    return known is not None and known[0] == known[1] and known_range(b) == known
 
 
 def _stepped(view, axis: int, bounds) -> tuple:
@@ -525,7 +574,7 @@ def slice_extent(bounds, size: int) -> AxisExtent:
     """Where ``x[start:stop]`` (``bounds``, step 1) holds its elements along an axis of ``size``: among the
     positions of its :func:`clipped_window` where it has one, else among all."""
     start, stop = _bound(bounds[0], size, 0), _bound(bounds[1], size, size)
-    count = ufuncs.maximum(stop - start, 0)
+    count = _length(start, stop)
     key = ("slice", size, bound_key(bounds[0], 0), bound_key(bounds[1], size))
     window = clipped_window(bounds, size)
     if window is not None:
@@ -631,10 +680,12 @@ def aligned(operand, ndim: int, targets: list, sizes: list, message: str):
                 raise DynamicShapeError(located(
                     f"{message}: a value placed into the positions of a selection by a traced mask; combine "
                     "them elementwise first, or select with xnp.where(mask, x, 0)"))
-            require(ufuncs.logical_or(extent.count == target.count, extent.count == 1), extent.count, ValueError,
-                    f"{message}: a value of length {{value}} against one of another length (slices with traced "
-                    "bounds, or selections by traced masks)")
-            data = _moved(data, axis, extent, target.start, sizes[axis])
+            equal = same_value(extent.count, target.count)
+            if not equal:
+                require(ufuncs.logical_or(extent.count == target.count, extent.count == 1), extent.count,
+                        ValueError, f"{message}: a value of length {{value}} against one of another length "
+                        "(slices with traced bounds, or selections by traced masks)")
+            data = _moved(data, axis, extent, target.start, sizes[axis], repeats_one=not equal)
         elif length != 1:
             if target.start is None:
                 raise DynamicShapeError(located(
@@ -690,49 +741,53 @@ def _common_positions(operands: list, ndim: int) -> list:
             continue
         size = max([extent.size for _, _, extent in extents] + static_lengths)
         count = extents[0][2].count
-        for _, _, extent in extents[1:]:
+        equal = not static_lengths and all(same_value(extent.count, count) for _, _, extent in extents)
+        for _, _, extent in ([] if equal else extents[1:]):
             count = ufuncs.where(count == 1, extent.count, count)
         for length in static_lengths:          # one element broadcasts against a static axis too
             count = ufuncs.where(count == 1, ops.constant(length, INDEX), count)
         target = AxisExtent(ops.iota((size,), INDEX, 0) < count, count, _zero_start(),
                             ("rebased", next(_fresh_keys)))
         for k, own_axis, extent in extents:
-            require(ufuncs.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
-                    "operands could not be broadcast together: a value of length {value} against one of another "
-                    "length (slices with traced bounds, or selections by traced masks)")
-            operands[k] = _rebased(operands[k], own_axis, extent, target)
+            if not equal:
+                require(ufuncs.logical_or(extent.count == count, extent.count == 1), extent.count, ValueError,
+                        "operands could not be broadcast together: a value of length {value} against one of "
+                        "another length (slices with traced bounds, or selections by traced masks)")
+            operands[k] = _rebased(operands[k], own_axis, extent, target, repeats_one=not equal)
     return operands
 
 
 _fresh_keys = itertools.count()
 
 
-def _rebased(value: DynamicExtent, axis: int, extent: AxisExtent, target: AxisExtent) -> DynamicExtent:
+def _rebased(value: DynamicExtent, axis: int, extent: AxisExtent, target: AxisExtent,
+             repeats_one: bool = True) -> DynamicExtent:
     """``value`` with its elements along ``axis`` moved to ``target``'s positions (from 0)."""
     axes = list(value.axes)
     axes[axis] = target
-    return DynamicExtent(_moved(value.data, axis, extent, target.start, target.size), axes)
+    return DynamicExtent(_moved(value.data, axis, extent, target.start, target.size, repeats_one), axes)
 
 
-def _moved(data, axis: int, extent: AxisExtent, start, size: int):
+def _moved(data, axis: int, extent: AxisExtent, start, size: int, repeats_one: bool = True):
     """``data``'s elements along ``axis`` (those of ``extent``) moved to begin at ``start`` of an axis of
-    ``size``: a selection by a mask first gathered in order; one element repeated where there is only one."""
+    ``size``: a selection by a mask first gathered in order; one element repeated where there is only one
+    (``repeats_one``; not needed where the target is known to hold as many elements)."""
     if extent.start is None:
         data = indexing.take(data, sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable"), axis=axis)
         first = _zero_start()
     else:
         first = extent.start
     if data.shape[axis] == size and _same_position(first, start):
+        if not repeats_one:
+            return data
         return ufuncs.where(extent.count == 1, _first_along(data, axis, first, size), data)
     source = ops.iota((size,), INDEX, 0) - (start - first)
-    return _gathered(data, axis, ufuncs.where(extent.count == 1, first, source))
+    return _gathered(data, axis, ufuncs.where(extent.count == 1, first, source) if repeats_one else source)
 
 
 def _zero_start() -> Tracer:
     """The start of an extent that begins at position 0 whatever the program's values."""
-    start = ops.constant(0, INDEX)
-    set_known_range(start, (0, 0))
-    return start
+    return _index_constant(0)
 
 
 def _same_position(first: Tracer, start: Tracer) -> bool:
