@@ -145,6 +145,7 @@ def test_a_kv_cache_on_self_is_updated_in_place_one_row_per_call():
     assert_matches(model.cache, expected)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_cache_write_aliases_the_buffer_instead_of_copying_it():
     model = KVCache(1024, 256)
     lowered = model.append.lower(0, np.ones(256, np.float32))

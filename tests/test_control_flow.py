@@ -514,6 +514,7 @@ def test_views_and_copies_of_an_enclosing_array_inside_a_body_are_numpys():
     _same(x, expected_x)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_inplace_report_covers_writes_inside_bodies():
     def fill(cache, rows):
         def body(i, unused):

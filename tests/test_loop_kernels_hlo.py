@@ -12,6 +12,8 @@ from xlac.inspection.hlo_copies import loop_body_count
 from benchmarks import as_written_kernels
 from tests.numpy_kernels import crc16_arc
 
+pytestmark = pytest.mark.usefixtures("xla_defaults")   # tests of XLA's optimized program
+
 
 def crc16_arc_lax(data, poly=0xA001):
     def byte(crc, b):

@@ -10,6 +10,8 @@ import xlac.random as xr
 from xlac.ir import dtypes
 
 BF16 = dtypes.bfloat16
+pytestmark = pytest.mark.usefixtures("xla_defaults")   # bit-exact against jax.jit: compiled as it compiles
+
 FLOATS = [np.dtype("float16"), BF16, np.dtype("float32")]
 INTS = [np.dtype(d) for d in ("int8", "uint8", "int16", "uint16", "int32", "uint32")]
 

@@ -51,6 +51,12 @@ class Config:
     ``np.maximum``/``np.minimum``, ``&=``, ``|=``: see ``xlac.convert.accumulators``) vectorizes too, its terms
     reduced after the batch: integers come out exact, but float sums and products are reassociated (rounded
     otherwise than in the loop's order, as ``np.sum`` is); ``"never"`` keeps the loop's order.
+
+    ``compiler_options``: XLA options (name to value, as ``jax.jit(f).lower(x).compile(compiler_options)``
+    takes them) set for every program compiled from now on, over XLA's defaults and ``XLA_FLAGS``; they are
+    part of the persistent cache's key. ``{"xla_cpu_use_fusion_emitters": False,
+    "xla_backend_optimization_level": 0}`` compiles programs for the CPU about 2.4x faster, and they run
+    slower (the test suite uses it: it checks values, not XLA's code). An unknown name fails the compile.
     """
 
     def __init__(self):
@@ -61,6 +67,7 @@ class Config:
         self.cache_max_bytes: int | None = _env_bytes("XLAC_CACHE_MAX_BYTES", DEFAULT_CACHE_MAX_BYTES)
         self.compile_notice = _env_flag("XLAC_COMPILE_NOTICE", default=True)
         self.vectorize_loops = os.environ.get("XLAC_VECTORIZE_LOOPS") or "auto"
+        self.compiler_options: dict = {}
 
     def update(self, name: str, value) -> None:
         if not hasattr(self, name):

@@ -113,6 +113,7 @@ def test_loops_with_exits_roll_and_say_so():
     assert decision.location.endswith(f"test_loop_forms.py:{line_of(first_negative, 'for i in')}")
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_rows_of_an_array_roll_and_write_the_argument_in_place():
     a = np.arange(600.0).reshape(200, 3)
     out = np.zeros(200)

@@ -165,6 +165,7 @@ def test_a_carried_python_scalar_and_index_dependent_reads_roll(monkeypatch):
     assert float(f(a)) == pytest.approx(diagonal_tanh_sum(a), rel=1e-12)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_index_dependent_writes_roll_and_update_the_argument_in_place():
     def f(out, x):
         for i in range(out.shape[0]):

@@ -251,6 +251,7 @@ def test_an_array_accumulated_in_place_is_reduced_and_an_argument_is_written_bac
 # ---------------------------------------------------------------- the program, and the report
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_carried_scalar_kernel_has_no_loop_and_says_it_reduced(vectorize, rng):
     a = rng.normal(size=(1000, 1000))
     (decision, reason), = decisions(diagonal_tanh_sum, a)

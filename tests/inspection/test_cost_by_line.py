@@ -10,6 +10,8 @@ import xlac
 from xlac.inspection import cost_by_line, format_cost_table
 from xlac.inspection.hlo_cost import instruction_costs
 
+pytestmark = pytest.mark.usefixtures("xla_defaults")   # tests of XLA's optimized program
+
 
 def _line_of(fn, text: str) -> str:
     """``"test_cost_by_line.py:N"``: where ``text`` is written inside ``fn``."""

@@ -27,6 +27,7 @@ def _hlo_pair(kernel, kernel_lax, args):
     return ours, theirs
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_forward_substitution_body_is_no_larger_than_lax(x64):
     rng = np.random.default_rng(0)       # rows long enough that xlac runs one iteration per step of the loop
     L = np.tril(rng.normal(size=(300, 300))) + 300 * np.eye(300)
@@ -39,6 +40,7 @@ def test_forward_substitution_body_is_no_larger_than_lax(x64):
     assert "f64[300]" not in loop_body_copies(ours)              # the carried x is updated in place
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_gram_schmidt_body_copies_no_transposed_matrix(x64):
     A = np.random.default_rng(1).normal(size=(40, 20))
     Q, R = xlac.compile(gram_schmidt)(A)
@@ -99,6 +101,7 @@ def test_contraction_of_any_transpose_matches_numpy(permutation, contracted, sid
     np.testing.assert_allclose(np.asarray(xlac.compile(fn)(x, other)), fn(x, other), rtol=1e-12)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_transposed_operand_in_a_loop_matches_numpy():
     def projections(Q, a):
         out = np.zeros((Q.shape[1], a.shape[1]))
@@ -172,6 +175,7 @@ def test_batched_matrix_vector_gradient_matches_jax(x64):
         np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=1e-12)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_attention_decode_step_copies_no_cache_transposed():
     from benchmarks.as_written_kernels import attention_decode_step
     rng = np.random.default_rng(7)

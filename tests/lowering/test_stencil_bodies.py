@@ -34,6 +34,7 @@ def _fusions_per_body(hlo: str) -> list[int]:
     return [sum(" fusion(" in line for line in lines) for lines in while_bodies(hlo).values()]
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_gauss_seidel_reads_one_window_per_point(x64):
     A = np.random.default_rng(0).random((40, 40))
     compiled = xlac.compile(gauss_seidel_2d, static_argnums=(1,))
@@ -106,6 +107,7 @@ def _decode_args():
     return rng.normal(size=(128, 16)) * 0.5, rng.normal(size=(16, 128)), np.zeros(16), 80, -1
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_greedy_decode_body_holds_no_bounds_check(x64):
     args = _decode_args()
     compiled = xlac.compile(greedy_decode, static_argnums=(3, 4))
@@ -149,6 +151,7 @@ def test_a_carried_index_kept_in_range_by_the_loop_matches_numpy():
 # ---------------------------------------------------------------- rows written into a view, batched
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_batched_columns_are_written_into_the_output_in_place(x64):
     rng = np.random.default_rng(3)
     img, k = rng.normal(size=(2, 32, 32, 3)), rng.normal(size=(3, 3, 3, 4))

@@ -5,6 +5,7 @@ hold inf or nan."""
 import re
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,12 +73,14 @@ def _selects_of_shape(hlo: str, shape: str) -> list[str]:
     return [line for line in hlo.splitlines() if re.search(rf"= \w+\[{shape}\]\S* select\(", line)]
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_a_free_dynamic_axis_does_not_select_over_the_operand():
     q, k_cache = np.ones((8, 16)), np.ones((64, 8, 16))
     hlo = xlac.compile(scores).lower(q, k_cache, 5).compile().as_text()
     assert _selects_of_shape(hlo, "64,8,16") == []
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_a_summed_dynamic_axis_selects_over_the_operand():
     """The check above can fail: a contraction over the dynamic axis does zero the cache."""
     weights, v_cache = np.ones((8, 64)), np.ones((64, 8, 16))
@@ -127,6 +130,7 @@ def test_gram_schmidt_as_written_matches_numpy(rows, columns):
     np.testing.assert_allclose(np.asarray(xlac.compile(gram_schmidt)(A)), gram_schmidt(A), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_projections_in_a_loop_do_not_select_over_the_columns():
     """``Q[:, :j].T @ a`` keeps ``j`` free: the loop (each step reads the last) has no select over Q's shape
     (200x100, nor a batch of it); the same loop summing over ``j`` does select over it."""

@@ -98,6 +98,7 @@ def test_writing_functions_refuse_non_arrays():
         xlac.compile(lambda x: xnp.put(2.0, [0], x))(np.ones(1))
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_returning_an_updated_argument_returns_it_without_a_copy():
     """``x[0] = 1; return x`` returns x itself, as NumPy does, and XLA copies nothing to give it twice."""
     def f(x, y):

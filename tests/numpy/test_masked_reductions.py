@@ -31,6 +31,7 @@ def numpy_quietly(fn, *args):
         return fn(*args)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_a_masked_mean_is_one_reduce_without_compaction():
     def masked_mean(values, radius, r1, r2):
         return values[(r1 <= radius) & (radius < r2)].mean()
@@ -46,6 +47,7 @@ def test_a_masked_mean_is_one_reduce_without_compaction():
     assert len(reduces) == 1 and "(f64[], s64[]) reduce(" in reduces[0]     # the masked sum, the count
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_binned_average_loop_body_reduces_each_bin_in_one_pass():
     rng = np.random.default_rng(1)
     args = (rng.random(500) * 10, rng.normal(size=500), np.linspace(0.0, 10.0, 11))

@@ -221,6 +221,7 @@ def _csr_program(data, indices, indptr, x) -> dict[str, str]:
     return _computations(xlac.compile(csr_matvec).lower(data, indices, indptr, x).compile().as_text())
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_segment_path_of_csr_matvec_scatters_and_has_no_row_loop():
     data, indices, indptr = _random_csr(np.random.default_rng(1), 200, 150, 0.05)
     computations = _csr_program(data, indices, indptr, np.ones(150))
@@ -233,6 +234,7 @@ def test_the_segment_path_of_csr_matvec_scatters_and_has_no_row_loop():
     assert _row_loops(computations, _reached(computations, rolled, set()))      # the fallback is the row loop
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_without_vectorized_loops_the_row_loop_is_there(monkeypatch):
     """The structural test above can fail: the same kernel rolled has its row loop in the entry's path."""
     monkeypatch.setattr(xlac.config, "vectorize_loops", "never")

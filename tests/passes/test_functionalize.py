@@ -283,6 +283,7 @@ def test_random_programs_of_views_and_updates_match_numpy(steps, dtype):
 # ---------------------------------------------------------------- the in-place report
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_inplace_report_says_which_writes_copy_and_why():
     def f(x, v):
         x[0] = v                      # in place: nothing reads the old x afterwards
@@ -296,6 +297,7 @@ def test_inplace_report_says_which_writes_copy_and_why():
     assert "copies 64 bytes" in str(report[1])
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_kv_cache_write_is_in_place():
     report = xlac.compile(KVCache._write_row).trace(np.zeros((64, 8), np.float32), np.ones(8, np.float32), 3)
     assert [w.in_place for w in report.inplace_report()] == [True]

@@ -1,10 +1,14 @@
 """The in-place report prints as a table (line, array, op, result), the same table ``explain`` and the
 compile summary show, and stays a list of InplaceWrite."""
 import numpy as np
+import pytest
 
 import xlac
 from xlac.inspection import explain
 from xlac.passes.inplace import InplaceWrite
+
+pytestmark = pytest.mark.usefixtures("xla_defaults")   # tests of XLA's optimized program
+
 
 def overwrite(x, v):
     x[0] = v                      # in place: nothing reads the old x afterwards

@@ -32,6 +32,7 @@ def _check_values(fn, *args):
         np.testing.assert_array_equal(g, e)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_an_augmented_element_assignment_writes_the_row_once():
     def f(x):
         x[0] += 1.0
@@ -44,6 +45,7 @@ def test_an_augmented_element_assignment_writes_the_row_once():
     _check_values(f, np.arange(6.0).reshape(2, 3))
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_an_update_still_read_before_it_is_overwritten_is_kept_and_both_run_in_place():
     def f(x):
         x[0] = 1.0

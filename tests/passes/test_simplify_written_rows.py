@@ -4,12 +4,15 @@ one at another place, or of another size, stays. The oracle: the same Python run
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import xlac
 from xlac.ir import Graph, Node, TensorType, Value
 from xlac.ir import primitives as P
 from xlac.passes.simplify import simplify
 from tests.numpy_kernels import rows_and_a_total
+
+pytestmark = pytest.mark.usefixtures("xla_defaults")   # tests of XLA's optimized program
 
 
 def written_then_read(read_start: str, read_size: int) -> Graph:

@@ -70,6 +70,7 @@ def test_an_index_out_of_bounds_in_a_row_still_raises_numpys_error():
         xlac.compile(csr_matvec)(data, indices, indptr, np.ones(2 * MIN_LENGTH))
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_the_row_loop_reduces_each_row_in_windows():
     rng = np.random.default_rng(1)
     _, data, indices, indptr = random_csr(rng, 50, 4 * MIN_LENGTH, 0.3)

@@ -19,6 +19,7 @@ from xlac import cli
 from xlac.config import Config, config
 from xlac.inspection.log import CompileNotice
 from xlac.runtime import PersistentCache, get_device
+from xlac.runtime.executable import CompileError
 from xlac.runtime.cache_key import cache_key, code_generation_flags, strip_locations
 from xlac.runtime.client import compile_options
 
@@ -122,6 +123,19 @@ def test_an_entry_built_with_other_xla_flags_is_never_served(cache_dir, monkeypa
     assert_right(out)
     monkeypatch.delenv("XLA_FLAGS")
     assert compile_block()[0].executable.persistent_cache == "hit"     # dump flags do not change the code
+
+
+def test_compiler_options_apply_to_each_compile_and_key_its_entry(cache_dir, monkeypatch):
+    monkeypatch.setattr(config, "compiler_options", {})
+    assert compile_block()[0].executable.persistent_cache == "miss (no entry)"
+    monkeypatch.setattr(config, "compiler_options", {"xla_cpu_use_fusion_emitters": False})
+    compiled, out = compile_block()
+    assert compiled.executable.persistent_cache == "miss (no entry)"
+    assert_right(out)
+    assert len(entries(cache_dir)) == 2
+    monkeypatch.setattr(config, "compiler_options", {"xla_no_such_option": 1})
+    with pytest.raises(CompileError, match="No such compile option: 'xla_no_such_option'"):
+        compile_block()
 
 
 def test_the_key_covers_text_flags_and_devices():
@@ -252,7 +266,8 @@ CONCURRENT_WRITER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_writing_one_key_leave_one_whole_entry(tmp_path, monkeypatch):
+def test_two_processes_writing_one_key_leave_one_whole_entry(tmp_path, monkeypatch, xla_defaults):
+    # xla_defaults: this process compiles the writers' program as they do, to find their entry
     env = {**os.environ, "PYTHONPATH": str(REPO), "XLAC_COMPILE_NOTICE": "0"}
     env.pop("XLAC_CACHE_DIR", None)
     writers = [subprocess.Popen([sys.executable, "-c", CONCURRENT_WRITER, str(tmp_path), me], env=env, cwd=REPO,

@@ -227,6 +227,7 @@ def test_an_outside_array_is_written_back_by_its_window(whole_buffer_never_read)
     np.testing.assert_array_equal(STATE, expected)
 
 
+@pytest.mark.usefixtures("xla_defaults")
 def test_a_device_array_is_updated_in_its_donated_buffer_as_before():
     compiled = xlac.compile(decode_step)
     x = xlac.asarray(np.zeros((16, 4)))

@@ -10,6 +10,8 @@ import functools
 import jax.extend.backend as jax_backend
 import numpy as np
 
+from xlac.config import config
+
 
 @functools.cache
 def _backend(platform: str | None):
@@ -53,14 +55,19 @@ def backend_of(device):
 
 def compile_options(devices: list | None = None):
     """XLA's compile options: for one device, or with ``devices`` (in partition order) for one program split
-    over them by XLA's SPMD partitioner (Shardy), the shardings read from the program's annotations."""
+    over them by XLA's SPMD partitioner (Shardy), the shardings read from the program's annotations; with
+    ``xlac.config.compiler_options``' XLA options set over XLA's defaults (as ``jax.jit``'s
+    ``compiler_options``)."""
     if devices is None or len(devices) == 1:
-        return jax_backend.get_compile_options(num_replicas=1, num_partitions=1)
-    assignment = np.array([d.id for d in devices]).reshape(1, len(devices))
-    options = jax_backend.get_compile_options(num_replicas=1, num_partitions=len(devices),
-                                              device_assignment=assignment)
-    build = options.executable_build_options
-    build.use_spmd_partitioning = True
-    build.use_shardy_partitioner = True
-    build.allow_spmd_sharding_propagation_to_output = [True]
+        options = jax_backend.get_compile_options(num_replicas=1, num_partitions=1)
+    else:
+        assignment = np.array([d.id for d in devices]).reshape(1, len(devices))
+        options = jax_backend.get_compile_options(num_replicas=1, num_partitions=len(devices),
+                                                  device_assignment=assignment)
+        build = options.executable_build_options
+        build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = True
+        build.allow_spmd_sharding_propagation_to_output = [True]
+    if config.compiler_options:
+        options.env_option_overrides = sorted(config.compiler_options.items())
     return options
