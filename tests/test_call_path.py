@@ -122,6 +122,30 @@ def test_read_only_arrays_and_other_leaves_take_the_general_path():
         assert_matches(f(np.float32(3)), np.float32(6))
 
 
+def test_static_arguments_are_served_by_their_exact_value():
+    scale = np.ones(3)                       # read from outside: the general runner, given the static values
+
+    @xlac.compile(static_argnums=(1, 2))
+    def f(x, n, c):
+        for _ in range(n):
+            x = x * c + scale
+        return x, np.copysign(scale, c)
+    x = np.arange(3.0)
+    calls = [(2, 2.0), (3, 2.0), (2, -0.0), (2, 0.0), (2, 2)]       # 2 and 2.0, 0.0 and -0.0 compile apart
+    for _ in range(3):
+        for n, c in calls:
+            for got, expected in zip(f(x, n, c), f.__wrapped__(x, n, c)):
+                np.testing.assert_array_equal(np.asarray(got), expected)
+    info = f.cache_info()
+    assert (info.compiles, info.hits) == (len(calls), 2 * len(calls))
+    scale[:] = 2.0
+    np.testing.assert_array_equal(np.asarray(f(x, 2, 2.0)[0]), f.__wrapped__(x, 2, 2.0)[0])
+    with pytest.raises(TypeError, match="hashable"):
+        f(x, [2], 2.0)
+    assert call_key((x, 2), {1})[0] != call_key((x, 2.0), {1})[0]
+    assert call_key((x, [2]), {1}) is None       # unhashable: the general path names it
+
+
 def test_call_key_tells_apart_what_changes_the_program():
     x = np.zeros(2, np.float32)
     key = call_key((x, {"a": 1.0}))[0]

@@ -573,8 +573,8 @@ class CompiledFunction:
 
     def __call__(self, *args, **kwargs):
         fast = None
-        if not kwargs and not self._static_argnums:
-            fast = call_key(args)
+        if not kwargs:
+            fast = call_key(args, self._static_argnums)
             if fast is not None:
                 fast_key, leaves = fast
                 run = self._by_call_key.get(fast_key)
@@ -644,12 +644,12 @@ class CompiledFunction:
             if shared is not None:
                 raise AssertionError(f"xlac internal error: a variant's arguments still share memory: {found}")
             if fast_key is not None:         # the program without sharing serves the next call first
-                self._by_call_key[fast_key] = _fast_runner(self._cache[key], leaves)
+                self._by_call_key[fast_key] = _fast_runner(self._cache[key], leaves, statics)
                 fast_key = (fast_key, found.sharing)
             shared = found
             compiled, result = self._run_compiled(key, leaves, statics, shared)
         if fast_key is not None:
-            self._by_call_key[fast_key] = _fast_runner(compiled, leaves)
+            self._by_call_key[fast_key] = _fast_runner(compiled, leaves, statics)
         return result
 
     def _run_compiled(self, key, leaves, statics, shared):
@@ -731,11 +731,14 @@ def _unwrap_all(statics: tuple) -> tuple:
     return tuple((key, _unwrap(value)) for key, value in statics)
 
 
-def _fast_runner(compiled, leaves):
-    """What the fast path calls with the leaves of a call keyed as these are (``call_key``): a program
-    reading nothing outside its arguments runs directly, with transfers made for leaves of these kinds."""
+def _fast_runner(compiled, leaves, statics):
+    """What the fast path calls with the leaves of a call keyed as these are (``call_key``, which holds the
+    static arguments' values ``statics``): a program reading nothing outside its arguments runs directly,
+    with transfers made for leaves of these kinds."""
     plain = compiled.captures is None and compiled.rebound is None and not compiled.read_while_tracing
-    return compiled.runner_for(leaves) if plain else compiled.run
+    if plain:
+        return compiled.runner_for(leaves)
+    return functools.partial(compiled.run, statics=statics) if statics else compiled.run
 
 
 def _is_callable_object(fn) -> bool:

@@ -18,6 +18,7 @@ import numpy as np
 from xlac import runtime
 from xlac.argument_specs import ShardingMismatch, to_buffer
 from xlac.array import Array
+from xlac.ir.exact import exact_key
 from xlac.ir.sharding import NamedSharding
 from xlac.ir.types import TensorType
 from xlac.shared_arguments import ArgumentsShareMemory, sharing_of
@@ -48,12 +49,13 @@ class Places:
                          f"that match it, or move it with xlac.device_put") from None
 
 
-def call_key(args):
+def call_key(args, static_positions=frozenset()):
     """``(key, leaves)`` for a call whose arguments are xlac.Arrays, writeable NumPy arrays and Python
-    scalars, in tuples, lists, dicts and None, made outside any trace; None for any other call (it takes the
-    general path, which inlines a call made while tracing). The
-    leaves are in ``pytree.flatten``'s order. Calls with equal keys have the same signature (structure,
-    shapes, dtypes, autocast state) and leaves of the same kinds: an xlac.Array's place, a NumPy array (see
+    scalars, in tuples, lists, dicts and None, and hashable values at ``static_positions`` (static arguments,
+    keyed by their exact value), made outside any trace; None for any other call (it takes the general path,
+    which inlines a call made while tracing). The leaves, static arguments left out, are in
+    ``pytree.flatten``'s order. Calls with equal keys have the same signature (structure, shapes, dtypes,
+    static values, autocast state) and leaves of the same kinds: an xlac.Array's place, a NumPy array (see
     :func:`transfers_for`). The cached call path computes it on every call, in one walk.
 
     >>> key, leaves = call_key((np.zeros(2), {"b": 1.0, "a": None}))
@@ -61,11 +63,25 @@ def call_key(args):
     (True, 1.0)
     >>> call_key((np.zeros(2), "valid")) is None
     True
+    >>> call_key((np.zeros(2), 3), {1})[0] == call_key((np.zeros(2), 3.0), {1})[0]
+    False
     """
     if tracing_here():          # called inside a trace: inlined there (CompiledFunction._call)
         return None
     key = [autocast_state(), len(args)]
     leaves = []
+    if static_positions:
+        dynamic = []
+        for i, item in enumerate(args):
+            if i not in static_positions:
+                dynamic.append(item)
+                continue
+            try:
+                hash(item)
+                key.append(exact_key(item))
+            except TypeError:    # the general path says which argument cannot be a static one
+                return None
+        args = dynamic
     return (tuple(key), leaves) if _walk(args, key, leaves) else None
 
 
