@@ -1,7 +1,8 @@
 """Cost of one cached call of a small compiled function: xlac against jax.jit, measured in one run.
 
 Run: python benchmarks/dispatch.py
-Prints microseconds per call and the ratio xlac / jax.jit for device-array inputs and for NumPy inputs;
+Prints microseconds per call and the ratio xlac / jax.jit for device-array inputs, NumPy inputs, a pytree and
+a static argument;
 then, for a function that writes to its first argument (whose call path checks that no written argument
 shares memory with another, see xlac/shared_arguments.py), the call with that check against the same call
 with it switched off, and a call passing one array twice (the variant compiled for it) against two arrays.
@@ -36,6 +37,12 @@ def jax_fn(x, y):
 
 def tree_fn(x, params):
     return x * params["a"] + params["h"]
+
+
+def static_fn(x, n):
+    for _ in range(n):
+        x = x * 0.5 + 1.0
+    return x
 
 
 def accumulate(x, y):
@@ -91,6 +98,7 @@ def main(number: int = 2000) -> None:
     np.testing.assert_allclose(np.asarray(compiled(x_np, y_np)), np.asarray(jitted(x_np, y_np)), rtol=1e-6)
 
     compiled_tree, jitted_tree = xlac.compile(tree_fn), jax.jit(tree_fn)
+    compiled_static, jitted_static = xlac.compile(static_fn, static_argnums=1), jax.jit(static_fn, static_argnums=1)
     params_dev = {k: xlac.asarray(y_np) for k in "abcdefgh"}
     params_jax = {k: jax.device_put(y_np) for k in "abcdefgh"}
     rows = [
@@ -98,6 +106,8 @@ def main(number: int = 2000) -> None:
         ("NumPy arrays", lambda: compiled(x_np, y_np), lambda: jitted(x_np, y_np)),
         ("pytree: array + dict of 8 device arrays", lambda: compiled_tree(x_dev, params_dev),
          lambda: jitted_tree(xj, params_jax)),
+        ("device array + static int (static_argnums)", lambda: compiled_static(x_dev, 3),
+         lambda: jitted_static(xj, 3)),
     ]
     print(f"{'inputs':42s} {'xlac us':>9s} {'jax.jit us':>11s} {'ratio':>7s}")
     for name, xlac_call, jax_call in rows:
