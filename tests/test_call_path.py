@@ -142,8 +142,26 @@ def test_static_arguments_are_served_by_their_exact_value():
     np.testing.assert_array_equal(np.asarray(f(x, 2, 2.0)[0]), f.__wrapped__(x, 2, 2.0)[0])
     with pytest.raises(TypeError, match="hashable"):
         f(x, [2], 2.0)
-    assert call_key((x, 2), {1})[0] != call_key((x, 2.0), {1})[0]
-    assert call_key((x, [2]), {1}) is None       # unhashable: the general path names it
+    assert call_key((x, 2), None, {1})[0] != call_key((x, 2.0), None, {1})[0]
+    assert call_key((x, [2]), None, {1}) is None       # unhashable: the general path names it
+
+
+def test_keyword_arguments_static_or_not_are_served_too():
+    @xlac.compile(static_argnames="mode")
+    def f(x, y, mode):
+        return x * y if mode == "product" else x + y
+    x = np.arange(3.0)
+    for _ in range(3):
+        for mode in ("product", "sum"):
+            assert_matches(f(x, y=x + 1.0, mode=mode), f.__wrapped__(x, x + 1.0, mode))
+            assert_matches(f(x, x, mode=mode), f.__wrapped__(x, x, mode))
+    info = f.cache_info()
+    assert (info.compiles, info.hits) == (4, 8)
+    with pytest.raises(TypeError, match="hashable"):
+        f(x, x, mode=["product"])
+    y = x + 1.0
+    _, leaves = call_key((x,), {"y": y, "mode": "sum"}, static_names={"mode"})
+    assert len(leaves) == 2 and leaves[0] is x and leaves[1] is y      # the static mode is in the key only
 
 
 def test_call_key_tells_apart_what_changes_the_program():

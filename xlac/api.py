@@ -572,20 +572,18 @@ class CompiledFunction:
                 for s, leaf in zip(given, leaves)]
 
     def __call__(self, *args, **kwargs):
-        fast = None
-        if not kwargs:
-            fast = call_key(args, self._static_argnums)
-            if fast is not None:
-                fast_key, leaves = fast
-                run = self._by_call_key.get(fast_key)
-                if run is not None:
-                    self._hits += 1
-                    try:
-                        return run(leaves)
-                    except OutsideArrayChanged:
-                        del self._by_call_key[fast_key]
-                    except ArgumentsShareMemory as shared:
-                        return self._call(args, kwargs, fast=((fast_key, shared.sharing), leaves), shared=shared)
+        fast = call_key(args, kwargs, self._static_argnums, self._static_argnames)
+        if fast is not None:
+            fast_key, leaves = fast
+            run = self._by_call_key.get(fast_key)
+            if run is not None:
+                self._hits += 1
+                try:
+                    return run(leaves)
+                except OutsideArrayChanged:
+                    del self._by_call_key[fast_key]
+                except ArgumentsShareMemory as shared:
+                    return self._call(args, kwargs, fast=((fast_key, shared.sharing), leaves), shared=shared)
         return self._call(args, kwargs, fast=fast)
 
     def _call(self, args, kwargs, bound: bool = False, fast=None, shared: ArgumentsShareMemory | None = None):

@@ -49,40 +49,52 @@ class Places:
                          f"that match it, or move it with xlac.device_put") from None
 
 
-def call_key(args, static_positions=frozenset()):
-    """``(key, leaves)`` for a call whose arguments are xlac.Arrays, writeable NumPy arrays and Python
-    scalars, in tuples, lists, dicts and None, and hashable values at ``static_positions`` (static arguments,
-    keyed by their exact value), made outside any trace; None for any other call (it takes the general path,
-    which inlines a call made while tracing). The leaves, static arguments left out, are in
-    ``pytree.flatten``'s order. Calls with equal keys have the same signature (structure, shapes, dtypes,
-    static values, autocast state) and leaves of the same kinds: an xlac.Array's place, a NumPy array (see
-    :func:`transfers_for`). The cached call path computes it on every call, in one walk.
+def call_key(args, kwargs=None, static_positions=frozenset(), static_names=frozenset()):
+    """``(key, leaves)`` for a call whose arguments (positional ``args``, keyword ``kwargs``) are
+    xlac.Arrays, writeable NumPy arrays and Python scalars, in tuples, lists, dicts and None, and hashable
+    values at ``static_positions`` and ``static_names`` (static arguments, keyed by their exact value), made
+    outside any trace; None for any other call (it takes the general path, which inlines a call made while
+    tracing). The leaves, static arguments left out, are in ``pytree.flatten((args, kwargs))``'s order.
+    Calls with equal keys have the same signature (structure, shapes, dtypes, static values, autocast state)
+    and leaves of the same kinds: an xlac.Array's place, a NumPy array (see :func:`transfers_for`). The
+    cached call path computes it on every call, in one walk.
 
     >>> key, leaves = call_key((np.zeros(2), {"b": 1.0, "a": None}))
     >>> key == call_key((np.ones(2), {"a": None, "b": 2.0}))[0], leaves[1]
     (True, 1.0)
     >>> call_key((np.zeros(2), "valid")) is None
     True
-    >>> call_key((np.zeros(2), 3), {1})[0] == call_key((np.zeros(2), 3.0), {1})[0]
+    >>> call_key((np.zeros(2),), {"n": 3}, static_names={"n"})[0] == call_key((np.zeros(2),), {"n": 3.0},
+    ...                                                                   static_names={"n"})[0]
     False
     """
     if tracing_here():          # called inside a trace: inlined there (CompiledFunction._call)
         return None
     key = [autocast_state(), len(args)]
     leaves = []
-    if static_positions:
-        dynamic = []
-        for i, item in enumerate(args):
-            if i not in static_positions:
-                dynamic.append(item)
-                continue
-            try:
-                hash(item)
-                key.append(exact_key(item))
-            except TypeError:    # the general path says which argument cannot be a static one
-                return None
-        args = dynamic
-    return (tuple(key), leaves) if _walk(args, key, leaves) else None
+    items = _dynamic(enumerate(args), static_positions, key) if static_positions else args
+    if kwargs and items is not None:
+        names = sorted(kwargs)
+        key.append(tuple(names))
+        named = _dynamic(((name, kwargs[name]) for name in names), static_names, key)
+        items = None if named is None else [*items, *named]
+    return (tuple(key), leaves) if items is not None and _walk(items, key, leaves) else None
+
+
+def _dynamic(arguments, statics, key: list) -> list | None:
+    """The values of ``arguments`` (pairs of position or name and value) not in ``statics``; each static
+    one's exact value appended to ``key``. None where a static one is unhashable (the general path says so)."""
+    dynamic = []
+    for where, item in arguments:
+        if where not in statics:
+            dynamic.append(item)
+            continue
+        try:
+            hash(item)
+            key.append(exact_key(item))
+        except TypeError:
+            return None
+    return dynamic
 
 
 def _walk(items, key: list, leaves: list) -> bool:
