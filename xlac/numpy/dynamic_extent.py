@@ -466,7 +466,7 @@ def _as_index(value: Tracer) -> Tracer:
     if value.dtype == INDEX:
         return value
     converted = array_api.astype(value, INDEX)
-    if value.dtype.kind == "b" or value.dtype.itemsize < INDEX.itemsize or value.dtype.kind == "i":
+    if value.dtype.kind in "bi" or value.dtype.itemsize < INDEX.itemsize:     # int64 holds every value
         set_known_range(converted, known_range(value))
     return converted
 
