@@ -56,7 +56,9 @@ class Config:
     takes them) set for every program compiled from now on, over XLA's defaults and ``XLA_FLAGS``; they are
     part of the persistent cache's key. ``{"xla_cpu_use_fusion_emitters": False,
     "xla_backend_optimization_level": 0}`` compiles programs for the CPU about 2.4x faster, and they run
-    slower (the test suite uses it: it checks values, not XLA's code). An unknown name fails the compile.
+    slower (the test suite uses it: it checks values, not XLA's code). An unknown name fails the compile; a
+    program XLA cannot build with them (``UNIMPLEMENTED``: those older emitters have no complex maximum) is
+    built with XLA's defaults, with a RuntimeWarning.
     """
 
     def __init__(self):

@@ -17,11 +17,13 @@ import xlac
 import xlac.numpy as xnp
 from xlac import cli
 from xlac.config import Config, config
+from xlac.ir import primitives as P
 from xlac.inspection.log import CompileNotice
 from xlac.runtime import PersistentCache, get_device
 from xlac.runtime.executable import CompileError
 from xlac.runtime.cache_key import cache_key, code_generation_flags, strip_locations
 from xlac.runtime.client import compile_options
+from xlac.trace import ops
 
 REPO = Path(xlac.__file__).resolve().parents[1]
 X = np.linspace(-2.0, 2.0, 24, dtype=np.float32).reshape(4, 6)
@@ -136,6 +138,14 @@ def test_compiler_options_apply_to_each_compile_and_key_its_entry(cache_dir, mon
     monkeypatch.setattr(config, "compiler_options", {"xla_no_such_option": 1})
     with pytest.raises(CompileError, match="No such compile option: 'xla_no_such_option'"):
         compile_block()
+
+
+def test_a_program_xla_cannot_build_with_the_compiler_options_is_built_with_its_defaults(monkeypatch):
+    monkeypatch.setattr(config, "compiler_options", {"xla_cpu_use_fusion_emitters": False})
+    z = np.array([1 + 2j, 3 - 1j, -1j], np.complex64)
+    with pytest.warns(RuntimeWarning, match=r"UNIMPLEMENTED: binary complex op 'maximum'.*XLA's default options"):
+        got = xlac.compile(lambda a, b: ops.bind(P.max_, a, b))(z, z[::-1])     # the older emitters lack it
+    np.testing.assert_array_equal(np.asarray(got), np.maximum(z, z[::-1]))
 
 
 def test_the_key_covers_text_flags_and_devices():

@@ -53,11 +53,11 @@ def backend_of(device):
     return device.client
 
 
-def compile_options(devices: list | None = None):
+def compile_options(devices: list | None = None, overrides: bool = True):
     """XLA's compile options: for one device, or with ``devices`` (in partition order) for one program split
     over them by XLA's SPMD partitioner (Shardy), the shardings read from the program's annotations; with
     ``xlac.config.compiler_options``' XLA options set over XLA's defaults (as ``jax.jit``'s
-    ``compiler_options``)."""
+    ``compiler_options``) unless ``overrides`` is False."""
     if devices is None or len(devices) == 1:
         options = jax_backend.get_compile_options(num_replicas=1, num_partitions=1)
     else:
@@ -68,6 +68,6 @@ def compile_options(devices: list | None = None):
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = True
         build.allow_spmd_sharding_propagation_to_output = [True]
-    if config.compiler_options:
+    if overrides and config.compiler_options:
         options.env_option_overrides = sorted(config.compiler_options.items())
     return options

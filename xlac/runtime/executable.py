@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 
 from xlac.ir.sharding import NamedSharding, PartitionSpec, ProgramSharding
+from xlac.config import config
 from xlac.runtime.cache_key import cache_key
 from xlac.runtime.client import compile_options
 from xlac.runtime.memory import raise_if_out_of_memory
@@ -121,7 +122,15 @@ def _compile(text: str, devices: list, options):
     try:
         return devices[0].client.compile_and_load(text, devices, options)
     except Exception as e:  # jaxlib raises its own JaxRuntimeError
-        raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
+        if not (config.compiler_options and "UNIMPLEMENTED" in str(e)):
+            raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
+        failure = e
+    # What XLA builds with other options is XLA's to choose (its older CPU emitters have no complex maximum):
+    # the program is compiled as XLA compiles it by default, and says so.
+    warnings.warn(f"xlac: XLA could not compile a program with xlac.config.compiler_options "
+                  f"{config.compiler_options} ({failure}); compiled it with XLA's default options",
+                  RuntimeWarning, stacklevel=2)
+    return _compile(text, devices, compile_options(devices, overrides=False))
 
 
 def _output_shardings(loaded, sharding: ProgramSharding, output_types) -> list:
