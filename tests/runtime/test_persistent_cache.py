@@ -17,12 +17,12 @@ import xlac
 import xlac.numpy as xnp
 from xlac import cli
 from xlac.config import Config, config
-from xlac.ir import primitives as P
 from xlac.inspection.log import CompileNotice
+from xlac.ir import primitives as P
 from xlac.runtime import PersistentCache, get_device
-from xlac.runtime.executable import CompileError
 from xlac.runtime.cache_key import cache_key, code_generation_flags, strip_locations
 from xlac.runtime.client import compile_options
+from xlac.runtime.executable import CompileError
 from xlac.trace import ops
 
 REPO = Path(xlac.__file__).resolve().parents[1]

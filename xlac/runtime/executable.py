@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import warnings
 
-from xlac.ir.sharding import NamedSharding, PartitionSpec, ProgramSharding
 from xlac.config import config
+from xlac.ir.sharding import NamedSharding, PartitionSpec, ProgramSharding
 from xlac.runtime.cache_key import cache_key
 from xlac.runtime.client import compile_options
 from xlac.runtime.memory import raise_if_out_of_memory
@@ -118,11 +118,11 @@ def compile_stablehlo(text: str, device, sharding: ProgramSharding | None = None
     return executable(loaded, f"miss ({outcome})")
 
 
-def _compile(text: str, devices: list, options):
+def _compile(text: str, devices: list, options, with_overrides: bool = True):
     try:
         return devices[0].client.compile_and_load(text, devices, options)
     except Exception as e:  # jaxlib raises its own JaxRuntimeError
-        if not (config.compiler_options and "UNIMPLEMENTED" in str(e)):
+        if not (with_overrides and config.compiler_options and "UNIMPLEMENTED" in str(e)):
             raise CompileError(f"XLA could not compile the module xlac produced: {e}") from None
         failure = e
     # What XLA builds with other options is XLA's to choose (its older CPU emitters have no complex maximum):
@@ -130,7 +130,7 @@ def _compile(text: str, devices: list, options):
     warnings.warn(f"xlac: XLA could not compile a program with xlac.config.compiler_options "
                   f"{config.compiler_options} ({failure}); compiled it with XLA's default options",
                   RuntimeWarning, stacklevel=2)
-    return _compile(text, devices, compile_options(devices, overrides=False))
+    return _compile(text, devices, compile_options(devices, overrides=False), with_overrides=False)
 
 
 def _output_shardings(loaded, sharding: ProgramSharding, output_types) -> list:
