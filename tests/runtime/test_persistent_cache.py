@@ -138,6 +138,9 @@ def test_compiler_options_apply_to_each_compile_and_key_its_entry(cache_dir, mon
     monkeypatch.setattr(config, "compiler_options", {"xla_no_such_option": 1})
     with pytest.raises(CompileError, match="No such compile option: 'xla_no_such_option'"):
         compile_block()
+    monkeypatch.setattr(config, "compiler_options", [("xla_backend_optimization_level", 0)])
+    with pytest.raises(TypeError, match=r"compiler_options must be a dict of XLA option names.*got \[\("):
+        compile_block()
 
 
 def test_a_program_xla_cannot_build_with_the_compiler_options_is_built_with_its_defaults(monkeypatch):

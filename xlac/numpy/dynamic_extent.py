@@ -777,7 +777,7 @@ def _moved(data, axis: int, extent: AxisExtent, start, size: int, repeats_one: b
         first = _zero_start()
     else:
         first = extent.start
-    if data.shape[axis] == size and _same_position(first, start):
+    if data.shape[axis] == size and same_value(first, start):
         if not repeats_one:
             return data
         return ufuncs.where(extent.count == 1, _first_along(data, axis, first, size), data)
@@ -788,11 +788,6 @@ def _moved(data, axis: int, extent: AxisExtent, start, size: int, repeats_one: b
 def _zero_start() -> Tracer:
     """The start of an extent that begins at position 0 whatever the program's values."""
     return _index_constant(0)
-
-
-def _same_position(first: Tracer, start: Tracer) -> bool:
-    """Whether two traced positions are known, when tracing, to be equal."""
-    return first is start or known_range(first) == (0, 0) and known_range(start) == (0, 0)
 
 
 def ndim_of(x) -> int:

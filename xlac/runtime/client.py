@@ -69,5 +69,9 @@ def compile_options(devices: list | None = None, overrides: bool = True):
         build.use_shardy_partitioner = True
         build.allow_spmd_sharding_propagation_to_output = [True]
     if overrides and config.compiler_options:
-        options.env_option_overrides = sorted(config.compiler_options.items())
+        given = config.compiler_options
+        if not isinstance(given, dict) or not all(isinstance(name, str) for name in given):
+            raise TypeError(f"xlac.config.compiler_options must be a dict of XLA option names to values, such as "
+                            f"{{'xla_backend_optimization_level': 0}}; got {given!r}")
+        options.env_option_overrides = sorted(given.items())
     return options
