@@ -187,7 +187,8 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
     a NumPy array is copied into, or written the windows the program updated (``windows``: a
     ``xlac.window_writes.WindowWriters``). A call that fails a check writes what the program wrote before the
     failing check, as NumPy would have, then raises. A result that is an updated argument
-    (``returned_arguments``) is that xlac.Array itself (for a NumPy array, an xlac.Array of its new value).
+    (``returned_arguments``) is that argument itself, as in NumPy: the xlac.Array or the NumPy array, each
+    holding its new value (a leaf of another kind, such as a jax Array, gives an xlac.Array of it).
     A call where a written argument shares memory with another raises ``ArgumentsShareMemory``: the
     compiled function runs the variant of the program for that sharing (see ``xlac.shared_arguments``).
     Returns ``run`` and ``for_leaves`` as :func:`make_runner`."""
@@ -223,7 +224,8 @@ def make_updating_runner(executable, places: Places, in_specs, out_types, out_tr
             results = [wrap(b, t, p) for b, t, p in zip(outputs[:n_results], out_types, out_places)]
             for k, i in returned:
                 leaf, j = leaves[i], update_output[i]
-                results.insert(k, leaf if type(leaf) is Array else wrap(outputs[j], out_types[j], out_places[j]))
+                itself = type(leaf) is Array or type(leaf) is np.ndarray
+                results.insert(k, leaf if itself else wrap(outputs[j], out_types[j], out_places[j]))
             return results[0] if out_tree is pytree.LEAF else pytree.unflatten(out_tree, results)
         return run
     return runner(any_transfers(in_specs, places.inputs, donated)), \

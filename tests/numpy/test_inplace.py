@@ -113,7 +113,15 @@ def test_returning_an_updated_argument_returns_it_without_a_copy():
     np.testing.assert_array_equal(np.asarray(doubled), [4.0, 2.0, 2.0, 2.0])
     entry = compiled.lower(a, np.ones(4)).compile().as_text().split("ENTRY")[1]
     assert " copy(" not in entry, entry
-    host = np.zeros(4)                       # a NumPy argument: updated in place, the result holds its values
+    host = np.zeros(4)                       # a NumPy argument: updated in place and returned itself
     same, _ = compiled(host, np.ones(4))
+    assert same is host
     np.testing.assert_array_equal(host, [2.0, 1.0, 1.0, 1.0])
-    np.testing.assert_array_equal(np.asarray(same), host)
+    written = np.zeros(4)                    # also where only windows of it are written back
+    assert xlac.compile(_write_first)(written, 3.0) is written
+    np.testing.assert_array_equal(written, [3.0, 0.0, 0.0, 0.0])
+
+
+def _write_first(x, v):
+    x[0] = v
+    return x
