@@ -90,7 +90,7 @@ def test_a_ufunc_reduce_with_where_is_refused_by_name():
 
 def test_only_the_rules_registered_as_taking_a_shape_take_a_dynamic_values_shape():
     taking = {_dispatch._rule_key(f) for f in (xnp.zeros, xnp.ones, xnp.empty, xnp.full, xnp.zeros_like,
-                                               xnp.ones_like, xnp.empty_like, xnp.full_like)}
+                                               xnp.ones_like, xnp.empty_like, xnp.full_like, xnp.reshape)}
     assert _dispatch._TAKES_DYNAMIC_SHAPE == taking
 
     def filled(x, m):

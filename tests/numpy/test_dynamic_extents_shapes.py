@@ -268,10 +268,10 @@ def test_what_needs_the_length_as_an_int_says_so_at_its_line():
         xlac.compile(written)(X, np.ones(6, bool))
     assert f"test_dynamic_extents_shapes.py:{line_of(written, 'v[0]')}" in str(info.value)
 
-    def reshaped(x, m):
-        return np.reshape(x, x[m].shape).sum()
-    with pytest.raises(xlac.UnsupportedError, match="reshape of the shape of a value whose length is known"):
-        xlac.compile(reshaped)(X, np.ones(6, bool))
+    def broadcast(x, m):
+        return np.broadcast_to(x, x[m].shape).sum()
+    with pytest.raises(xlac.UnsupportedError, match="broadcast_to of the shape of a value whose length is known"):
+        xlac.compile(broadcast)(X, np.ones(6, bool))
 
 
 def test_a_reshape_that_would_split_the_dynamic_axis_fails_and_a_given_length_is_checked():

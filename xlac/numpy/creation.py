@@ -22,7 +22,7 @@ from xlac.errors import located, UnsupportedError
 from xlac.ir import dtypes
 from xlac.numpy import _core, reductions, shapes, ufuncs
 from xlac.numpy.devices import takes_device
-from xlac.numpy._dispatch import numpy_function, numpy_function_with_static, static_value
+from xlac.numpy._dispatch import dynamic_call, numpy_function, numpy_function_with_static, static_value
 from xlac.numpy.shapes import as_array, shape_tuple
 from xlac.trace import ops, views
 from xlac.trace.state import current_trace
@@ -193,14 +193,18 @@ def _arange_length(start, stop, step) -> int:
 def arange(start, stop=None, step=None, dtype=None):
     """Evenly spaced values ``start, start + step, ...`` below ``stop``, as ``np.arange``.
 
-    The dtype is int64 for integer arguments and float64 if any is a float.
-    The arguments are static: Python or NumPy numbers, not traced values.
+    The dtype is int64 for integer arguments and float64 if any is a float. A traced integer start or
+    stop whose range tracing knows (``np.arange(v.size)``, a rolled loop's index) gives a value whose length
+    is known only when the program runs (:mod:`xlac.numpy.dynamic_extent_shapes`); other traced bounds must
+    be static (a Python int argument becomes one).
 
     >>> np.asarray(arange(1, 2, 0.25))
     array([1.  , 1.25, 1.5 , 1.75])
     """
     if stop is None:
         start, stop = 0, start
+    if any(isinstance(v, Tracer) for v in (start, stop, step)):       # xlac.numpy.dynamic_extent_shapes
+        return dynamic_call(arange, (start, stop, step), {"dtype": dtype})
     start, stop = _static_number(start, "arange"), _static_number(stop, "arange")
     step = 1 if step is None else _static_number(step, "arange")
     target = _arange_dtype(start, stop, step) if dtype is None else dtypes.canonical(dtype)

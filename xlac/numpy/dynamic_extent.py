@@ -146,7 +146,9 @@ class DynamicExtent:
         for axis in self.axes:
             if axis is not None:
                 size = ops.mul(size, ops.convert(axis.count, INDEX))
-        return ops.convert(size, INDEX, weak=True)
+        size = ops.convert(size, INDEX, weak=True)
+        set_known_range(size, (0, math.prod(self.data.shape)))
+        return size
 
     def __len__(self):
         raise self.shape_error("len()")
@@ -254,11 +256,18 @@ class DynamicShape(tuple):
     is_dynamic_shape = True         # what xlac.numpy's creation functions look for, to call :func:`dispatch`
 
     def __new__(cls, value: DynamicExtent):
-        lengths = (n if axis is None else ops.convert(axis.count, INDEX, weak=True)
-                   for n, axis in zip(value.data.shape, value.axes))
-        shape = super().__new__(cls, lengths)
+        shape = super().__new__(cls, (n if axis is None else _length_of(axis) for n, axis in
+                                      zip(value.data.shape, value.axes)))
         shape.value = value
         return shape
+
+
+def _length_of(axis: AxisExtent) -> Tracer:
+    """How many elements ``axis`` holds, as a dynamic value's shape gives it: a weak int64 known to lie in
+    [0, the axis's size]."""
+    length = ops.convert(axis.count, INDEX, weak=True)
+    set_known_range(length, (0, axis.size))
+    return length
 
 
 # The methods that are xlac.numpy functions (sum, mean, argmax, repeat, ...): xlac.numpy.dynamic_extent_math

@@ -9,7 +9,10 @@ data as NumPy moves the elements and carries every dynamic axis's extent to wher
   with the same bounds, selections by the same mask);
 - ``repeat``: along a dynamic axis, each element repeated;
 - ``reshape``/``ravel``: static axes split or merged freely; a dynamic axis kept as it is
-  (``(n?, 4) -> (n?, 2, 2)``) or merged with its neighbours into one dynamic axis (``ravel``), never split.
+  (``(n?, 4) -> (n?, 2, 2)``) or merged with its neighbours into one dynamic axis (``ravel``), never split;
+  ``w.reshape(v.shape)`` into the shape of another dynamic value;
+- new values: ``np.zeros(v.shape)`` and the other fill functions, ``np.arange(v.size)`` (``arange`` of any
+  integer bound whose range tracing knows).
 
 >>> import numpy as np, xlac
 >>> @xlac.compile
@@ -33,12 +36,14 @@ from xlac.numpy import manipulation
 from xlac.numpy import shapes
 from xlac.numpy import sorting
 from xlac.numpy import ufuncs
-from xlac.errors import UnsupportedError, located
+from xlac.errors import TracerConversionError, UnsupportedError, ValueNeeded, located
 from xlac.numpy._core import normalize_axes, normalize_axis
 from xlac.numpy._dispatch import dynamic_extent_rule
-from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, ndim_of, ranks, require,
-                                       valid_mask)
+from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, bound_key, ndim_of, ranks,
+                                       require, valid_mask)
 from xlac.trace import ops
+from xlac.trace.facts import known_range
+from xlac.trace.tracer import Tracer
 
 __all__ = ["reversed_extent"]
 
@@ -342,7 +347,7 @@ def _resolved(shape, sizes: tuple) -> tuple[tuple, int | None]:
     return tuple(total // known if n == -1 else n for n in shape), unknown[0]
 
 
-@dynamic_extent_rule(shapes.reshape)
+@dynamic_extent_rule(shapes.reshape, takes_shape=True)
 def reshape(value, shape, order="C", **kwargs):
     """``np.reshape`` of a dynamic value: static axes split or merged as NumPy does; a dynamic axis kept
     where it is, or merged with its neighbours (its elements in NumPy's order), never split. A length
@@ -351,6 +356,8 @@ def reshape(value, shape, order="C", **kwargs):
     if order != "C" or kwargs:
         raise UnsupportedError(located("reshape of a value whose length is known only when the program runs: "
                                        "order='C' only"))
+    if getattr(shape, "is_dynamic_shape", False):
+        return _reshaped_as(value, shape.value)
     old = value.data.shape
     new, unknown_at = _resolved(shape, old)
     if 0 in old or math.prod(new) != math.prod(old):
@@ -373,6 +380,27 @@ def reshape(value, shape, order="C", **kwargs):
             require(elements == new[to], elements, ValueError,
                     f"cannot reshape an axis of {{value}} elements into one of length {new[to]}")
     return _value(shapes.reshape(value.data, new), extents, value.is_view)
+
+
+def _reshaped_as(value, target: DynamicExtent):
+    """``value.reshape(target.shape)`` (``value`` dynamic or not): the elements of ``value`` in the shape of
+    ``target``, which has one dynamic axis; that the two have as many elements is checked after the call."""
+    if sum(extent is not None for extent in target.axes) != 1:
+        raise target.shape_error("the shape, to reshape another value into it (it has more than one dynamic axis)")
+    new = tuple(n if extent is None else -1 for n, extent in zip(target.data.shape, target.axes))
+    if isinstance(value, DynamicExtent) and 0 in value.data.shape:      # no element: none in the target either
+        reshaped, size = DynamicExtent(ops.full(target.data.shape, 0, value.dtype), target.axes), value.size
+    elif isinstance(value, DynamicExtent) and value.data.shape == target.data.shape and \
+            [a is None for a in value.axes] == [a is None for a in target.axes]:     # already of that shape
+        reshaped, size = value, value.size
+    elif isinstance(value, DynamicExtent):
+        reshaped, size = reshape(value, new), value.size
+    else:
+        reshaped = shapes.reshape(value, new)
+        size = ops.constant(math.prod(reshaped.shape), INDEX)
+    require(size == target.size, size, ValueError, "cannot reshape an array of size {value} into the shape of "
+            "another value (a length known only when the program runs) with as many elements")
+    return reshaped
 
 
 def _elements(value: DynamicExtent, axes: list) -> object:
@@ -430,3 +458,63 @@ for _make in (creation.zeros, creation.ones, creation.empty, creation.full):
     _shaped(_make)
 for _make in (creation.zeros_like, creation.ones_like, creation.empty_like, creation.full_like):
     _like(_make)
+
+
+@dynamic_extent_rule(creation.arange)
+def arange(start, stop, step, dtype=None):
+    """``np.arange`` with a traced integer start or stop whose range tracing knows (``np.arange(v.size)``, a
+    rolled loop's index ``i`` in ``np.arange(i)``): ``start, start + step, ...`` from position 0 of an axis as
+    long as the longest such range allows, its elements up to the traced length. A bound whose range is not
+    known must be a Python int (a Python int argument becomes static and the call traces again)."""
+    bounds = [_traced_integer(v) for v in (start, stop)]
+    ranges = [(v, v) if isinstance(v, int) else known_range(v) for v in bounds]
+    if any(known is None for known in ranges):
+        _static_bound(next(v for v, known in zip(bounds, ranges) if known is None))
+    if step is None or isinstance(step, Tracer):
+        step = 1 if step is None else int(step)
+    step = operator.index(step)
+    if step == 0:
+        raise ZeroDivisionError(located("arange: the step must not be zero"))
+    (low_start, high_start), (low_stop, high_stop) = ranges
+    longest = -(-(high_stop - low_start) // step) if step > 0 else -(-(high_start - low_stop) // -step)
+    size = max(longest, 0)
+    first, end = (ops.constant(v, INDEX) if isinstance(v, int) else array_api.astype(v, INDEX) for v in bounds)
+    count = ufuncs.maximum((end - first + (step - 1 if step > 0 else step + 1)) // step, 0)
+    positions = ops.iota((size,), INDEX, 0)
+    extent = AxisExtent(positions < count, count, ops.constant(0, INDEX),
+                        ("arange", size, *(bound_key(v, 0) for v in bounds), step))
+    data = first + step * positions
+    return DynamicExtent(data if dtype is None else array_api.astype(data, dtype), [extent])
+
+
+def _static_bound(bound: Tracer):
+    """Raise for an arange bound whose range tracing does not know: ``ValueNeeded`` for a Python int argument
+    (the call traces again with it static), else a DynamicShapeError saying what is needed."""
+    try:
+        operator.index(bound)
+    except ValueNeeded:
+        raise
+    except TracerConversionError:
+        pass
+    raise DynamicShapeError(located(
+        "np.arange with a traced start or stop: its length would be known only when the program runs, and "
+        "tracing knows no bound on it (it knows one for np.arange(v.size) of a value of dynamic length, and for a "
+        "rolled loop's index i in np.arange(i)); pass the bound as a static argument, or select with "
+        "xnp.where(xnp.arange(N) < n, ...)"))
+
+
+def _traced_integer(value):
+    """An arange bound: a Python int, or a traced integer scalar (0-d)."""
+    if isinstance(value, Tracer):
+        if value.ndim != 0 or value.dtype.kind not in "biu":
+            raise UnsupportedError(located(f"arange of a traced {value.dtype} {value.shape}: a traced start or stop "
+                                           "must be an integer scalar"))
+        return value
+    value = _static_integer(value)
+    return value
+
+
+def _static_integer(value) -> int:
+    if isinstance(value, (float, np.floating)):
+        raise UnsupportedError(located("arange with a traced bound and a float one: its bounds must be integers"))
+    return operator.index(value)

@@ -651,7 +651,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if kind not in ("int", "dyn", "array"):
         raise IndexError(located(f"take: indices must be an integer array, got {indices!r}"))
     size = a.shape[axis]
-    if mode != "raise":
+    if mode != "raise" and not (size == 0 and np.size(index) == 0):
         if size == 0:
             raise IndexError(located("take: cannot do a non-empty take from an empty axes."))
         index = _static_mode(np.asarray(index), size, mode) if not isinstance(index, Tracer) \
