@@ -470,9 +470,7 @@ def arange(start, stop, step, dtype=None):
     ranges = [(v, v) if isinstance(v, int) else known_range(v) for v in bounds]
     if any(known is None for known in ranges):
         _static_bound(next(v for v, known in zip(bounds, ranges) if known is None))
-    if step is None or isinstance(step, Tracer):
-        step = 1 if step is None else int(step)
-    step = operator.index(step)
+    step = 1 if step is None else _static_integer(step)      # a traced step: static if a Python int argument
     if step == 0:
         raise ZeroDivisionError(located("arange: the step must not be zero"))
     (low_start, high_start), (low_stop, high_stop) = ranges
@@ -510,11 +508,11 @@ def _traced_integer(value):
             raise UnsupportedError(located(f"arange of a traced {value.dtype} {value.shape}: a traced start or stop "
                                            "must be an integer scalar"))
         return value
-    value = _static_integer(value)
-    return value
+    return _static_integer(value)
 
 
 def _static_integer(value) -> int:
-    if isinstance(value, (float, np.floating)):
-        raise UnsupportedError(located("arange with a traced bound and a float one: its bounds must be integers"))
+    if isinstance(value, (float, np.floating)) or isinstance(value, Tracer) and value.dtype.kind not in "biu":
+        raise UnsupportedError(located("arange with a traced bound and a float one: its start, stop and step must be "
+                                       "integers"))
     return operator.index(value)
