@@ -195,21 +195,6 @@ def emit_integer_pow(w: FunctionWriter, base: str, exponent: str, t: TensorType)
     return w.op("stablehlo.select", [negative, negative_power, result], [bt, t, t], [t])[0]
 
 
-def _convert(w, node, operands):
-    x, out = node.operands[0].type, node.results[0].type
-    if out.dtype == BOOL and np.issubdtype(x.dtype, np.complexfloating):
-        # stablehlo.convert looks at the real part only; NumPy's bool(1j) is True.
-        return [emit_compare(w, operands[0], emit_zeros(w, x), x, "NE")]
-    if x.dtype == BOOL and dtypes.is_inexact(out.dtype):
-        # Through uint8: XLA rewrites multiply(convert(pred), y) into select(pred, y, 0), which drops
-        # NumPy's False * inf = nan.
-        u8 = x.with_dtype(np.dtype("uint8"))
-        operands = w.op("stablehlo.convert", operands, [x], [u8])
-        x = u8
-    return w.op("stablehlo.convert", operands, [x], [out])
-
-
-P.convert.register(emitter=_convert)
 P.select.register(emitter=_simple("stablehlo.select"))
 P.clamp.register(emitter=_simple("stablehlo.clamp"))
 P.bitcast_convert.register(emitter=_simple("stablehlo.bitcast_convert"))
