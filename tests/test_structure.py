@@ -37,7 +37,7 @@ LAYERS = {
     "runtime, lowering and graph-to-graph passes": [
         "xlac.runtime", "xlac.lowering", "xlac.passes.functionalize", "xlac.passes.autocast",
         "xlac.passes.simplify", "xlac.passes.index_ranges", "xlac.passes.nearby_reads", "xlac.passes.view_writes",
-        "xlac.passes.windowed_reductions", "xlac.passes.inplace", "xlac.passes.pipeline"],
+        "xlac.passes.windowed_reductions", "xlac.passes.flat_writes", "xlac.passes.inplace", "xlac.passes.pipeline"],
     "tracing": ["xlac.trace", "xlac.argument_specs", "xlac.callables", "xlac.array"],
     "transforms": ["xlac.passes.autodiff", "xlac.passes.batching", "xlac.passes.rules",
                    "xlac.captures", "xlac.rebinding"],

@@ -1,7 +1,7 @@
 """The pass pipeline: the passes every compile runs, in order, with the verifier between them.
 
 >>> [name for name, _ in PASSES]
-['functionalize', 'autocast', 'simplify', 'nearby_reads', 'view_writes', 'windowed_reductions']
+['functionalize', 'autocast', 'simplify', 'nearby_reads', 'view_writes', 'windowed_reductions', 'flat_writes']
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from xlac.config import config
 from xlac.ir.graph import Graph
 from xlac.ir.verifier import verify
 from xlac.passes.autocast import autocast_pass
+from xlac.passes.flat_writes import flat_writes
 from xlac.passes.functionalize import functionalize
 from xlac.passes.nearby_reads import nearby_reads
 from xlac.passes.simplify import simplify
@@ -18,7 +19,8 @@ from xlac.passes.view_writes import view_writes
 from xlac.passes.windowed_reductions import windowed_reductions
 
 PASSES = [("functionalize", functionalize), ("autocast", autocast_pass), ("simplify", simplify),
-          ("nearby_reads", nearby_reads), ("view_writes", view_writes), ("windowed_reductions", windowed_reductions)]
+          ("nearby_reads", nearby_reads), ("view_writes", view_writes), ("windowed_reductions", windowed_reductions),
+          ("flat_writes", flat_writes)]
 
 
 def run_passes(graph: Graph, timings: dict | None = None) -> list[tuple[str, Graph]]:
