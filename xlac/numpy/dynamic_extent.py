@@ -192,6 +192,10 @@ class DynamicExtent:
         """Make the elements (those of ``axes``, a region of them, where given) hold ``new`` (the data's shape
         and dtype) at their positions: through the view into its array, or for a new value (``x[mask]``,
         ``np.zeros_like(v)``) by taking ``new`` as its data."""
+        if self.is_view == STEPPED:
+            raise UnsupportedError(located(
+                "an in-place write into a view (transposed, reshaped, ...) of x[i::k] with a traced bound: write "
+                "x[i::k] itself, or assign x[i::k] = new values"))
         region = self if axes is None else DynamicExtent(self.data, axes)
         data = ufuncs.where(valid_mask(region), new, self.data)
         if self.is_view:
@@ -334,15 +338,56 @@ def read(x: Tracer, index, error: Exception):
         return selected(x, mask_extent(index, ("mask", index.value.id)), index.ndim)
     if not has_traced_slice(index):
         raise error
+    view, axes, stepped = _view_and_extents(x, index)
+    if stepped:
+        return SteppedView(x, index, view, axes)
+    return DynamicExtent(view, axes, is_view=view.base is not None or view is x)
+
+
+def _view_and_extents(x: Tracer, index) -> tuple:
+    """``x[index]`` (a traced slice bound): the data, the extents, and whether a stepped axis gathered it."""
     view_index, dynamic = static_view_index(x.shape, index)
     view = x[view_index]
-    axes = [None] * view.ndim
+    axes, stepped = [None] * view.ndim, False
     for view_axis, (source_axis, bounds) in dynamic.items():
         if bounds[2] == 1:
             axes[view_axis] = slice_extent(bounds, x.shape[source_axis])
         else:
             view, axes[view_axis] = _stepped(view, view_axis, bounds)
-    return DynamicExtent(view, axes, is_view=view.base is not None or view is x)
+            stepped = True
+    return view, axes, stepped
+
+
+STEPPED = "stepped"      # ``is_view`` of a SteppedView and the views the shape functions make of it
+
+
+class SteppedView(DynamicExtent):
+    """``x[i::2]`` with a traced bound and a step other than 1: its elements gathered to the front of an
+    axis (a copy), which behaves as NumPy's view of ``x``: gathered again from ``x`` when read after a write
+    (``x[...] = 0`` shows in it), and an in-place operator on it writes the elements back into ``x``
+    (``x[index] = ...``, which places them at their positions)."""
+
+    def __init__(self, source: Tracer, index, data: Tracer, axes: list):
+        self.source, self.index = source, index
+        super().__init__(data, axes, is_view=STEPPED)     # what the shape functions make of it: see write_elements
+
+    @property
+    def data(self) -> Tracer:
+        trace = current_trace()
+        if (trace, trace.stores) != self._gathered_at:
+            self.data = _view_and_extents(self.source, self.index)[0]
+        return self._data
+
+    @data.setter
+    def data(self, value: Tracer) -> None:
+        trace = current_trace()
+        self._data, self._gathered_at = value, (trace, trace.stores)
+
+    def write_elements(self, new: Tracer, axes: list | None = None) -> None:
+        region = self if axes is None else DynamicExtent(self.data, axes)
+        data = ufuncs.where(valid_mask(region), new, self.data)
+        self.source[self.index] = DynamicExtent(data, self.axes)
+        self.data = data
 
 
 def handles_write(x: Tracer, index, value) -> bool:
