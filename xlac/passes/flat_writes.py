@@ -19,7 +19,8 @@ positions, where the result has more than one reader: the reads see rows already
 >>> f32, i64 = np.dtype("float32"), np.dtype("int64")
 >>> a, b, s, u, y = (Value(TensorType(shape, f32)) for shape in [(12,), (3, 4), (2, 4), (2, 4), (3, 4)])
 >>> one, zero = Value(TensorType((), i64)), Value(TensorType((), i64))
->>> nodes = [Node(P.constant, (), {"value": np.array(1)}, (one,)), Node(P.constant, (), {"value": np.array(0)}, (zero,)),
+>>> nodes = [Node(P.constant, (), {"value": np.array(1)}, (one,)),
+...          Node(P.constant, (), {"value": np.array(0)}, (zero,)),
 ...          Node(P.reshape, (a,), {"shape": (3, 4)}, (b,)),
 ...          Node(P.slice_, (b,), {"start": (0, 0), "limit": (2, 4), "strides": (1, 1)}, (s,)),
 ...          Node(P.neg, (s,), {}, (u,)), Node(P.dynamic_update_slice, (b, u, one, zero), {}, (y,))]
@@ -41,8 +42,8 @@ __all__ = ["flat_writes"]
 
 
 def flat_writes(graph: Graph) -> Graph:
-    """``graph`` with each such write made on the 1-D array (see the module's docstring); ``report`` counts
-    them."""
+    """``graph`` with each such write made on the 1-D array or selected into a new one (see the module's
+    docstring); ``report`` counts them."""
     rewriter = _Rewriter()
     rewritten = rewriter.rewrite(graph)
     return dataclasses.replace(rewritten, report={"flat_writes": rewriter.count} if rewriter.count else {})
