@@ -36,13 +36,13 @@ _INT32, _INT64, _FLOAT32 = np.dtype("int32"), np.dtype("int64"), np.dtype("float
 def _convert(w: FunctionWriter, node, operands):
     x, out = node.operands[0].type, node.results[0].type
     (operand,) = operands
-    if out.dtype == BOOL and (x.dtype.kind == "c"):
+    if out.dtype == BOOL and x.dtype.kind == "c":
         return [emit_compare(w, operand, emit_zeros(w, x), x, "NE")]
     if x.dtype == BOOL and dtypes.is_inexact(out.dtype):
         u8 = x.with_dtype(np.dtype("uint8"))
         return [_plain(w, _plain(w, operand, x, u8), u8, out)]
     if dtypes.is_inexact(x.dtype) and dtypes.is_int(out.dtype):
-        if (x.dtype.kind == "c"):
+        if x.dtype.kind == "c":
             real = x.with_dtype(np.dtype("float32") if x.dtype == np.complex64 else np.dtype("float64"))
             operand, x = w.op("stablehlo.real", [operand], [x], [real])[0], real
         return [emit_float_to_integer(w, operand, x, out)]
