@@ -205,6 +205,36 @@ def test_in_place_operators_write_through_views_of_a_slice_as_numpy():
             np.testing.assert_array_equal(np.asarray(got), expected)
 
 
+def reshapes_of_slices_read_after_writes(x, i, j):
+    rows, cols = x[i:j].reshape(-1), x[:, i:j].reshape(-1)     # NumPy: rows a view; cols a view only where
+    block = np.ravel(x[1:3, i:j])                               # j - i is 0, 1 or 4 (else a copy)
+    x[2] = -1.0
+    x[:, 1] = 7.0
+    return rows.sum(), cols.sum(), block.sum(), x
+
+
+compiled_reshapes_of_slices = xlac.compile(reshapes_of_slices_read_after_writes)
+
+
+@settings(max_examples=20, deadline=None)
+@given(bounds, bounds)
+def test_a_reshape_of_a_slice_is_a_view_or_a_copy_as_numpys(i, j):
+    """Where NumPy's reshape of ``x[:, i:j]`` views or copies depends on ``j - i``, known only when the
+    program runs: a read after a write into ``x`` sees the write exactly where NumPy's does."""
+    expected = reshapes_of_slices_read_after_writes(X.copy(), i, j)
+    got = compiled_reshapes_of_slices(X.copy(), np.int64(i), np.int64(j))
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(np.asarray(g), e)
+
+
+def test_a_write_into_a_reshape_numpy_views_or_copies_by_the_length_is_refused():
+    def f(x, i):
+        flat = x[:, i:].reshape(-1)
+        flat += 1.0
+    with pytest.raises(xlac.UnsupportedError, match="views or copies depending on a length"):
+        xlac.compile(f)(X.copy(), np.int64(1))
+
+
 def fill(b, x):
     b[...] = x * 2
 

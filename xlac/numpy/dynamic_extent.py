@@ -192,10 +192,6 @@ class DynamicExtent:
         """Make the elements (those of ``axes``, a region of them, where given) hold ``new`` (the data's shape
         and dtype) at their positions: through the view into its array, or for a new value (``x[mask]``,
         ``np.zeros_like(v)``) by taking ``new`` as its data."""
-        if self.is_view == STEPPED:
-            raise UnsupportedError(located(
-                "an in-place write into a view (transposed, reshaped, ...) of x[i::k] with a traced bound: write "
-                "x[i::k] itself, or assign x[i::k] = new values"))
         region = self if axes is None else DynamicExtent(self.data, axes)
         data = ufuncs.where(valid_mask(region), new, self.data)
         if self.is_view:
@@ -338,38 +334,41 @@ def read(x: Tracer, index, error: Exception):
         return selected(x, mask_extent(index, ("mask", index.value.id)), index.ndim)
     if not has_traced_slice(index):
         raise error
-    view, axes, stepped = _view_and_extents(x, index)
-    if stepped:
-        return SteppedView(x, index, view, axes)
+    view, axes, stepped_strides = _view_and_extents(x, index)
+    if stepped_strides is not None:
+        return SteppedView(x, index, view, axes, stepped_strides)
     return DynamicExtent(view, axes, is_view=view.base is not None or view is x)
 
 
 def _view_and_extents(x: Tracer, index) -> tuple:
-    """``x[index]`` (a traced slice bound): the data, the extents, and whether a stepped axis gathered it."""
+    """``x[index]`` (a traced slice bound): the data, the extents, and where a stepped axis gathered the
+    data, the element strides NumPy's view ``x[index]`` has (else None)."""
     view_index, dynamic = static_view_index(x.shape, index)
     view = x[view_index]
-    axes, stepped = [None] * view.ndim, False
+    axes, strides, stepped = [None] * view.ndim, list(views.strides_of(view)), False
     for view_axis, (source_axis, bounds) in dynamic.items():
         if bounds[2] == 1:
             axes[view_axis] = slice_extent(bounds, x.shape[source_axis])
         else:
             view, axes[view_axis] = _stepped(view, view_axis, bounds)
+            strides[view_axis] *= bounds[2]
             stepped = True
-    return view, axes, stepped
+    return view, axes, (strides if stepped else None)
 
 
-STEPPED = "stepped"      # ``is_view`` of a SteppedView and the views the shape functions make of it
+REDERIVED = "re-derived"      # ``is_view`` of a view whose data is computed again when read after a write
 
 
 class SteppedView(DynamicExtent):
     """``x[i::2]`` with a traced bound and a step other than 1: its elements gathered to the front of an
     axis (a copy), which behaves as NumPy's view of ``x``: gathered again from ``x`` when read after a write
     (``x[...] = 0`` shows in it), and an in-place operator on it writes the elements back into ``x``
-    (``x[index] = ...``, which places them at their positions)."""
+    (``x[index] = ...``, which places them at their positions). ``strides``: those of NumPy's view, in
+    elements of ``x``."""
 
-    def __init__(self, source: Tracer, index, data: Tracer, axes: list):
-        self.source, self.index = source, index
-        super().__init__(data, axes, is_view=STEPPED)     # what the shape functions make of it: see write_elements
+    def __init__(self, source: Tracer, index, data: Tracer, axes: list, strides: list):
+        self.source, self.index, self.strides = source, index, strides
+        super().__init__(data, axes, is_view=REDERIVED)
 
     @property
     def data(self) -> Tracer:
@@ -388,6 +387,46 @@ class SteppedView(DynamicExtent):
         data = ufuncs.where(valid_mask(region), new, self.data)
         self.source[self.index] = DynamicExtent(data, self.axes)
         self.data = data
+
+
+class DerivedView(DynamicExtent):
+    """A view made of a view (``derive(view.data)``: transposed, reshaped, flipped, indexed, ...) whose data
+    is computed again when read after a write, so that it shows the writes into the array both are views
+    of, as NumPy's does: made of a :class:`SteppedView`, or a reshape NumPy views or copies depending on
+    lengths known only when the program runs (``dynamic_extent_shapes``). A write into it raises
+    ``refusal``."""
+
+    def __init__(self, view: DynamicExtent, derive, axes: list, refusal: str):
+        self.view, self.derive, self.refusal = view, derive, refusal
+        super().__init__(derive(view.data), axes, is_view=REDERIVED)
+
+    @property
+    def data(self) -> Tracer:
+        trace = current_trace()
+        if (trace, trace.stores) != self._derived_at:
+            self.data = self.derive(self.view.data)
+        return self._data
+
+    @data.setter
+    def data(self, value: Tracer) -> None:
+        trace = current_trace()
+        self._data, self._derived_at = value, (trace, trace.stores)
+
+    def write_elements(self, new: Tracer, axes: list | None = None) -> None:
+        raise UnsupportedError(located(self.refusal))
+
+
+def derived_view(value: DynamicExtent, derive, axes: list):
+    """The value whose data is ``derive(value.data)`` and whose axes have the extents ``axes``: the array
+    itself where no axis is dynamic, and a view where ``value`` is one (NumPy's transpose, reshape, flip, ...
+    of a slice are views of its array); of a :data:`REDERIVED` view, one computed again after writes."""
+    if all(a is None for a in axes):
+        return derive(value.data)
+    if value.is_view == REDERIVED:
+        return DerivedView(value, derive, axes, "an in-place write into a view (transposed, reshaped, ...) of "
+                                                "x[i::k] with a traced bound: write x[i::k] itself, or assign "
+                                                "x[i::k] = new values")
+    return DynamicExtent(derive(value.data), axes, value.is_view)
 
 
 def handles_write(x: Tracer, index, value) -> bool:

@@ -32,8 +32,9 @@ from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._dispatch import dynamic_extent_rule
-from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, bound_key, broadcast_operands, elementwise,
-                                       placed, ranks, require, selected, slice_extent, valid_mask)
+from xlac.numpy.dynamic_extent import (INDEX, REDERIVED, AxisExtent, DynamicExtent, bound_key, broadcast_operands,
+                                       derived_view, elementwise, placed, ranks, require, selected, slice_extent,
+                                       valid_mask)
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
 from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
@@ -420,9 +421,13 @@ def _read_elements(value: DynamicExtent, index):
             raise UnsupportedError(located(f"indexing a value whose length is known only when the program runs "
                                            f"with {type(entry).__name__} along its axis {data_axis} of that length"))
         data_axis += 1
-    data = value.data[tuple(static_index)]
     if any(a is not None for a in axes):
-        return DynamicExtent(data, axes, is_view=value.is_view)
+        return derived_view(value, lambda data: data[tuple(static_index)], axes)
+    data = value.data[tuple(static_index)]
+    if value.is_view == REDERIVED and data.ndim > 0:      # a view of x that would not follow x's later writes
+        raise UnsupportedError(located(
+            "an array taken by an integer index along the axis of x[i::k] with a traced bound (x[i::k][1]): "
+            "index x itself (x[i + k]) or copy the view first (x[i::k].copy()[1])"))
     return data if value.is_view or data.ndim == 0 else shapes.copy(data)
 
 

@@ -24,6 +24,8 @@ data as NumPy moves the elements and carries every dynamic axis's extent to wher
 """
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import operator
 
@@ -37,21 +39,22 @@ from xlac.numpy import shapes
 from xlac.numpy import sorting
 from xlac.numpy import ufuncs
 from xlac.errors import TracerConversionError, UnsupportedError, ValueNeeded, located
+from xlac.ir.view_rules import contiguous_strides, nocopy_reshape_strides
 from xlac.numpy._core import normalize_axes, normalize_axis
 from xlac.numpy._dispatch import dynamic_extent_rule
-from xlac.numpy.dynamic_extent import (INDEX, AxisExtent, DynamicExtent, DynamicShapeError, bound_key, ndim_of, ranks,
-                                       require, valid_mask)
+from xlac.numpy.dynamic_extent import (INDEX, REDERIVED, AxisExtent, DerivedView, DynamicExtent, DynamicShapeError,
+                                       SteppedView, bound_key, derived_view, ndim_of, ranks, require, valid_mask)
 from xlac.trace import ops
+from xlac.trace.views import strides_of
 from xlac.trace.facts import known_range
 from xlac.trace.tracer import Tracer
 
 __all__ = ["reversed_extent"]
 
 
-def _value(data, axes, is_view: bool = False):
-    """A dynamic value, or the array ``data`` where no axis is dynamic; ``is_view``: ``data`` is a view of
-    the array a view was made of (NumPy's transpose, reshape, flip, ... of a slice are views of its array)."""
-    return DynamicExtent(data, axes, is_view) if any(a is not None for a in axes) else data
+def _value(data, axes):
+    """A new dynamic value, or the array ``data`` where no axis is dynamic."""
+    return DynamicExtent(data, axes) if any(a is not None for a in axes) else data
 
 
 def _parts(value) -> tuple:
@@ -73,7 +76,7 @@ def _each_axis(axes, ndim: int, op: str) -> tuple:
 @dynamic_extent_rule(shapes.transpose)
 def transpose(value, axes=None):
     order = tuple(reversed(range(value.ndim))) if axes is None else _each_axis(axes, value.ndim, "transpose")
-    return _value(shapes.transpose(value.data, order), [value.axes[a] for a in order], value.is_view)
+    return derived_view(value, lambda data: shapes.transpose(data, order), [value.axes[a] for a in order])
 
 
 @dynamic_extent_rule(shapes.moveaxis)
@@ -102,7 +105,7 @@ def expand_dims(value, axis):
     new = normalize_axes(tuple(axes), ndim, "expand_dims")
     extents = iter(value.axes)
     out = [None if a in new else next(extents) for a in range(ndim)]
-    return DynamicExtent(shapes.expand_dims(value.data, tuple(new)), out, value.is_view)
+    return derived_view(value, lambda data: shapes.expand_dims(data, tuple(new)), out)
 
 
 @dynamic_extent_rule(shapes.squeeze)
@@ -115,8 +118,7 @@ def squeeze(value, axis=None):
         axes = normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "squeeze")
         if any(value.axes[a] is not None for a in axes):
             raise value.shape_error("squeeze along an axis")
-    return _value(shapes.squeeze(value.data, axes), [e for a, e in enumerate(value.axes) if a not in axes],
-                  value.is_view)
+    return derived_view(value, lambda data: shapes.squeeze(data, axes), [e for a, e in enumerate(value.axes) if a not in axes])
 
 
 # ---------------------------------------------------------------- flipped, repeated
@@ -133,7 +135,7 @@ def flip(value, axis=None):
     axes = tuple(range(value.ndim)) if axis is None else \
         normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "flip")
     extents = [reversed_extent(e) if a in axes and e is not None else e for a, e in enumerate(value.axes)]
-    return DynamicExtent(shapes.flip(value.data, axes), extents, value.is_view)
+    return derived_view(value, lambda data: shapes.flip(data, axes), extents)
 
 
 @dynamic_extent_rule(manipulation.fliplr)
@@ -353,6 +355,11 @@ def reshape(value, shape, order="C", **kwargs):
     where it is, or merged with its neighbours (its elements in NumPy's order), never split. A length
     given (not -1) for a dynamic axis is checked after the call."""
     shape = kwargs.pop("newshape", kwargs.pop("shape", shape))
+    return _reshape(value, shape, order, kwargs, _reshape_views)
+
+
+def _reshape(value, shape, order, kwargs, views) -> DynamicExtent:
+    """``reshape`` or ``ravel`` (whether NumPy's result is a view: ``views(shape, strides, new_shape)``)."""
     if order != "C" or kwargs:
         raise UnsupportedError(located("reshape of a value whose length is known only when the program runs: "
                                        "order='C' only"))
@@ -364,6 +371,7 @@ def reshape(value, shape, order="C", **kwargs):
         raise ValueError(located(f"cannot reshape a value whose length is known only when the program runs into "
                                  f"shape {new}: give the length of its dynamic axis as -1"))
     extents = [None] * len(new)
+    merged = False      # a dynamic axis merged with another: NumPy views or copies as the strides allow
     for olds, news in _groups(old, new):
         dynamic = [a for a in olds if value.axes[a] is not None]
         if not dynamic:
@@ -374,12 +382,92 @@ def reshape(value, shape, order="C", **kwargs):
                                      "when the program runs)")
         (to,) = long_axes
         others = [a for a in olds if a not in dynamic and old[a] != 1]
-        extents[to] = value.axes[dynamic[0]] if len(dynamic) == 1 and not others else _merged(value, olds)
+        kept = len(dynamic) == 1 and not others
+        merged = merged or not kept
+        extents[to] = value.axes[dynamic[0]] if kept else _merged(value, olds)
         if to != unknown_at:
             elements = _elements(value, olds)
             require(elements == new[to], elements, ValueError,
                     f"cannot reshape an axis of {{value}} elements into one of length {new[to]}")
-    return _value(shapes.reshape(value.data, new), extents, value.is_view)
+    if value.is_view and (merged or views is _ravel_views):
+        return _view_or_copy(value, new, extents, views)
+    return derived_view(value, lambda data: shapes.reshape(data, new), extents)
+
+
+def _reshape_views(shape, strides, new_shape) -> bool:
+    """Whether NumPy's reshape is a view: where the strides allow one."""
+    return nocopy_reshape_strides(shape, strides, new_shape) is not None
+
+
+def _ravel_views(shape, strides, new_shape) -> bool:
+    """Whether NumPy's ravel is a view: of a C-contiguous array only (axes of length 1 do not count)."""
+    return 0 in shape or all(s == c for n, s, c in zip(shape, strides, contiguous_strides(shape)) if n != 1)
+
+
+def _view_or_copy(value: DynamicExtent, new: tuple, extents: list, views):
+    """``reshape`` (or ``ravel``) of a view that NumPy views or copies as the strides allow, which here can
+    depend on the lengths known only when the program runs (``x[:, i:j].reshape(-1)`` is a view where
+    ``j - i`` is 0, 1 or the whole row, else a copy): the result is then the one or the other, chosen
+    when the program runs (a write into it is refused)."""
+    if value.is_view == REDERIVED and not isinstance(value, SteppedView):
+        raise UnsupportedError(located(
+            "a reshape or ravel of a view (transposed, flipped, ...) of x[i::k] with a traced bound that merges "
+            "its axes: reshape x[i::k] itself, or copy the view first"))
+    strides = value.strides if isinstance(value, SteppedView) else strides_of(value.data)
+    viewed = _viewed_when(value, strides, new, views)
+    if viewed is True:
+        return derived_view(value, lambda data: shapes.reshape(data, new), extents)
+    copy = shapes.copy(shapes.reshape(value.data, new))
+    if viewed is False:
+        return DynamicExtent(copy, extents)
+    result = DerivedView(value, lambda data: ufuncs.where(viewed, shapes.reshape(data, new), copy), extents,
+                         "an in-place write into a reshape of a view with a traced bound that NumPy views or copies "
+                         "depending on a length known only when the program runs: copy it first, or write the view")
+    result.data = copy
+    return result
+
+
+def _viewed_when(value: DynamicExtent, strides, new: tuple, views):
+    """Whether NumPy's ``reshape(new)`` of the view ``value`` (element ``strides``; its dynamic axes holding
+    their counts) is a view (``views(shape, strides, new_shape)``), as a condition on those counts: True,
+    False, or a traced boolean. It can change only where a count is 0 or 1, or makes an axis's stride that
+    of another (the ratios of the strides); one other count stands for all the rest."""
+    old, dynamic = value.data.shape, [a for a, extent in enumerate(value.axes) if extent is not None]
+    groups = _groups(old, new)
+
+    def candidates(axis: int) -> list:
+        named = {0, 1} | {strides[b] // strides[axis] for b in range(len(old))
+                          if strides[axis] and strides[b] % strides[axis] == 0 and 1 < strides[b] // strides[axis]
+                          <= old[axis]}
+        other = next((n for n in range(2, old[axis] + 1) if n not in named), None)
+        return [(n, True) for n in sorted(named) if n <= old[axis]] + ([(other, False)] if other else [])
+
+    def views_with(counts: dict) -> bool:
+        shape = [counts.get(a, n) for a, n in enumerate(old)]
+        shape_new = list(new)
+        for olds, news in groups:
+            if any(a in counts for a in olds):
+                long_axis = next(b for b in news if new[b] != 1)
+                shape_new[long_axis] = math.prod(shape[a] for a in olds)
+        return views(tuple(shape), strides, tuple(shape_new))
+
+    per_axis = [candidates(a) for a in dynamic]
+    outcomes = [(combo, views_with({a: n for a, (n, _) in zip(dynamic, combo)}))
+                for combo in itertools.product(*per_axis)]
+    if all(v for _, v in outcomes) or not any(v for _, v in outcomes):
+        return outcomes[0][1]
+    viewed = None
+    for combo, views in outcomes:
+        if not views:
+            continue
+        held = None
+        for axis, (n, named), choices in zip(dynamic, combo, per_axis):
+            count = value.axes[axis].count
+            term = ufuncs.equal(count, n) if named else functools.reduce(
+                ufuncs.logical_and, [ufuncs.not_equal(count, m) for m, is_named in choices if is_named])
+            held = term if held is None else ufuncs.logical_and(held, term)
+        viewed = held if viewed is None else ufuncs.logical_or(viewed, held)
+    return viewed
 
 
 def _reshaped_as(value, target: DynamicExtent):
@@ -424,7 +512,9 @@ def _merged(value: DynamicExtent, axes: list) -> AxisExtent:
 
 @dynamic_extent_rule(shapes.ravel)
 def ravel(value, order="C"):
-    return reshape(value, -1, order) if value.ndim != 1 else value
+    if value.ndim == 1 and value.is_view != REDERIVED:      # contiguous: itself (a stepped view: a copy)
+        return value
+    return _reshape(value, -1, order, {}, _ravel_views)
 
 
 # ---------------------------------------------------------------- new values of a dynamic value's shape
