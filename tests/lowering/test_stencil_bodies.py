@@ -195,3 +195,19 @@ def test_a_view_write_at_an_unproven_start_stays_as_written():
     graph = _write_through_transposed_view(Value(TensorType((), np.dtype("int64"))))
     assert view_writes(graph).report == {}
     assert [n.primitive for n in view_writes(graph).nodes] == [n.primitive for n in graph.nodes]
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 3), st.integers(1, 3), st.integers(0, 4))
+def test_an_empty_write_into_a_view_writes_nothing(start, length, at):
+    """``u = a[s:s + n]; u[k:k + 1] += 1`` with ``k`` past ``u``'s end writes no element (fuzz ``--loops
+    --seed 17``: the pass reshaped the empty update into one element, a module XLA refused)."""
+    def program(a):
+        u = a[start:start + length]
+        u[at:at + 1] += -1.5
+        return a.sum()
+    a = np.arange(8.0)
+    expected_array, got_array = a.copy(), a.copy()
+    expected = program(expected_array)
+    assert float(xlac.compile(program)(got_array)) == expected
+    np.testing.assert_array_equal(got_array, expected_array)

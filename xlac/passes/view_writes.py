@@ -81,6 +81,8 @@ class _Folder:
         if update_node is None or update_node.primitive is not P.dynamic_update_slice or None in corner:
             return None
         view, update, *starts = update_node.operands
+        if 0 in update.type.shape:        # writes nothing (and a reshape would not keep its axes of length 0)
+            return None
         coming_in, slice_node = _layout_chain(view, producer)
         if slice_node is None or not _is_region(slice_node, array, corner, written.type.shape):
             return None
