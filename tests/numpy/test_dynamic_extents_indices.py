@@ -405,3 +405,37 @@ def test_python_scalars_stay_weak_with_dynamic_values():
     assert_as_numpy(doubled_selections, a)
     got = xlac.compile(doubled_selections)(a.copy())
     assert [np.asarray(g).dtype for g in got[1:]] == [np.uint8, np.uint64]
+
+
+def elements_written(x, m, i, k):
+    s = x[m]                   # a copy: (n?, 4)
+    s[k] = 1.0
+    s[-1, 2] += 9.0
+    w = x[:, i:]               # a view: (5, n?)
+    w[2] = x[0, i:]
+    w[k, 0] += 0.5
+    w[1, -1] = -3.0
+    return s.sum(), x
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.booleans(), min_size=5, max_size=5).map(np.array), st.integers(-5, 5), st.integers(-5, 4))
+def test_elements_written_at_static_and_traced_ranks_match_numpy(m, i, k):
+    """``v[k] = ...`` and ``v[k] += ...`` of a dynamic value, ``k`` traced or not, negative too: the element of
+    that rank along a dynamic axis (NumPy's IndexError where there is none, after the call), the row at
+    ``k`` along a static one."""
+    assert_as_numpy(elements_written, np.arange(20.0).reshape(5, 4), m, np.int64(i), np.int64(k),
+                    compiled=_elements_written)
+
+
+_elements_written = xlac.compile(elements_written)
+
+
+def test_an_element_written_out_of_bounds_raises_index_error_at_its_line():
+    def f(x, i):
+        v = x[i:]
+        v[2] = 0.0
+        return v
+    with pytest.raises(IndexError, match="index 2 is out of bounds") as info:
+        xlac.compile(f)(np.arange(4.0), np.int64(3))
+    assert f"test_dynamic_extents_indices.py:{line_of(f, 'v[2]')}" in str(info.value)

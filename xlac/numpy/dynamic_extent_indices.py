@@ -33,8 +33,8 @@ from xlac.numpy import ufuncs
 from xlac.errors import UnsupportedError, located
 from xlac.numpy._dispatch import dynamic_extent_rule
 from xlac.numpy.dynamic_extent import (INDEX, REDERIVED, AxisExtent, DynamicExtent, bound_key, broadcast_operands,
-                                       derived_view, elementwise, placed, ranks, require, selected, slice_extent,
-                                       valid_mask)
+                                       derived_view, elementwise, ndim_of, placed, ranks, require, selected,
+                                       slice_extent, valid_mask)
 from xlac.numpy.dynamic_extent_shapes import reversed_extent
 from xlac.numpy.index_write import write_selected
 from xlac.trace import ops
@@ -331,20 +331,33 @@ def setitem(x: Tracer, index, value) -> Tracer:
 
 
 def write_elements(value: DynamicExtent, index, new) -> None:
-    """``v[index] = new`` of a dynamic value ``v``: a slice of step 1 per axis (``v[...]``, ``v[1:-1]``, bounds
-    counted among the elements along a dynamic axis); the elements of that region written, in order."""
-    axes = []
+    """``v[index] = new`` of a dynamic value ``v``: per axis an integer (``v[0]``, ``v[i]``, ``v[-1]``: the
+    element of that rank along a dynamic axis, IndexError after the call if there is none) or a slice of
+    step 1 (``v[...]``, ``v[1:-1]``, bounds counted among the elements along a dynamic axis); the elements of
+    that region written, in order."""
+    axes, dropped = [], []
     for axis, (entry, extent) in enumerate(zip(_expanded(_entries(index), value.ndim), value.axes)):
-        if not isinstance(entry, slice) or entry.step not in (None, 1):
+        if _is_integer_entry(entry):
+            axes.append(_element_region(entry, extent, value.data.shape[axis], axis))
+            dropped.append(axis)
+        elif not isinstance(entry, slice) or entry.step not in (None, 1):
             raise UnsupportedError(located(
-                f"writing v[{index!r}] into a value whose length is known only when the program runs: slices of "
-                "step 1 per axis are supported (v[...] = x, v[1:-1] = x); write into the array it came from"))
-        if extent is not None:
+                f"writing v[{index!r}] into a value whose length is known only when the program runs: integers and "
+                "slices of step 1 per axis are supported (v[...] = x, v[1:-1] = x, v[0] = x); write into the array "
+                "it came from"))
+        elif extent is not None:
             axes.append(_sliced(extent, entry)[1])
         elif entry.start is None and entry.stop is None:
             axes.append(None)
         else:
             axes.append(slice_extent((entry.start, entry.stop, 1), value.data.shape[axis]))
+    if dropped:           # the integers' axes, of length 1, put back into the value written
+        kept = value.ndim - len(dropped)
+        if ndim_of(new) > kept:
+            raise ValueError(located(f"could not broadcast input array of {ndim_of(new)} dimensions into a region "
+                                     f"of {kept}"))
+        new = shapes.expand_dims(new, tuple(range(kept - ndim_of(new)))) if ndim_of(new) < kept else new
+        new = shapes.expand_dims(new, tuple(dropped))
     new = placed(new, value.ndim, axes, list(value.data.shape), "could not broadcast input array into the region")
     value.write_elements(array_api.astype(shapes.broadcast_to(new, value.data.shape), value.dtype), axes)
 
@@ -429,6 +442,26 @@ def _read_elements(value: DynamicExtent, index):
             "an array taken by an integer index along the axis of x[i::k] with a traced bound (x[i::k][1]): "
             "index x itself (x[i + k]) or copy the view first (x[i::k].copy()[1])"))
     return data if value.is_view or data.ndim == 0 else shapes.copy(data)
+
+
+def _element_region(k, extent: AxisExtent | None, size: int, axis: int) -> AxisExtent:
+    """The one position of the element of rank ``k`` along an axis of ``size`` (dynamic where ``extent`` is
+    given), as an extent; IndexError (after the call, for a traced ``k`` or a dynamic axis) if there is none."""
+    if extent is not None:
+        position, key = _element_position(extent, k, axis), extent.key
+    elif isinstance(k, Tracer):
+        k, key = array_api.astype(k, INDEX), ("static", size)
+        require(ufuncs.logical_and(k >= -size, k < size), k, IndexError,
+                f"index {{value}} is out of bounds for axis {axis} with size {size}")
+        position = ufuncs.clip(ufuncs.where(k < 0, k + size, k), 0, max(size - 1, 0))
+    else:
+        k, key = operator.index(k), ("static", size)
+        if not -size <= k < size:
+            raise IndexError(located(f"index {k} is out of bounds for axis {axis} with size {size}"))
+        position = array_api.astype(creation.asarray(k % size), INDEX)
+    valid = ufuncs.equal(ops.iota((size,), INDEX, 0), position)
+    return AxisExtent(valid, array_api.astype(creation.asarray(1), INDEX), position,
+                      ("element", key, bound_key(k, 0)))
 
 
 def _element_position(extent: AxisExtent, k, axis: int) -> Tracer:

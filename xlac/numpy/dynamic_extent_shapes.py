@@ -311,6 +311,12 @@ def vstack(tup, dtype=None, casting="same_kind"):
 # ---------------------------------------------------------------- reshaped
 
 
+def _reshape_groups(old: tuple, new: tuple) -> list[tuple[list[int], list[int]]]:
+    """:func:`_groups`, where a reshape into one axis (``ravel``) is one group of every axis (dynamic axes of
+    length 1 among them too)."""
+    return [(list(range(len(old))), [0])] if len(new) == 1 else _groups(old, new)
+
+
 def _groups(old: tuple, new: tuple) -> list[tuple[list[int], list[int]]]:
     """The axes of ``old`` and of ``new`` (shapes of one size, none 0) that hold the same elements: runs
     whose products agree, NumPy's reshape within each run."""
@@ -372,12 +378,13 @@ def _reshape(value, shape, order, kwargs, views) -> DynamicExtent:
                                  f"shape {new}: give the length of its dynamic axis as -1"))
     extents = [None] * len(new)
     merged = False      # a dynamic axis merged with another: NumPy views or copies as the strides allow
-    for olds, news in _groups(old, new):
+    flat = len(new) == 1
+    for olds, news in _reshape_groups(old, new):
         dynamic = [a for a in olds if value.axes[a] is not None]
         if not dynamic:
             continue
-        long_axes = [b for b in news if new[b] != 1]
-        if len(long_axes) != 1 or any(old[a] == 1 for a in dynamic):
+        long_axes = news if flat else [b for b in news if new[b] != 1]
+        if len(long_axes) != 1 or not flat and any(old[a] == 1 for a in dynamic):
             raise value.shape_error(f"reshape into {new} (it would split an axis whose length is known only "
                                      "when the program runs)")
         (to,) = long_axes
@@ -433,7 +440,7 @@ def _viewed_when(value: DynamicExtent, strides, new: tuple, views):
     False, or a traced boolean. It can change only where a count is 0 or 1, or makes an axis's stride that
     of another (the ratios of the strides); one other count stands for all the rest."""
     old, dynamic = value.data.shape, [a for a, extent in enumerate(value.axes) if extent is not None]
-    groups = _groups(old, new)
+    groups = _reshape_groups(old, new)
 
     def candidates(axis: int) -> list:
         named = {0, 1} | {strides[b] // strides[axis] for b in range(len(old))
@@ -447,7 +454,7 @@ def _viewed_when(value: DynamicExtent, strides, new: tuple, views):
         shape_new = list(new)
         for olds, news in groups:
             if any(a in counts for a in olds):
-                long_axis = next(b for b in news if new[b] != 1)
+                long_axis = next((b for b in news if new[b] != 1), news[0])
                 shape_new[long_axis] = math.prod(shape[a] for a in olds)
         return views(tuple(shape), strides, tuple(shape_new))
 
