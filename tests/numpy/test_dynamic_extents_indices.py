@@ -439,3 +439,22 @@ def test_an_element_written_out_of_bounds_raises_index_error_at_its_line():
     with pytest.raises(IndexError, match="index 2 is out of bounds") as info:
         xlac.compile(f)(np.arange(4.0), np.int64(3))
     assert f"test_dynamic_extents_indices.py:{line_of(f, 'v[2]')}" in str(info.value)
+
+
+def taken_from_a_dynamic_value(x, i, m, k):
+    u = x[:, i::2] * 2                                    # (4, n?): a new value
+    v = x[m]                                              # (n?, 3): a copy
+    return (np.take(u, np.flatnonzero(u > 3)).sum(), np.take(v, k), np.take(v.ravel(), np.flatnonzero(v > 4)),
+            np.take(x[i:, 0], -1))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-4, 3), st.lists(st.booleans(), min_size=4, max_size=4).map(np.array), st.integers(-7, 7))
+def test_take_from_a_dynamic_value_counts_among_its_elements_as_numpy(i, m, k):
+    """``np.take(v, idx)`` of a dynamic value (fuzz ``--loops --seed 37``: refused before): its elements in
+    NumPy's order taken at ``idx``, NumPy's IndexError where one is outside them."""
+    assert_as_numpy(taken_from_a_dynamic_value, np.arange(12.0).reshape(4, 3), np.int64(i), m, np.int64(k),
+                    compiled=_taken_from_a_dynamic_value)
+
+
+_taken_from_a_dynamic_value = xlac.compile(taken_from_a_dynamic_value)

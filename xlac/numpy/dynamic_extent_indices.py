@@ -528,17 +528,43 @@ def _masked(value: DynamicExtent, mask: DynamicExtent) -> DynamicExtent:
 @dynamic_extent_rule(indexing.take)
 def take(a, indices, axis=None, out=None, mode=None):
     """``np.take(a, indices, axis)`` where ``indices`` is a dynamic value: ``a`` (flattened when ``axis`` is
-    None) indexed along ``axis``, as NumPy's default ``mode='raise'`` (bounds checked after the call)."""
+    None) indexed along ``axis``, as NumPy's default ``mode='raise'`` (bounds checked after the call); where
+    ``a`` is one, flattened or of one dimension, its elements counted in NumPy's order."""
     if out is not None or mode not in (None, "raise"):
         raise UnsupportedError(located("np.take with out= or mode= and indices whose length is known only when "
                                        "the program runs: index the array instead (a[..., indices])"))
     if isinstance(a, DynamicExtent):
-        raise UnsupportedError(located("np.take from a value whose length is known only when the program runs"))
+        if axis is not None and a.ndim != 1:
+            raise UnsupportedError(located("np.take along an axis of a value whose length is known only when the "
+                                           "program runs: flattened (axis=None) or of one dimension"))
+        return _taken_from_elements(shapes.ravel(a), indices)
     x = creation.asarray(a)
     if axis is None:
         return getitem(shapes.ravel(x), indices)
     axis = axis + x.ndim if axis < 0 else axis
     return getitem(x, (slice(None),) * axis + (indices,))
+
+
+def _taken_from_elements(flat: DynamicExtent, indices):
+    """``np.take(v, indices)`` of a one-dimensional dynamic value: its elements in order, gathered to the front
+    of an array, taken at ``indices`` counted among them (negative from the end; IndexError after the call
+    where one is outside)."""
+    extent = flat.axes[0]
+    order = sorting.argsort(ufuncs.logical_not(extent.valid), kind="stable")
+    front, count = indexing.take(flat.data, order), extent.count
+    ranks_taken = elementwise(lambda k: ufuncs.where(k < 0, k + count, k), (indices,))
+    inside = elementwise(lambda k: ufuncs.logical_and(k >= 0, k < count), (ranks_taken,))
+    given = indices.data if isinstance(indices, DynamicExtent) else creation.asarray(indices)
+    if isinstance(inside, DynamicExtent):
+        inside = ufuncs.where(valid_mask(inside), inside.data, True)
+    taken = indices.size if isinstance(indices, DynamicExtent) else given.size
+    require(ufuncs.logical_or(count > 0, taken == 0), count, IndexError,
+            "cannot do a non-empty take from an empty axes.")
+    first_outside = reductions.argmax(shapes.ravel(ufuncs.logical_not(inside)))
+    require(reductions.all(inside), indexing.take(shapes.ravel(given), first_outside), IndexError,
+            "index {value} is out of bounds for axis 0, whose length is known only when the program runs")
+    at = elementwise(lambda k: ufuncs.clip(k, 0, max(front.shape[0] - 1, 0)), (ranks_taken,))
+    return getitem(front, at) if isinstance(at, DynamicExtent) else indexing.take(front, at)
 
 
 def _ufunc_at(function, mode: str, negate: bool = False):
