@@ -45,9 +45,9 @@ from xlac.numpy._dispatch import dynamic_extent_rule
 from xlac.numpy.dynamic_extent import (INDEX, REDERIVED, AxisExtent, DerivedView, DynamicExtent, DynamicShapeError,
                                        SteppedView, bound_key, derived_view, ndim_of, ranks, require, valid_mask)
 from xlac.trace import ops
-from xlac.trace.views import strides_of
 from xlac.trace.facts import known_range
 from xlac.trace.tracer import Tracer
+from xlac.trace.views import strides_of
 
 __all__ = ["reversed_extent"]
 
@@ -118,7 +118,8 @@ def squeeze(value, axis=None):
         axes = normalize_axes(axis if isinstance(axis, (tuple, list)) else (axis,), value.ndim, "squeeze")
         if any(value.axes[a] is not None for a in axes):
             raise value.shape_error("squeeze along an axis")
-    return derived_view(value, lambda data: shapes.squeeze(data, axes), [e for a, e in enumerate(value.axes) if a not in axes])
+    kept = [extent for a, extent in enumerate(value.axes) if a not in axes]
+    return derived_view(value, lambda data: shapes.squeeze(data, axes), kept)
 
 
 # ---------------------------------------------------------------- flipped, repeated
@@ -464,8 +465,8 @@ def _viewed_when(value: DynamicExtent, strides, new: tuple, views):
     if all(v for _, v in outcomes) or not any(v for _, v in outcomes):
         return outcomes[0][1]
     viewed = None
-    for combo, views in outcomes:
-        if not views:
+    for combo, is_view in outcomes:
+        if not is_view:
             continue
         held = None
         for axis, (n, named), choices in zip(dynamic, combo, per_axis):
