@@ -54,28 +54,26 @@ def test_an_in_place_operator_on_a_stepped_view_writes_its_array(i, j):
         assert float(g) == e
 
 
-@settings(max_examples=10, deadline=None)
-@given(st.integers(-6, 6))
-def test_a_stepped_view_reads_what_was_written_into_its_array(i):
-    a = np.linspace(-1.0, 1.0, 7)
+def assert_reads_as_numpy(program, compiled, a, i):
+    """``program`` and ``compiled`` return the same scalars and leave ``a`` (each a copy of it) the same."""
     expected_array, got_array = a.copy(), a.copy()
-    expected = read_after_writes(expected_array, i)
-    got = _read_after_writes(got_array, i)
+    expected = program(expected_array, i)
+    got = compiled(got_array, i)
     for g, e in zip(got, expected, strict=True):
         assert float(g) == e
     np.testing.assert_array_equal(got_array, expected_array)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(-6, 6))
+def test_a_stepped_view_reads_what_was_written_into_its_array(i):
+    assert_reads_as_numpy(read_after_writes, _read_after_writes, np.linspace(-1.0, 1.0, 7), i)
 
 
 @settings(max_examples=10, deadline=None)
 @given(st.integers(-5, 4))
 def test_views_of_a_stepped_view_read_what_was_written_into_its_array(i):
-    a = np.arange(15.0).reshape(3, 5)
-    expected_array, got_array = a.copy(), a.copy()
-    expected = views_of_a_view_read_after_writes(expected_array, i)
-    got = _views_of_a_view(got_array, i)
-    for g, e in zip(got, expected, strict=True):
-        assert float(g) == e
-    np.testing.assert_array_equal(got_array, expected_array)
+    assert_reads_as_numpy(views_of_a_view_read_after_writes, _views_of_a_view, np.arange(15.0).reshape(3, 5), i)
 
 
 def test_a_row_of_a_stepped_view_is_refused_and_a_row_of_its_copy_is_not():

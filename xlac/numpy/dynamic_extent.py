@@ -359,7 +359,24 @@ def _view_and_extents(x: Tracer, index) -> tuple:
 REDERIVED = "re-derived"      # ``is_view`` of a view whose data is computed again when read after a write
 
 
-class SteppedView(DynamicExtent):
+class RecomputedView(DynamicExtent):
+    """A view whose data (a value of its own, not a view XLA knows) is computed again, ``recompute()``, when
+    read after a write into any array of the trace, so that it shows that write as NumPy's view would."""
+
+    @property
+    def data(self) -> Tracer:
+        trace = current_trace()
+        if (trace, trace.stores) != self._computed_at:
+            self.data = self.recompute()
+        return self._data
+
+    @data.setter
+    def data(self, value: Tracer) -> None:
+        trace = current_trace()
+        self._data, self._computed_at = value, (trace, trace.stores)
+
+
+class SteppedView(RecomputedView):
     """``x[i::2]`` with a traced bound and a step other than 1: its elements gathered to the front of an
     axis (a copy), which behaves as NumPy's view of ``x``: gathered again from ``x`` when read after a write
     (``x[...] = 0`` shows in it), and an in-place operator on it writes the elements back into ``x``
@@ -370,17 +387,8 @@ class SteppedView(DynamicExtent):
         self.source, self.index, self.strides = source, index, strides
         super().__init__(data, axes, is_view=REDERIVED)
 
-    @property
-    def data(self) -> Tracer:
-        trace = current_trace()
-        if (trace, trace.stores) != self._gathered_at:
-            self.data = _view_and_extents(self.source, self.index)[0]
-        return self._data
-
-    @data.setter
-    def data(self, value: Tracer) -> None:
-        trace = current_trace()
-        self._data, self._gathered_at = value, (trace, trace.stores)
+    def recompute(self) -> Tracer:
+        return _view_and_extents(self.source, self.index)[0]
 
     def write_elements(self, new: Tracer, axes: list | None = None) -> None:
         region = self if axes is None else DynamicExtent(self.data, axes)
@@ -389,7 +397,7 @@ class SteppedView(DynamicExtent):
         self.data = data
 
 
-class DerivedView(DynamicExtent):
+class DerivedView(RecomputedView):
     """A view made of a view (``derive(view.data)``: transposed, reshaped, flipped, indexed, ...) whose data
     is computed again when read after a write, so that it shows the writes into the array both are views
     of, as NumPy's does: made of a :class:`SteppedView`, or a reshape NumPy views or copies depending on
@@ -400,17 +408,8 @@ class DerivedView(DynamicExtent):
         self.view, self.derive, self.refusal = view, derive, refusal
         super().__init__(derive(view.data), axes, is_view=REDERIVED)
 
-    @property
-    def data(self) -> Tracer:
-        trace = current_trace()
-        if (trace, trace.stores) != self._derived_at:
-            self.data = self.derive(self.view.data)
-        return self._data
-
-    @data.setter
-    def data(self, value: Tracer) -> None:
-        trace = current_trace()
-        self._data, self._derived_at = value, (trace, trace.stores)
+    def recompute(self) -> Tracer:
+        return self.derive(self.view.data)
 
     def write_elements(self, new: Tracer, axes: list | None = None) -> None:
         raise UnsupportedError(located(self.refusal))
