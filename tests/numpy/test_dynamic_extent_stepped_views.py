@@ -2,7 +2,7 @@
 (``xlac.numpy.dynamic_extent.SteppedView``): an in-place operator on it writes ``x``, and a write into ``x``
 shows in it. Both were lost before (fuzz ``--loops --seed 5``, seed 263: ``u6 = a2[:, j % 1::2]; u6 -= ...``
 in a ``fori_loop`` body left ``a2`` as it was); so do the views made of it (transposed, reshaped, flipped,
-sliced), which read data gathered before the write before."""
+sliced), which before read the elements gathered before the write."""
 import numpy as np
 import pytest
 from hypothesis import given, settings

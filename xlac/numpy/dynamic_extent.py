@@ -421,6 +421,8 @@ def derived_view(value: DynamicExtent, derive, axes: list):
     of a slice are views of its array); of a :data:`REDERIVED` view, one computed again after writes."""
     if all(a is None for a in axes):
         return derive(value.data)
+    if isinstance(value, DerivedView):
+        return DerivedView(value, derive, axes, value.refusal)
     if value.is_view == REDERIVED:
         return DerivedView(value, derive, axes, "an in-place write into a view (transposed, reshaped, ...) of "
                                                 "x[i::k] with a traced bound: write x[i::k] itself, or assign "
