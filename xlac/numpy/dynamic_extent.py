@@ -402,11 +402,11 @@ class DerivedView(RecomputedView):
     is computed again when read after a write, so that it shows the writes into the array both are views
     of, as NumPy's does: made of a :class:`SteppedView`, or a reshape NumPy views or copies depending on
     lengths known only when the program runs (``dynamic_extent_shapes``). A write into it raises
-    ``refusal``."""
+    ``refusal``. ``data``: its data now, where the caller has it (else derived)."""
 
-    def __init__(self, view: DynamicExtent, derive, axes: list, refusal: str):
+    def __init__(self, view: DynamicExtent, derive, axes: list, refusal: str, data: Tracer | None = None):
         self.view, self.derive, self.refusal = view, derive, refusal
-        super().__init__(derive(view.data), axes, is_view=REDERIVED)
+        super().__init__(derive(view.data) if data is None else data, axes, is_view=REDERIVED)
 
     def recompute(self) -> Tracer:
         return self.derive(self.view.data)

@@ -428,11 +428,10 @@ def _view_or_copy(value: DynamicExtent, new: tuple, extents: list, views):
     copy = shapes.copy(shapes.reshape(value.data, new))
     if viewed is False:
         return DynamicExtent(copy, extents)
-    result = DerivedView(value, lambda data: ufuncs.where(viewed, shapes.reshape(data, new), copy), extents,
-                         "an in-place write into a reshape of a view with a traced bound that NumPy views or copies "
-                         "depending on a length known only when the program runs: copy it first, or write the view")
-    result.data = copy
-    return result
+    return DerivedView(value, lambda data: ufuncs.where(viewed, shapes.reshape(data, new), copy), extents,
+                       "an in-place write into a reshape of a view with a traced bound that NumPy views or copies "
+                       "depending on a length known only when the program runs: copy it first, or write the view",
+                       data=copy)
 
 
 def _viewed_when(value: DynamicExtent, strides, new: tuple, views):
